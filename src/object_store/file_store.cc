@@ -1,0 +1,226 @@
+#include "object_store/file_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+
+namespace mink::object_store {
+namespace {
+
+Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
+  std::string msg = what + " " + path + ": " + std::strerror(err);
+  if (err == ENOENT) return NotFoundError(msg);
+  if (err == ENOSPC || err == EDQUOT) return ResourceExhaustedError(msg);
+  if (err == EINTR || err == EAGAIN || err == EIO) return UnavailableError(msg);
+  return InternalError(msg);
+}
+
+Status FsyncPath(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("open directory", path, errno);
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return ErrnoStatus("fsync directory", path, err);
+  return Status::Ok();
+}
+
+std::string ParentOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+int64_t MtimeMillis(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1'000'000;
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int Release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+Status ReadFully(int fd, uint64_t offset, size_t length, std::string* out, const std::string& path) {
+  out->resize(length);
+  size_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd, out->data() + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("read", path, errno);
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  out->resize(done);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FileStore>> FileStore::Open(const std::string& root_in) {
+  std::string root = root_in;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (root.empty()) return InvalidArgumentError("file store root is empty");
+  auto store = std::unique_ptr<FileStore>(new FileStore(root));
+  MINK_RETURN_IF_ERROR(store->MakeParents(root + "/.tmp/x"));
+  return store;
+}
+
+Status FileStore::MakeParents(const std::string& path) {
+  std::string dir = ParentOf(path);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return FailedPreconditionError(dir + " is not a directory");
+    return Status::Ok();
+  }
+  MINK_RETURN_IF_ERROR(MakeParents(dir));
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return ErrnoStatus("mkdir", dir, errno);
+  }
+  return FsyncPath(ParentOf(dir));
+}
+
+Status FileStore::Put(std::string_view key, std::string_view data) {
+  MINK_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  MINK_RETURN_IF_ERROR(MakeParents(path));
+  std::string tmp = root_ + "/.tmp/" + std::to_string(::getpid()) + "-" +
+                    std::to_string(tmp_counter_.fetch_add(1));
+  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return ErrnoStatus("create", tmp, errno);
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Status s = ErrnoStatus("write", tmp, errno);
+      ::unlink(tmp.c_str());
+      return s;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fdatasync(fd.get()) != 0) {
+    Status s = ErrnoStatus("fdatasync", tmp, errno);
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  ::close(fd.Release());
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status s = ErrnoStatus("rename", tmp + " to " + path, errno);
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  return FsyncPath(ParentOf(path));
+}
+
+Result<std::string> FileStore::Get(std::string_view key) {
+  MINK_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoStatus("open", path, errno);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("stat", path, errno);
+  std::string out;
+  MINK_RETURN_IF_ERROR(ReadFully(fd.get(), 0, static_cast<size_t>(st.st_size), &out, path));
+  return out;
+}
+
+Result<std::string> FileStore::GetRange(std::string_view key, uint64_t offset, uint64_t length) {
+  MINK_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return ErrnoStatus("open", path, errno);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("stat", path, errno);
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (length == 0) return std::string();
+  if (offset >= size) {
+    return OutOfRangeError("range starts at " + std::to_string(offset) + " beyond the end (" +
+                           std::to_string(size) + " bytes) of object " + std::string(key));
+  }
+  std::string out;
+  MINK_RETURN_IF_ERROR(
+      ReadFully(fd.get(), offset, static_cast<size_t>(std::min(length, size - offset)), &out, path));
+  return out;
+}
+
+Result<ObjectInfo> FileStore::Head(std::string_view key) {
+  MINK_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("stat", path, errno);
+  if (!S_ISREG(st.st_mode)) return NotFoundError("no object " + std::string(key));
+  return ObjectInfo{std::string(key), static_cast<uint64_t>(st.st_size), MtimeMillis(st)};
+}
+
+Result<std::vector<ObjectInfo>> FileStore::List(std::string_view prefix) {
+  std::vector<ObjectInfo> out;
+  // Only walk the directory that can hold the prefix.
+  std::string base;
+  size_t slash = prefix.rfind('/');
+  if (slash != std::string_view::npos) base = std::string(prefix.substr(0, slash));
+  std::function<Status(const std::string&)> walk = [&](const std::string& rel) -> Status {
+    std::string dir = rel.empty() ? root_ : root_ + "/" + rel;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();
+      return ErrnoStatus("opendir", dir, errno);
+    }
+    std::vector<std::string> names;
+    while (struct dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name == "." || name == ".." || (rel.empty() && name == ".tmp")) continue;
+      names.push_back(std::move(name));
+    }
+    ::closedir(d);
+    for (const std::string& name : names) {
+      std::string key = rel.empty() ? name : rel + "/" + name;
+      struct stat st;
+      if (::stat((root_ + "/" + key).c_str(), &st) != 0) continue;  // deleted meanwhile
+      if (S_ISDIR(st.st_mode)) {
+        // Descend only where keys with the prefix can live.
+        std::string as_dir = key + "/";
+        if (as_dir.compare(0, std::min(as_dir.size(), prefix.size()), prefix, 0,
+                           std::min(as_dir.size(), prefix.size())) == 0) {
+          MINK_RETURN_IF_ERROR(walk(key));
+        }
+      } else if (S_ISREG(st.st_mode) && key.compare(0, prefix.size(), prefix) == 0) {
+        out.push_back(ObjectInfo{key, static_cast<uint64_t>(st.st_size), MtimeMillis(st)});
+      }
+    }
+    return Status::Ok();
+  };
+  MINK_RETURN_IF_ERROR(walk(base));
+  std::sort(out.begin(), out.end(),
+            [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+  return out;
+}
+
+Status FileStore::Delete(std::string_view key) {
+  MINK_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("unlink", path, errno);
+  return Status::Ok();
+}
+
+}  // namespace mink::object_store

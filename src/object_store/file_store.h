@@ -1,0 +1,39 @@
+#pragma once
+// file:// — objects are files under a root directory; a key's '/' are subdirectories. A Put writes
+// a temporary file under <root>/.tmp, fsyncs it, renames it into place and fsyncs the directory,
+// so an object is either absent or complete and durable, even across a crash.
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "object_store/object_store.h"
+
+namespace mink::object_store {
+
+class FileStore final : public ObjectStore {
+ public:
+  // Creates the root directory if needed.
+  static Result<std::unique_ptr<FileStore>> Open(const std::string& root);
+
+  Status Put(std::string_view key, std::string_view data) override;
+  Result<std::string> Get(std::string_view key) override;
+  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
+  Result<ObjectInfo> Head(std::string_view key) override;
+  Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
+  Status Delete(std::string_view key) override;
+  std::string Describe() const override { return "file://" + root_; }
+
+  const std::string& root() const { return root_; }
+
+ private:
+  explicit FileStore(std::string root) : root_(std::move(root)) {}
+  std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
+  // Creates the directories above `path` that are missing, fsyncing each new one's parent.
+  Status MakeParents(const std::string& path);
+
+  std::string root_;
+  std::atomic<uint64_t> tmp_counter_{0};
+};
+
+}  // namespace mink::object_store

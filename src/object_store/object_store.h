@@ -1,0 +1,56 @@
+#pragma once
+// ObjectStore: the one interface to durable bytes. Objects are immutable and written whole; a key
+// is never reused by Mink. All calls are blocking and thread-safe; callers run them on their own
+// threads (the storage layer's upload and read pools).
+//
+// Backends: file:// (file_store.h), s3:// (s3/s3_store.h), mem:// (memory_store.h, with faults).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace mink::object_store {
+
+struct ObjectInfo {
+  std::string key;
+  uint64_t size = 0;
+  int64_t last_modified_ms = 0;  // wall clock of the write, as the backend reports it
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // Writes `data` under `key`; when it returns OK the object is durable and readable whole.
+  // A failed Put may or may not have stored the object.
+  virtual Status Put(std::string_view key, std::string_view data) = 0;
+
+  // The whole object; NotFound when there is none.
+  virtual Result<std::string> Get(std::string_view key) = 0;
+
+  // Bytes [offset, offset + length) of the object, fewer if the object ends first. OutOfRange when
+  // offset is at or beyond the end (and length > 0); NotFound when there is no object.
+  virtual Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) = 0;
+
+  // Size and time of one object; NotFound when there is none.
+  virtual Result<ObjectInfo> Head(std::string_view key) = 0;
+
+  // Every object whose key starts with `prefix`, in ascending key order.
+  virtual Result<std::vector<ObjectInfo>> List(std::string_view prefix) = 0;
+
+  // Removes the object; removing a missing object is OK.
+  virtual Status Delete(std::string_view key) = 0;
+
+  // The store's location for logs and errors, never with credentials.
+  virtual std::string Describe() const = 0;
+};
+
+// Keys are relative paths of [A-Za-z0-9._=-] segments separated by '/', without "." or ".."
+// segments and at most 1024 bytes. Every backend applies the same rule.
+Status ValidateKey(std::string_view key);
+
+}  // namespace mink::object_store

@@ -1,0 +1,180 @@
+// One conformance suite, run against every ObjectStore backend: file://, mem:// and s3:// (against
+// the S3 server the test harness starts; MINK_TEST_S3_URI names it).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include "object_store/file_store.h"
+#include "object_store/memory_store.h"
+#include "object_store/storage_uri.h"
+#include "test_env.h"
+
+namespace mink::object_store {
+namespace {
+
+class Conformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const std::string& backend = GetParam();
+    if (backend == "file") {
+      dir_ = testing_env::MakeTempDir("objstore");
+      auto opened = FileStore::Open(dir_);
+      ASSERT_TRUE(opened.ok()) << opened.status();
+      store_ = std::move(*opened);
+    } else if (backend == "mem") {
+      store_ = std::make_shared<MemoryStore>();
+    } else {
+      std::string uri = testing_env::RequiredEnv("MINK_TEST_S3_URI");
+      if (uri.empty()) GTEST_SKIP() << "MINK_TEST_S3_URI is not set";
+      auto parsed = StorageUri::Parse(uri);
+      ASSERT_TRUE(parsed.ok()) << parsed.status();
+      auto opened = OpenObjectStore(*parsed);
+      ASSERT_TRUE(opened.ok()) << opened.status();
+      store_ = *opened;
+    }
+    // Every test writes under its own prefix, so runs against a shared server do not collide.
+    prefix_ = "t" + std::to_string(std::random_device{}()) + "/";
+  }
+
+  std::string Key(const std::string& k) const { return prefix_ + k; }
+
+  std::shared_ptr<ObjectStore> store_;
+  std::string dir_;
+  std::string prefix_;
+};
+
+std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+TEST_P(Conformance, PutThenGetReturnsTheSameBytes) {
+  std::string data = RandomBytes(100'000, 1);
+  ASSERT_TRUE(store_->Put(Key("a/b/obj"), data).ok());
+  auto got = store_->Get(Key("a/b/obj"));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, data);
+}
+
+TEST_P(Conformance, EmptyObjectRoundTrips) {
+  ASSERT_TRUE(store_->Put(Key("empty"), "").ok());
+  auto got = store_->Get(Key("empty"));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, "");
+  auto head = store_->Head(Key("empty"));
+  ASSERT_TRUE(head.ok()) << head.status();
+  EXPECT_EQ(head->size, 0u);
+}
+
+TEST_P(Conformance, GetOfAMissingKeyIsNotFound) {
+  auto got = store_->Get(Key("missing"));
+  EXPECT_EQ(got.status().code(), StatusCode::kNotFound) << got.status();
+  EXPECT_EQ(store_->Head(Key("missing")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetRange(Key("missing"), 0, 10).status().code(), StatusCode::kNotFound);
+}
+
+TEST_P(Conformance, GetRangeReturnsTheSliceAndClampsAtTheEnd) {
+  std::string data = RandomBytes(5000, 2);
+  ASSERT_TRUE(store_->Put(Key("ranged"), data).ok());
+  auto mid = store_->GetRange(Key("ranged"), 1000, 123);
+  ASSERT_TRUE(mid.ok()) << mid.status();
+  EXPECT_EQ(*mid, data.substr(1000, 123));
+  auto tail = store_->GetRange(Key("ranged"), 4990, 100);
+  ASSERT_TRUE(tail.ok()) << tail.status();
+  EXPECT_EQ(*tail, data.substr(4990));
+  auto beyond = store_->GetRange(Key("ranged"), 5000, 10);
+  EXPECT_EQ(beyond.status().code(), StatusCode::kOutOfRange) << beyond.status();
+}
+
+TEST_P(Conformance, HeadReportsTheSize) {
+  ASSERT_TRUE(store_->Put(Key("sized"), std::string(777, 'x')).ok());
+  auto head = store_->Head(Key("sized"));
+  ASSERT_TRUE(head.ok()) << head.status();
+  EXPECT_EQ(head->size, 777u);
+  EXPECT_EQ(head->key, Key("sized"));
+  EXPECT_GT(head->last_modified_ms, 0);
+}
+
+TEST_P(Conformance, ListReturnsEveryKeyWithThePrefixInOrder) {
+  std::vector<std::string> expected;
+  for (int i = 0; i < 30; ++i) {
+    std::string k = Key("list/" + std::string(i % 2 ? "odd/" : "even/") + std::to_string(100 + i));
+    ASSERT_TRUE(store_->Put(k, std::to_string(i)).ok());
+    expected.push_back(k);
+  }
+  ASSERT_TRUE(store_->Put(Key("listx"), "not under list/").ok());
+  std::sort(expected.begin(), expected.end());
+  auto listed = store_->List(Key("list/"));
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::vector<std::string> keys;
+  for (const auto& info : *listed) keys.push_back(info.key);
+  EXPECT_EQ(keys, expected);
+  auto odd = store_->List(Key("list/odd/"));
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->size(), 15u);
+  auto partial = store_->List(Key("list/even/10"));
+  ASSERT_TRUE(partial.ok());
+  EXPECT_EQ(partial->size(), 5u);  // 100, 102, 104, 106, 108
+  auto none = store_->List(Key("nothing/"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_P(Conformance, DeleteRemovesAndIsIdempotent) {
+  ASSERT_TRUE(store_->Put(Key("gone"), "bytes").ok());
+  ASSERT_TRUE(store_->Delete(Key("gone")).ok());
+  EXPECT_EQ(store_->Get(Key("gone")).status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(store_->Delete(Key("gone")).ok());
+  auto listed = store_->List(Key("gone"));
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());
+}
+
+TEST_P(Conformance, InvalidKeysAreRejected) {
+  for (const char* bad : {"", "/abs", "a//b", "a/../b", "sp ace", "trailing/"}) {
+    EXPECT_EQ(store_->Put(bad, "x").code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+TEST_P(Conformance, LargeObjectRoundTrips) {
+  // Large enough to take the multipart path of the S3 backend.
+  std::string data = RandomBytes(12 << 20, 3);
+  ASSERT_TRUE(store_->Put(Key("large"), data).ok());
+  auto head = store_->Head(Key("large"));
+  ASSERT_TRUE(head.ok()) << head.status();
+  EXPECT_EQ(head->size, data.size());
+  auto slice = store_->GetRange(Key("large"), (8 << 20) - 5, 10);
+  ASSERT_TRUE(slice.ok()) << slice.status();
+  EXPECT_EQ(*slice, data.substr((8 << 20) - 5, 10));
+  auto got = store_->Get(Key("large"));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(*got == data);
+}
+
+TEST_P(Conformance, ConcurrentPutsAllLand) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        std::string k = Key("conc/" + std::to_string(t) + "-" + std::to_string(i));
+        EXPECT_TRUE(store_->Put(k, k).ok());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  auto listed = store_->List(Key("conc/"));
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 40u);
+  for (const auto& info : *listed) EXPECT_EQ(*store_->Get(info.key), info.key);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Conformance, ::testing::Values("file", "mem", "s3"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace mink::object_store
