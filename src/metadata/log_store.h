@@ -1,0 +1,94 @@
+#pragma once
+// LogStore: the durable tables behind the metadata command log, one implementation per database
+// (sqlite/, postgres/). It knows rows, not meaning: the state machine (state.h) gives commands
+// their meaning and MetadataLog (metadata_log.h) drives the append protocol.
+//
+// Tables (see migrations in each backend): commands(seq, id, time_ms, node, kind, body),
+// snapshots(seq, body), heartbeats(node_id, node_epoch, address, updated_ms),
+// leases(name, holder, epoch, expires_ms), schema_version(version).
+//
+// Thread-safety: every method may be called from any thread; a backend serialises use of its
+// connection internally.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace mink::metadata {
+
+struct CommandRecord {
+  int64_t seq = 0;
+  std::string id;  // unique per append attempt: lets a retrier recognise its own command
+  int64_t time_ms = 0;
+  std::string node;
+  std::string kind;
+  std::string body;  // JSON
+};
+
+struct SnapshotRecord {
+  int64_t seq = 0;  // the state after applying every command up to and including seq
+  std::string body;
+};
+
+struct Heartbeat {
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;
+  std::string address;
+  int64_t updated_ms = 0;
+};
+
+struct Lease {
+  std::string name;
+  std::string holder;
+  int64_t epoch = 0;  // grows each time the lease changes hands
+  int64_t expires_ms = 0;
+};
+
+class LogStore {
+ public:
+  virtual ~LogStore() = default;
+
+  // Brings the schema to the newest numbered migration. Safe to run concurrently from nodes.
+  virtual Status Migrate() = 0;
+  virtual Result<int> SchemaVersion() = 0;
+
+  // Commands with seq > after_seq, ascending, at most `limit`.
+  virtual Result<std::vector<CommandRecord>> ReadAfter(int64_t after_seq, int limit) = 0;
+  // Inserts one command. Aborted when a command with that seq exists (another writer won).
+  virtual Status Insert(const CommandRecord& record) = 0;
+  // Runs `fn` while holding the database's append lock when it has one (PostgreSQL: an advisory
+  // transaction lock; SQLite: BEGIN IMMEDIATE), so contending appenders queue instead of
+  // retrying. ReadAfter and Insert called by `fn` on this thread run inside that transaction.
+  // When `fn` fails the transaction is rolled back.
+  virtual Status WithAppendLock(const std::function<Status()>& fn) = 0;
+  // Blocks until a command after `after_seq` may exist or `timeout` passes (PostgreSQL:
+  // LISTEN/NOTIFY; SQLite: in-process wake-up plus polling). Spurious returns are allowed.
+  virtual void WaitForCommands(int64_t after_seq, std::chrono::milliseconds timeout) = 0;
+
+  virtual Result<std::optional<SnapshotRecord>> LatestSnapshot() = 0;
+  virtual Status WriteSnapshot(const SnapshotRecord& snapshot) = 0;
+  // Deletes commands with seq <= seq and snapshots older than the newest `keep` ones.
+  virtual Status Prune(int64_t commands_up_to_seq, int keep_snapshots) = 0;
+
+  virtual Status UpsertHeartbeat(const Heartbeat& heartbeat) = 0;
+  virtual Result<std::vector<Heartbeat>> ListHeartbeats() = 0;
+  // Takes or renews lease `name` for `holder` until now_ms + ttl_ms, if it is free, expired or
+  // already held by `holder` (a conditional update). Returns the lease as it is afterwards:
+  // the caller holds it iff lease.holder == holder.
+  virtual Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
+                                        int64_t now_ms, int64_t ttl_ms) = 0;
+
+  virtual std::string Describe() const = 0;
+};
+
+// Opens the backend for `url`: `sqlite:<path>` (e.g. sqlite:./data/meta.db) or
+// `postgres://user:pass@host:port/db` (also postgresql://). Does not migrate.
+Result<std::unique_ptr<LogStore>> OpenLogStore(const std::string& url);
+
+}  // namespace mink::metadata

@@ -1,0 +1,204 @@
+#include "metadata/metadata_log.h"
+
+#include <random>
+
+#include "base/backoff.h"
+#include "base/log.h"
+#include "base/strings.h"
+
+namespace mink::metadata {
+namespace {
+
+constexpr int kReadBatch = 1000;
+
+std::string NewAppendId() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  uint64_t a = rng(), b = rng();
+  return HexEncode(std::string(reinterpret_cast<const char*>(&a), 8) +
+                   std::string(reinterpret_cast<const char*>(&b), 8));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(const std::string& url,
+                                                       MetadataOptions options) {
+  MINK_ASSIGN_OR_RETURN(auto store, OpenLogStore(url));
+  return Open(std::move(store), std::move(options));
+}
+
+Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(std::unique_ptr<LogStore> store,
+                                                       MetadataOptions options) {
+  MINK_RETURN_IF_ERROR(store->Migrate());
+  auto log = std::unique_ptr<MetadataLog>(new MetadataLog(std::move(store), std::move(options)));
+  MINK_RETURN_IF_ERROR(log->Load());
+  if (log->options_.tail) log->tailer_ = std::thread([raw = log.get()] { raw->TailLoop(); });
+  return log;
+}
+
+MetadataLog::MetadataLog(std::unique_ptr<LogStore> store, MetadataOptions options)
+    : store_(std::move(store)), options_(std::move(options)) {}
+
+MetadataLog::~MetadataLog() {
+  stopping_ = true;
+  if (tailer_.joinable()) tailer_.join();
+}
+
+Status MetadataLog::Load() {
+  MINK_ASSIGN_OR_RETURN(auto snapshot, store_->LatestSnapshot());
+  if (snapshot) {
+    MINK_ASSIGN_OR_RETURN(State loaded, State::Deserialize(snapshot->body));
+    std::unique_lock<std::shared_mutex> lock(state_mutex_);
+    state_ = std::move(loaded);
+  }
+  return CatchUp();
+}
+
+int64_t MetadataLog::applied_seq() const {
+  std::shared_lock<std::shared_mutex> lock(state_mutex_);
+  return state_.applied_seq();
+}
+
+int64_t MetadataLog::WaitApplied(int64_t seq, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(applied_mutex_);
+  applied_cv_.wait_for(lock, timeout, [&] { return applied_seq() > seq; });
+  return applied_seq();
+}
+
+void MetadataLog::ApplyRecord(const CommandRecord& record) {
+  {
+    std::unique_lock<std::shared_mutex> lock(state_mutex_);
+    if (record.seq != state_.applied_seq() + 1) return;  // applied already
+    auto command = DecodeCommand(record.kind, record.body);
+    Status valid = command.ok() ? state_.Validate(*command) : command.status();
+    if (valid.ok()) {
+      state_.Apply(*command, record.seq, record.time_ms);
+    } else {
+      // Every node skips the same invalid command, so states stay equal.
+      MINK_LOG_WARN("metadata", "skipping invalid command seq={} kind={}: {}", record.seq,
+                    record.kind, valid.ToString());
+      state_.Skip(record.seq);
+    }
+  }
+  std::lock_guard<std::mutex> lock(applied_mutex_);
+  applied_cv_.notify_all();
+}
+
+Status MetadataLog::CatchUp() {
+  std::lock_guard<std::mutex> lock(catch_up_mutex_);
+  int64_t unused = 0;
+  return CatchUpLocked("", &unused);
+}
+
+Status MetadataLog::CatchUpLocked(const std::string& our_id, int64_t* our_seq) {
+  while (true) {
+    int64_t after = applied_seq();
+    MINK_ASSIGN_OR_RETURN(auto records, store_->ReadAfter(after, kReadBatch));
+    if (records.empty()) return Status::Ok();
+    if (records.front().seq != after + 1) {
+      // The commands we need were pruned: jump to the newest snapshot, then continue.
+      MINK_ASSIGN_OR_RETURN(auto snapshot, store_->LatestSnapshot());
+      if (!snapshot || snapshot->seq < after || snapshot->seq + 1 < records.front().seq) {
+        return DataLossError("metadata log has a gap after seq " + std::to_string(after) +
+                             " and no snapshot covers it");
+      }
+      MINK_ASSIGN_OR_RETURN(State loaded, State::Deserialize(snapshot->body));
+      std::unique_lock<std::shared_mutex> state_lock(state_mutex_);
+      state_ = std::move(loaded);
+      continue;
+    }
+    for (const auto& record : records) {
+      ApplyRecord(record);
+      if (!our_id.empty() && record.id == our_id) *our_seq = record.seq;
+    }
+    if (static_cast<int>(records.size()) < kReadBatch) return Status::Ok();
+  }
+}
+
+Result<int64_t> MetadataLog::Append(const Builder& build) {
+  const std::string id = NewAppendId();
+  const auto deadline = SteadyNow() + options_.append_timeout;
+  Backoff backoff(std::chrono::milliseconds(2), std::chrono::milliseconds(200));
+  Status last_error;
+  while (true) {
+    CommandRecord record;
+    int64_t landed = 0;
+    Status refused;  // the builder or validation said no: final
+    auto attempt = [&]() -> Status {
+      MINK_RETURN_IF_ERROR(CatchUpLocked(id, &landed));
+      if (landed != 0) return Status::Ok();  // an earlier attempt of ours is in the log
+      Result<Command> command = Read([&](const State& s) -> Result<Command> {
+        Result<Command> built = build(s);
+        if (!built.ok()) return built;
+        Status valid = s.Validate(*built);
+        if (!valid.ok()) return valid;
+        // The seq is taken from the same state the command was validated against: if the log
+        // moved on meanwhile, the insert conflicts and we try again.
+        record.seq = s.applied_seq() + 1;
+        return built;
+      });
+      if (!command.ok()) {
+        refused = command.status();
+        return refused;
+      }
+      record.id = id;
+      record.time_ms = options_.clock->NowMillis();
+      record.node = options_.node_label;
+      record.kind = KindOf(*command);
+      record.body = EncodeBody(*command);
+      return store_->Insert(record);
+    };
+    Status s;
+    {
+      // Lock order: catch_up_mutex_, then the store's connection (the tailer takes the same).
+      std::lock_guard<std::mutex> lock(catch_up_mutex_);
+      s = options_.use_append_lock ? store_->WithAppendLock(attempt) : attempt();
+    }
+    if (!refused.ok()) return refused;
+    if (s.ok()) {
+      if (landed != 0) return landed;
+      ApplyRecord(record);
+      MaybeSnapshot(record.seq);
+      return record.seq;
+    }
+    // A conflict (another writer took the seq) or a transient database error: retry.
+    last_error = s;
+    if (SteadyNow() >= deadline) {
+      return UnavailableError("metadata append timed out: " + last_error.ToString());
+    }
+    if (!IsAborted(s)) {
+      MINK_LOG_WARN("metadata", "append failed, retrying: {}", s.ToString());
+    }
+    std::this_thread::sleep_for(backoff.Next());
+  }
+}
+
+void MetadataLog::MaybeSnapshot(int64_t seq) {
+  if (options_.snapshot_every <= 0 || seq % options_.snapshot_every != 0) return;
+  std::string body;
+  {
+    std::shared_lock<std::shared_mutex> lock(state_mutex_);
+    if (state_.applied_seq() != seq) return;  // moved on already; the next multiple will do
+    body = state_.Serialize();
+  }
+  Status s = store_->WriteSnapshot(SnapshotRecord{seq, std::move(body)});
+  if (s.ok()) {
+    int64_t prune_to = seq - options_.snapshot_every * (options_.keep_snapshots - 1);
+    if (prune_to > 0) s = store_->Prune(prune_to, options_.keep_snapshots);
+  }
+  if (!s.ok()) MINK_LOG_WARN("metadata", "snapshot at seq={} failed: {}", seq, s.ToString());
+}
+
+void MetadataLog::TailLoop() {
+  auto last_warning = SteadyNow() - std::chrono::hours(1);
+  while (!stopping_) {
+    store_->WaitForCommands(applied_seq(), std::chrono::milliseconds(100));
+    if (stopping_) break;
+    Status s = CatchUp();
+    if (!s.ok() && SteadyNow() - last_warning > std::chrono::seconds(10)) {
+      last_warning = SteadyNow();
+      MINK_LOG_WARN("metadata", "tailing {} failed: {}", store_->Describe(), s.ToString());
+    }
+  }
+}
+
+}  // namespace mink::metadata

@@ -1,0 +1,96 @@
+#pragma once
+// MetadataLog: one node's view of the cluster metadata. It loads the newest state snapshot,
+// replays the commands after it, tails the log in the background, and appends new commands
+// optimistically: catch up to seq N, build and validate the command against that state, insert
+// it as N + 1; if another writer took N + 1, catch up and try again.
+//
+// Thread-safety: all methods are thread-safe. Read() runs its callback under a shared lock of
+// the state; callbacks must not call back into the MetadataLog.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "metadata/commands.h"
+#include "metadata/log_store.h"
+#include "metadata/state.h"
+
+namespace mink::metadata {
+
+struct MetadataOptions {
+  std::string node_label = "node";   // recorded with every appended command
+  int64_t snapshot_every = 1000;     // write a state snapshot every this many commands
+  int keep_snapshots = 2;            // commands older than the oldest kept snapshot are deleted
+  bool use_append_lock = true;       // queue appenders on the database's lock (else pure retry)
+  std::chrono::milliseconds append_timeout{30'000};
+  bool tail = true;                  // follow other writers in a background thread
+  const Clock* clock = SystemClock::Get();
+};
+
+class MetadataLog {
+ public:
+  // Opens `url` (see OpenLogStore), migrates the schema, loads state, starts tailing.
+  static Result<std::unique_ptr<MetadataLog>> Open(const std::string& url,
+                                                   MetadataOptions options = {});
+  static Result<std::unique_ptr<MetadataLog>> Open(std::unique_ptr<LogStore> store,
+                                                   MetadataOptions options = {});
+  ~MetadataLog();
+  MetadataLog(const MetadataLog&) = delete;
+  MetadataLog& operator=(const MetadataLog&) = delete;
+
+  // Builds a command from the caught-up state and appends it. `build` may run several times (once
+  // per attempt) and returns an error to give up (that error is returned). Returns the seq of the
+  // command once it is durable in the log and applied to this node's state.
+  using Builder = std::function<Result<Command>(const State&)>;
+  Result<int64_t> Append(const Builder& build);
+  Result<int64_t> Append(const Command& command) {
+    return Append([command](const State&) -> Result<Command> { return command; });
+  }
+
+  // Applies every command in the log that this node has not applied yet.
+  Status CatchUp();
+
+  template <typename F>
+  auto Read(F&& f) const {
+    std::shared_lock<std::shared_mutex> lock(state_mutex_);
+    return f(state_);
+  }
+  int64_t applied_seq() const;
+  // Blocks until the applied seq is greater than `seq` or `timeout` passes; returns it.
+  int64_t WaitApplied(int64_t seq, std::chrono::milliseconds timeout);
+
+  LogStore* store() { return store_.get(); }
+  const Clock* clock() const { return options_.clock; }
+
+ private:
+  MetadataLog(std::unique_ptr<LogStore> store, MetadataOptions options);
+  Status Load();
+  // Reads and applies new commands; `our_id` (if not empty) reports whether it was among them.
+  // The caller holds catch_up_mutex_.
+  Status CatchUpLocked(const std::string& our_id, int64_t* our_seq);
+  void ApplyRecord(const CommandRecord& record);
+  void MaybeSnapshot(int64_t seq);
+  void TailLoop();
+
+  std::unique_ptr<LogStore> store_;
+  const MetadataOptions options_;
+
+  std::mutex catch_up_mutex_;  // one reader of the log at a time
+  mutable std::shared_mutex state_mutex_;
+  State state_;
+  std::mutex applied_mutex_;
+  std::condition_variable applied_cv_;
+
+  std::atomic<bool> stopping_{false};
+  std::thread tailer_;
+};
+
+}  // namespace mink::metadata

@@ -1,0 +1,332 @@
+#include "metadata/sqlite/sqlite_log_store.h"
+
+#include <sqlite3.h>
+
+#include <condition_variable>
+#include <map>
+#include <thread>
+
+#include "base/backoff.h"
+
+namespace mink::metadata {
+namespace {
+
+// Numbered migrations; schema_version holds the number of the last one applied.
+const char* const kMigrations[] = {
+    // 1: the command log, snapshots, heartbeats and leases.
+    "CREATE TABLE commands (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, time_ms INTEGER NOT NULL,"
+    " node TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL);"
+    "CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);"
+    "CREATE TABLE heartbeats (node_id INTEGER PRIMARY KEY, node_epoch INTEGER NOT NULL,"
+    " address TEXT NOT NULL, updated_ms INTEGER NOT NULL);"
+    "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, epoch INTEGER NOT NULL,"
+    " expires_ms INTEGER NOT NULL);",
+};
+
+constexpr std::chrono::milliseconds kPollInterval{100};
+
+// In-process wake-up of tailers: one counter per database file.
+struct Waker {
+  std::mutex mutex;
+  std::condition_variable cv;
+  uint64_t version = 0;
+};
+
+Waker& WakerFor(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Waker>> wakers;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& w = wakers[path];
+  if (!w) w = std::make_unique<Waker>();
+  return *w;
+}
+
+Status SqliteError(sqlite3* db, const std::string& what) {
+  int code = sqlite3_extended_errcode(db);
+  std::string msg = "sqlite " + what + ": " + sqlite3_errmsg(db);
+  if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED) {
+    return UnavailableError(msg);
+  }
+  if (code == SQLITE_CONSTRAINT_PRIMARYKEY || code == SQLITE_CONSTRAINT_UNIQUE) {
+    return AbortedError(msg);
+  }
+  if ((code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB) return DataLossError(msg);
+  return UnavailableError(msg);
+}
+
+// A prepared statement, finalised on scope exit.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+  }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Status prepared() const {
+    return rc_ == SQLITE_OK ? Status::Ok() : SqliteError(db_, "prepare");
+  }
+  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  void Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return sqlite3_step(stmt_); }
+  int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
+  std::string Text(int col) {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : "";
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteLogStore>> SqliteLogStore::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return UnavailableError("cannot open metadata database sqlite:" + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(db, 30'000);
+  auto store = std::unique_ptr<SqliteLogStore>(new SqliteLogStore(path, db));
+  MINK_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"));
+  return store;
+}
+
+SqliteLogStore::~SqliteLogStore() { sqlite3_close(db_); }
+
+Status SqliteLogStore::Exec(const std::string& sql) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    Status s = SqliteError(db_, "exec");
+    sqlite3_free(err);
+    return s;
+  }
+  return Status::Ok();
+}
+
+Status SqliteLogStore::InTransaction(const std::function<Status()>& fn, bool immediate) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (in_transaction_) return fn();
+  // BEGIN IMMEDIATE can still report busy after the busy timeout under heavy contention.
+  Backoff backoff(std::chrono::milliseconds(5), std::chrono::milliseconds(200));
+  for (int attempt = 0;; ++attempt) {
+    Status begun = Exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+    if (begun.ok()) break;
+    if (!IsUnavailable(begun) || attempt >= 20) return begun;
+    std::this_thread::sleep_for(backoff.Next());
+  }
+  in_transaction_ = true;
+  Status s = fn();
+  in_transaction_ = false;
+  if (!s.ok()) {
+    (void)Exec("ROLLBACK");
+    return s;
+  }
+  Status committed = Exec("COMMIT");
+  if (!committed.ok()) (void)Exec("ROLLBACK");
+  return committed;
+}
+
+Status SqliteLogStore::Migrate() {
+  MINK_RETURN_IF_ERROR(Exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"));
+  return InTransaction(
+      [&]() -> Status {
+        MINK_ASSIGN_OR_RETURN(int version, SchemaVersion());
+        int target = static_cast<int>(std::size(kMigrations));
+        for (int v = version; v < target; ++v) MINK_RETURN_IF_ERROR(Exec(kMigrations[v]));
+        if (version < target) {
+          MINK_RETURN_IF_ERROR(Exec("DELETE FROM schema_version"));
+          MINK_RETURN_IF_ERROR(
+              Exec("INSERT INTO schema_version VALUES (" + std::to_string(target) + ")"));
+        }
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+}
+
+Result<int> SqliteLogStore::SchemaVersion() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Stmt stmt(db_, "SELECT max(version) FROM schema_version");
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  if (stmt.Step() != SQLITE_ROW) return SqliteError(db_, "read schema version");
+  return static_cast<int>(stmt.Int(0));
+}
+
+Result<std::vector<CommandRecord>> SqliteLogStore::ReadAfter(int64_t after_seq, int limit) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Stmt stmt(db_,
+            "SELECT seq, id, time_ms, node, kind, body FROM commands WHERE seq > ?"
+            " ORDER BY seq LIMIT ?");
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  stmt.Bind(1, after_seq);
+  stmt.Bind(2, static_cast<int64_t>(limit));
+  std::vector<CommandRecord> out;
+  int rc;
+  while ((rc = stmt.Step()) == SQLITE_ROW) {
+    out.push_back(CommandRecord{stmt.Int(0), stmt.Text(1), stmt.Int(2), stmt.Text(3),
+                                stmt.Text(4), stmt.Text(5)});
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, "read commands");
+  return out;
+}
+
+Status SqliteLogStore::Insert(const CommandRecord& r) {
+  Status s = InTransaction(
+      [&]() -> Status {
+        Stmt stmt(db_,
+                  "INSERT INTO commands (seq, id, time_ms, node, kind, body)"
+                  " VALUES (?, ?, ?, ?, ?, ?)");
+        MINK_RETURN_IF_ERROR(stmt.prepared());
+        stmt.Bind(1, r.seq);
+        stmt.Bind(2, r.id);
+        stmt.Bind(3, r.time_ms);
+        stmt.Bind(4, r.node);
+        stmt.Bind(5, r.kind);
+        stmt.Bind(6, r.body);
+        if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "insert command");
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+  if (s.ok()) {
+    Waker& w = WakerFor(path_);
+    std::lock_guard<std::mutex> lock(w.mutex);
+    ++w.version;
+    w.cv.notify_all();
+  }
+  return s;
+}
+
+Status SqliteLogStore::WithAppendLock(const std::function<Status()>& fn) {
+  Status s = InTransaction(fn, /*immediate=*/true);
+  return s;
+}
+
+void SqliteLogStore::WaitForCommands(int64_t /*after_seq*/, std::chrono::milliseconds timeout) {
+  Waker& w = WakerFor(path_);
+  std::unique_lock<std::mutex> lock(w.mutex);
+  uint64_t seen = w.version;
+  w.cv.wait_for(lock, std::min(timeout, kPollInterval), [&] { return w.version != seen; });
+}
+
+Result<std::optional<SnapshotRecord>> SqliteLogStore::LatestSnapshot() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Stmt stmt(db_, "SELECT seq, body FROM snapshots ORDER BY seq DESC LIMIT 1");
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  int rc = stmt.Step();
+  if (rc == SQLITE_DONE) return std::optional<SnapshotRecord>();
+  if (rc != SQLITE_ROW) return SqliteError(db_, "read snapshot");
+  return std::optional<SnapshotRecord>(SnapshotRecord{stmt.Int(0), stmt.Text(1)});
+}
+
+Status SqliteLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
+  return InTransaction(
+      [&]() -> Status {
+        Stmt stmt(db_, "INSERT OR IGNORE INTO snapshots (seq, body) VALUES (?, ?)");
+        MINK_RETURN_IF_ERROR(stmt.prepared());
+        stmt.Bind(1, snapshot.seq);
+        stmt.Bind(2, snapshot.body);
+        if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "write snapshot");
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+}
+
+Status SqliteLogStore::Prune(int64_t commands_up_to_seq, int keep_snapshots) {
+  return InTransaction(
+      [&]() -> Status {
+        Stmt del(db_, "DELETE FROM commands WHERE seq <= ?");
+        MINK_RETURN_IF_ERROR(del.prepared());
+        del.Bind(1, commands_up_to_seq);
+        if (del.Step() != SQLITE_DONE) return SqliteError(db_, "prune commands");
+        Stmt snaps(db_,
+                   "DELETE FROM snapshots WHERE seq NOT IN"
+                   " (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)");
+        MINK_RETURN_IF_ERROR(snaps.prepared());
+        snaps.Bind(1, static_cast<int64_t>(keep_snapshots));
+        if (snaps.Step() != SQLITE_DONE) return SqliteError(db_, "prune snapshots");
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+}
+
+Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
+  return InTransaction(
+      [&]() -> Status {
+        Stmt stmt(db_,
+                  "INSERT INTO heartbeats (node_id, node_epoch, address, updated_ms)"
+                  " VALUES (?, ?, ?, ?) ON CONFLICT(node_id) DO UPDATE SET"
+                  " node_epoch = excluded.node_epoch, address = excluded.address,"
+                  " updated_ms = excluded.updated_ms");
+        MINK_RETURN_IF_ERROR(stmt.prepared());
+        stmt.Bind(1, static_cast<int64_t>(h.node_id));
+        stmt.Bind(2, h.node_epoch);
+        stmt.Bind(3, h.address);
+        stmt.Bind(4, h.updated_ms);
+        if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "upsert heartbeat");
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+}
+
+Result<std::vector<Heartbeat>> SqliteLogStore::ListHeartbeats() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Stmt stmt(db_, "SELECT node_id, node_epoch, address, updated_ms FROM heartbeats ORDER BY node_id");
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  std::vector<Heartbeat> out;
+  int rc;
+  while ((rc = stmt.Step()) == SQLITE_ROW) {
+    out.push_back(Heartbeat{static_cast<int32_t>(stmt.Int(0)), stmt.Int(1), stmt.Text(2),
+                            stmt.Int(3)});
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, "list heartbeats");
+  return out;
+}
+
+Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std::string& holder,
+                                              int64_t now_ms, int64_t ttl_ms) {
+  Lease lease;
+  Status s = InTransaction(
+      [&]() -> Status {
+        Stmt ins(db_,
+                 "INSERT OR IGNORE INTO leases (name, holder, epoch, expires_ms)"
+                 " VALUES (?, ?, 1, ?)");
+        MINK_RETURN_IF_ERROR(ins.prepared());
+        ins.Bind(1, name);
+        ins.Bind(2, holder);
+        ins.Bind(3, now_ms + ttl_ms);
+        if (ins.Step() != SQLITE_DONE) return SqliteError(db_, "insert lease");
+        // Conditional update: renew our own lease, or take one that has expired.
+        Stmt upd(db_,
+                 "UPDATE leases SET epoch = CASE WHEN holder = ?2 THEN epoch ELSE epoch + 1 END,"
+                 " holder = ?2, expires_ms = ?3 WHERE name = ?1 AND (holder = ?2 OR expires_ms < ?4)");
+        MINK_RETURN_IF_ERROR(upd.prepared());
+        upd.Bind(1, name);
+        upd.Bind(2, holder);
+        upd.Bind(3, now_ms + ttl_ms);
+        upd.Bind(4, now_ms);
+        if (upd.Step() != SQLITE_DONE) return SqliteError(db_, "update lease");
+        Stmt sel(db_, "SELECT name, holder, epoch, expires_ms FROM leases WHERE name = ?");
+        MINK_RETURN_IF_ERROR(sel.prepared());
+        sel.Bind(1, name);
+        if (sel.Step() != SQLITE_ROW) return SqliteError(db_, "read lease");
+        lease = Lease{sel.Text(0), sel.Text(1), sel.Int(2), sel.Int(3)};
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+  if (!s.ok()) return s;
+  return lease;
+}
+
+}  // namespace mink::metadata

@@ -1,0 +1,94 @@
+#pragma once
+// The metadata state machine: what every node knows after applying the command log up to
+// `applied_seq`. Validation and application are deterministic, so every node that applies the
+// same commands reaches the same state (its Serialize() output is identical byte for byte).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/result.h"
+#include "metadata/commands.h"
+
+namespace mink::metadata {
+
+struct NodeState {
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;  // the newest registered process of this node
+};
+
+// Where one run of a stream's offsets lives.
+struct Segment {
+  int64_t start_offset = 0;
+  int64_t end_offset = 0;
+  std::string object_key;
+  int32_t bucket_id = 0;
+  uint64_t position = 0;
+  uint64_t length = 0;
+  int64_t max_timestamp_ms = 0;
+};
+
+struct StreamState {
+  uint64_t stream_id = 0;
+  std::string name;
+  int64_t epoch = 0;            // 0 until first opened
+  int32_t owner_node = 0;       // 0 = no owner
+  int64_t owner_node_epoch = 0;
+  int64_t start_offset = 0;     // first readable offset (moves with trimming)
+  int64_t end_offset = 0;       // one past the last committed offset (the high watermark)
+  std::map<int64_t, Segment> segments;  // by start offset; contiguous up to end_offset
+
+  // The segment holding `offset`, or nullptr.
+  const Segment* Find(int64_t offset) const;
+};
+
+struct ObjectState {
+  std::string key;
+  int32_t bucket_id = 0;
+  uint64_t size = 0;
+  int64_t references = 0;  // segments pointing into the object
+  int64_t committed_ms = 0;
+};
+
+class State {
+ public:
+  int64_t applied_seq() const { return applied_seq_; }
+  const std::map<int32_t, NodeState>& nodes() const { return nodes_; }
+  const std::map<uint64_t, StreamState>& streams() const { return streams_; }
+  const std::map<std::string, ObjectState>& objects() const { return objects_; }
+  // Objects without references, with the time they lost their last one.
+  const std::map<std::string, int64_t>& unreferenced() const { return unreferenced_; }
+  uint64_t next_stream_id() const { return next_stream_id_; }
+
+  const StreamState* FindStream(uint64_t id) const;
+  int64_t NodeEpoch(int32_t node_id) const;
+
+  // Checks `command` against this state; the error explains the refusal. Fencing and
+  // conflicts are Aborted, malformed commands InvalidArgument, missing things NotFound.
+  Status Validate(const Command& command) const;
+  // Applies a validated command recorded at `seq` and `time_ms`.
+  void Apply(const Command& command, int64_t seq, int64_t time_ms);
+  // Skips a command that failed validation (it stays in the log but changes nothing).
+  void Skip(int64_t seq) { applied_seq_ = seq; }
+
+  // A canonical JSON text of the whole state; loading it gives an equal state.
+  std::string Serialize() const;
+  static Result<State> Deserialize(const std::string& text);
+
+ private:
+  friend struct Applier;
+  friend struct Validator;
+  void AddObject(const ObjectEntry& object, int64_t time_ms);
+  void Unreference(const std::string& key, int64_t time_ms);
+
+  int64_t applied_seq_ = 0;
+  uint64_t next_stream_id_ = 1;
+  std::map<int32_t, NodeState> nodes_;
+  std::map<uint64_t, StreamState> streams_;
+  std::map<std::string, ObjectState> objects_;
+  std::map<std::string, int64_t> unreferenced_;
+};
+
+}  // namespace mink::metadata

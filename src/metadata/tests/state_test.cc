@@ -1,0 +1,146 @@
+#include "metadata/state.h"
+
+#include <gtest/gtest.h>
+
+namespace mink::metadata {
+namespace {
+
+// Applies a command that must validate.
+void MustApply(State* s, const Command& c) {
+  Status v = s->Validate(c);
+  ASSERT_TRUE(v.ok()) << v;
+  s->Apply(c, s->applied_seq() + 1, 1000 + s->applied_seq());
+}
+
+ObjectEntry Obj(const std::string& key, uint64_t stream, int64_t epoch, int64_t start, int64_t end) {
+  ObjectEntry o;
+  o.key = key;
+  o.bucket_id = -3;
+  o.size = 100;
+  o.segments.push_back(SegmentEntry{stream, epoch, start, end, 0, 100, 5});
+  return o;
+}
+
+class StateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MustApply(&s_, RegisterNode{1, 1});
+    MustApply(&s_, RegisterNode{2, 1});
+    MustApply(&s_, CreateStream{1, "t/b0"});
+    MustApply(&s_, OpenStream{1, 1, 1, 1});
+  }
+  State s_;
+};
+
+TEST_F(StateTest, NodeEpochsMustIncreaseByOne) {
+  EXPECT_TRUE(IsAborted(s_.Validate(RegisterNode{1, 1})));
+  EXPECT_TRUE(IsAborted(s_.Validate(RegisterNode{1, 3})));
+  EXPECT_TRUE(s_.Validate(RegisterNode{1, 2}).ok());
+}
+
+TEST_F(StateTest, StreamIdsAreAllocatedInOrder) {
+  EXPECT_EQ(s_.next_stream_id(), 2u);
+  EXPECT_TRUE(IsAborted(s_.Validate(CreateStream{5, "x"})));
+}
+
+TEST_F(StateTest, CommitMustContinueTheCommittedEnd) {
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}});
+  EXPECT_EQ(s_.FindStream(1)->end_offset, 10);
+  Status gap = s_.Validate(CommitObjects{1, 1, {Obj("o2", 1, 1, 11, 20)}});
+  EXPECT_TRUE(IsAborted(gap)) << gap;
+  EXPECT_NE(gap.message().find("does not continue"), std::string::npos);
+  Status overlap = s_.Validate(CommitObjects{1, 1, {Obj("o2", 1, 1, 5, 20)}});
+  EXPECT_TRUE(IsAborted(overlap));
+  // Two objects in one command must chain.
+  EXPECT_TRUE(s_.Validate(CommitObjects{1, 1, {Obj("o2", 1, 1, 10, 20), Obj("o3", 1, 1, 20, 25)}})
+                  .ok());
+  EXPECT_FALSE(s_.Validate(CommitObjects{1, 1, {Obj("o2", 1, 1, 10, 20), Obj("o3", 1, 1, 21, 25)}})
+                   .ok());
+}
+
+TEST_F(StateTest, AHigherEpochFencesTheOldOwner) {
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}});
+  MustApply(&s_, OpenStream{1, 2, 2, 1});
+  Status old_owner = s_.Validate(CommitObjects{1, 1, {Obj("o2", 1, 1, 10, 20)}});
+  EXPECT_TRUE(IsAborted(old_owner));
+  EXPECT_NE(old_owner.message().find("fenced"), std::string::npos) << old_owner;
+  EXPECT_TRUE(s_.Validate(CommitObjects{2, 1, {Obj("o2", 1, 2, 10, 20)}}).ok());
+  // Reopening at an epoch that is not higher is refused.
+  EXPECT_TRUE(IsAborted(s_.Validate(OpenStream{1, 2, 1, 1})));
+}
+
+TEST_F(StateTest, ARestartedNodeFencesItsOlderProcess) {
+  MustApply(&s_, RegisterNode{1, 2});
+  EXPECT_TRUE(IsAborted(s_.Validate(CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}})));
+  EXPECT_TRUE(IsAborted(s_.Validate(OpenStream{1, 2, 1, 1})));
+  EXPECT_TRUE(s_.Validate(OpenStream{1, 2, 1, 2}).ok());
+}
+
+TEST_F(StateTest, AnObjectKeyIsNeverCommittedTwice) {
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}});
+  EXPECT_TRUE(IsAborted(s_.Validate(CommitObjects{1, 1, {Obj("o1", 1, 1, 10, 20)}})));
+}
+
+TEST_F(StateTest, ReplaceSegmentsSwapsObjectsAndReleasesTheOldOnes) {
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10), Obj("o2", 1, 1, 10, 20)}});
+  ObjectEntry merged = Obj("s1", 1, 1, 0, 20);
+  MustApply(&s_, ReplaceSegments{1, 0, 20, {"o1", "o2"}, merged});
+  const StreamState* st = s_.FindStream(1);
+  ASSERT_EQ(st->segments.size(), 1u);
+  EXPECT_EQ(st->Find(15)->object_key, "s1");
+  EXPECT_EQ(s_.objects().count("o1"), 0u);
+  EXPECT_EQ(s_.unreferenced().count("o1"), 1u);
+  EXPECT_EQ(s_.unreferenced().count("o2"), 1u);
+  // A stale replacement (segments changed meanwhile) is refused.
+  EXPECT_TRUE(IsAborted(s_.Validate(ReplaceSegments{1, 0, 20, {"o1", "o2"}, Obj("s2", 1, 1, 0, 20)})));
+  MustApply(&s_, ForgetObjects{{"o1", "o2"}});
+  EXPECT_TRUE(s_.unreferenced().empty());
+}
+
+TEST_F(StateTest, WalObjectIsReleasedOnlyWhenEveryStreamMovedOut) {
+  MustApply(&s_, CreateStream{2, "t/b1"});
+  MustApply(&s_, OpenStream{2, 1, 1, 1});
+  ObjectEntry wal = Obj("wal1", 1, 1, 0, 5);
+  wal.segments.push_back(SegmentEntry{2, 1, 0, 3, 0, 50, 5});
+  MustApply(&s_, CommitObjects{1, 1, {wal}});
+  EXPECT_EQ(s_.objects().at("wal1").references, 2);
+  MustApply(&s_, ReplaceSegments{1, 0, 5, {"wal1"}, Obj("s1", 1, 1, 0, 5)});
+  EXPECT_EQ(s_.objects().at("wal1").references, 1);
+  EXPECT_TRUE(s_.unreferenced().empty());
+  MustApply(&s_, TrimStream{2, 3});
+  EXPECT_EQ(s_.unreferenced().count("wal1"), 1u);
+}
+
+TEST_F(StateTest, TrimDropsWholeSegmentsBelowTheNewStart) {
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10), Obj("o2", 1, 1, 10, 20)}});
+  MustApply(&s_, TrimStream{1, 15});
+  const StreamState* st = s_.FindStream(1);
+  EXPECT_EQ(st->start_offset, 15);
+  EXPECT_EQ(st->segments.size(), 1u);
+  EXPECT_EQ(st->Find(5), nullptr);
+  EXPECT_FALSE(s_.Validate(TrimStream{1, 25}).ok());
+  EXPECT_FALSE(s_.Validate(TrimStream{1, 10}).ok());
+}
+
+TEST_F(StateTest, SerializeRoundTripsExactly) {
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}});
+  MustApply(&s_, TrimStream{1, 4});
+  std::string text = s_.Serialize();
+  auto loaded = State::Deserialize(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->Serialize(), text);
+  EXPECT_EQ(loaded->applied_seq(), s_.applied_seq());
+  EXPECT_FALSE(State::Deserialize("{nope").ok());
+}
+
+TEST(Commands, EncodeDecodeRoundTrip) {
+  Command c = CommitObjects{3, 7, {Obj("k", 9, 2, 5, 6)}};
+  auto decoded = DecodeCommand(KindOf(c), EncodeBody(c));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(EncodeBody(*decoded), EncodeBody(c));
+  EXPECT_FALSE(DecodeCommand("no.such", "{}").ok());
+  EXPECT_FALSE(DecodeCommand("stream.trim", "{\"stream\": \"x\"}").ok());
+}
+
+}  // namespace
+}  // namespace mink::metadata
