@@ -1,0 +1,229 @@
+// The background work of a StreamStore: compaction, garbage collection and retention.
+
+#include <set>
+
+#include "base/backoff.h"
+#include "base/log.h"
+#include "storage/object_format.h"
+#include "storage/object_keys.h"
+#include "storage/stream_store.h"
+
+namespace mink::storage {
+
+using metadata::Command;
+using metadata::State;
+
+namespace {
+
+// Retries transient object-store failures a few times.
+Status PutWithRetry(object_store::ObjectStore* store, const std::string& key,
+                    const std::string& data) {
+  Backoff backoff(std::chrono::milliseconds(10), std::chrono::milliseconds(500));
+  Status s;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    s = store->Put(key, data);
+    if (s.ok()) return s;
+    std::this_thread::sleep_for(backoff.Next());
+  }
+  return s;
+}
+
+}  // namespace
+
+Status StreamStore::RunCompaction() {
+  std::vector<uint64_t> owned;
+  meta_->Read([&](const State& s) {
+    for (const auto& [id, st] : s.streams()) {
+      if (st.owner_node == node_.node_id && st.owner_node_epoch == node_.node_epoch) {
+        owned.push_back(id);
+      }
+    }
+  });
+  Status first_error;
+  for (uint64_t id : owned) {
+    Status s = CompactStream(id);
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  return first_error;
+}
+
+Status StreamStore::CompactStream(uint64_t stream_id) {
+  const int64_t now = meta_->clock()->NowMillis();
+  // The first run of consecutive segments worth rewriting: WAL segments old enough, and small
+  // stream objects, up to stream_object_bytes.
+  std::vector<metadata::Segment> run;
+  meta_->Read([&](const State& s) {
+    const metadata::StreamState* st = s.FindStream(stream_id);
+    if (st == nullptr) return;
+    uint64_t bytes = 0;
+    bool has_wal = false;
+    for (const auto& [start, seg] : st->segments) {
+      auto object = s.objects().find(seg.object_key);
+      bool wal = IsWalKey(seg.object_key);
+      bool eligible =
+          object != s.objects().end() &&
+          (wal ? object->second.committed_ms + options_.compaction_min_age.count() <= now
+               : object->second.size < options_.small_object_bytes);
+      if (eligible && bytes + seg.length <= options_.stream_object_bytes) {
+        run.push_back(seg);
+        bytes += seg.length;
+        has_wal |= wal;
+        continue;
+      }
+      if (has_wal || run.size() >= 2) break;  // worth it
+      run.clear();
+      bytes = 0;
+      has_wal = false;
+      if (eligible) {
+        run.push_back(seg);
+        bytes = seg.length;
+        has_wal = wal;
+      }
+    }
+    if (!has_wal && run.size() < 2) run.clear();
+  });
+  if (run.empty()) return Status::Ok();
+
+  // Copy the batches verbatim (checking every checksum) into blocks of about block_bytes.
+  ObjectBuilder builder(ObjectKind::kStream);
+  uint64_t block_start = 0;
+  builder.BeginRun(stream_id);
+  for (const auto& seg : run) {
+    auto bytes = StoreFor(seg.bucket_id)->GetRange(seg.object_key, seg.position, seg.length);
+    if (!bytes.ok()) return bytes.status().WithContext("compaction of stream " + std::to_string(stream_id));
+    if (bytes->size() != seg.length) {
+      return DataLossError("object " + seg.object_key + " is truncated");
+    }
+    MINK_ASSIGN_OR_RETURN(auto spans, ScanBatches(*bytes, seg.object_key, seg.position));
+    for (const auto& span : spans) {
+      if (builder.size() - block_start >= options_.block_bytes) {
+        builder.BeginRun(stream_id);
+        block_start = builder.size();
+      }
+      builder.AddRawBatch(std::string_view(*bytes).substr(span.position - seg.position, span.length),
+                          span.base_offset, span.record_count, span.timestamp_ms);
+    }
+  }
+  builder.EndRun();
+  metadata::ObjectEntry object;
+  uint64_t seq;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seq = next_object_seq_++;
+  }
+  object.key = StreamObjectKey(stream_id, run.front().start_offset, node_.node_id,
+                               node_.node_epoch, seq);
+  object.bucket_id = stores_.data_bucket_id;
+  for (const RunEntry& r : builder.runs()) {
+    object.segments.push_back(metadata::SegmentEntry{stream_id, 0, r.start_offset, r.end_offset,
+                                                     r.position, r.length, r.max_timestamp_ms});
+  }
+  std::string data = builder.Finish();
+  object.size = data.size();
+  MINK_RETURN_IF_ERROR(PutWithRetry(stores_.data.get(), object.key, data));
+
+  metadata::ReplaceSegments replace;
+  replace.stream_id = stream_id;
+  replace.start_offset = run.front().start_offset;
+  replace.end_offset = run.back().end_offset;
+  for (const auto& seg : run) replace.replaced_keys.push_back(seg.object_key);
+  replace.object = std::move(object);
+  auto seq_or = meta_->Append(Command(replace));
+  if (!seq_or.ok()) {
+    // Refused (the stream changed meanwhile): the new object is nobody's; remove it now.
+    (void)stores_.data->Delete(replace.object.key);
+    return IsAborted(seq_or.status()) ? Status::Ok() : seq_or.status();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.compactions;
+  return Status::Ok();
+}
+
+Status StreamStore::RunGarbageCollection() {
+  const int64_t now = meta_->clock()->NowMillis();
+  // 1. Objects that lost their last reference more than delete_grace ago.
+  std::vector<std::string> expired;
+  meta_->Read([&](const State& s) {
+    for (const auto& [key, since] : s.unreferenced()) {
+      if (since + options_.delete_grace.count() <= now) expired.push_back(key);
+    }
+  });
+  std::vector<std::string> deleted;
+  for (const auto& key : expired) {
+    Status s = (IsWalKey(key) ? stores_.wal : stores_.data)->Delete(key);
+    if (s.ok()) deleted.push_back(key);
+  }
+  if (!deleted.empty()) {
+    auto seq = meta_->Append([&](const State& s) -> Result<Command> {
+      metadata::ForgetObjects forget;
+      for (const auto& key : deleted) {
+        if (s.unreferenced().count(key)) forget.keys.push_back(key);
+      }
+      if (forget.keys.empty()) return AbortedError("already forgotten");
+      return Command(forget);
+    });
+    if (!seq.ok() && !IsAborted(seq.status())) return seq.status();
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.objects_deleted += deleted.size();
+  }
+
+  // 2. Objects uploaded but never committed. List first, then read the state: an object
+  // committed after the listing is in that state. Writers never commit an object older than
+  // half the orphan grace, so one older than the grace can no longer become referenced.
+  struct Listing {
+    object_store::ObjectStore* store;
+    std::vector<object_store::ObjectInfo> objects;
+  };
+  std::vector<Listing> listings;
+  for (auto [store, prefix] : {std::pair{stores_.wal.get(), kWalPrefix},
+                               std::pair{stores_.data.get(), kStreamPrefix}}) {
+    MINK_ASSIGN_OR_RETURN(auto objects, store->List(prefix));
+    listings.push_back(Listing{store, std::move(objects)});
+  }
+  std::set<std::string> known;
+  meta_->Read([&](const State& s) {
+    for (const auto& [key, o] : s.objects()) known.insert(key);
+    for (const auto& [key, since] : s.unreferenced()) known.insert(key);
+  });
+  uint64_t orphans = 0;
+  for (const auto& listing : listings) {
+    for (const auto& info : listing.objects) {
+      if (known.count(info.key)) continue;
+      if (info.last_modified_ms + options_.orphan_grace.count() > now) continue;
+      if (listing.store->Delete(info.key).ok()) {
+        ++orphans;
+        MINK_LOG_INFO("storage", "deleted never-committed object {}", info.key);
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.orphans_deleted += orphans;
+  return Status::Ok();
+}
+
+Status StreamStore::RunRetention() {
+  if (options_.retention.count() <= 0) return Status::Ok();
+  const int64_t cutoff = meta_->clock()->NowMillis() - options_.retention.count();
+  std::vector<std::pair<uint64_t, int64_t>> trims;
+  meta_->Read([&](const State& s) {
+    for (const auto& [id, st] : s.streams()) {
+      if (st.owner_node != node_.node_id || st.owner_node_epoch != node_.node_epoch) continue;
+      int64_t new_start = st.end_offset;  // everything expired unless a newer segment exists
+      for (const auto& [start, seg] : st.segments) {
+        if (seg.max_timestamp_ms >= cutoff) {
+          new_start = std::max(seg.start_offset, st.start_offset);
+          break;
+        }
+      }
+      if (new_start > st.start_offset) trims.emplace_back(id, new_start);
+    }
+  });
+  for (const auto& [id, new_start] : trims) {
+    MINK_RETURN_IF_ERROR(Trim(id, new_start));
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.trims;
+  }
+  return Status::Ok();
+}
+
+}  // namespace mink::storage

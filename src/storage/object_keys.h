@@ -1,0 +1,33 @@
+#pragma once
+// Object keys. Every key is written once and never reused: WAL objects carry the node, the node
+// process epoch (allocated by the metadata log) and a per-process sequence; stream objects the
+// stream, their first offset and the same triple.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace mink::storage {
+
+inline constexpr char kWalPrefix[] = "wal/";
+inline constexpr char kStreamPrefix[] = "streams/";
+
+inline std::string WalObjectKey(int32_t node_id, int64_t node_epoch, uint64_t seq) {
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "wal/n%d/e%lld/%012llu", node_id,
+                static_cast<long long>(node_epoch), static_cast<unsigned long long>(seq));
+  return buf;
+}
+
+inline std::string StreamObjectKey(uint64_t stream_id, int64_t start_offset, int32_t node_id,
+                                   int64_t node_epoch, uint64_t seq) {
+  char buf[128];
+  std::snprintf(buf, sizeof(buf), "streams/%llu/%020lld-n%de%llds%llu",
+                static_cast<unsigned long long>(stream_id), static_cast<long long>(start_offset),
+                node_id, static_cast<long long>(node_epoch), static_cast<unsigned long long>(seq));
+  return buf;
+}
+
+inline bool IsWalKey(const std::string& key) { return key.rfind(kWalPrefix, 0) == 0; }
+
+}  // namespace mink::storage

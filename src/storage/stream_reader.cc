@@ -1,0 +1,138 @@
+#include "storage/stream_reader.h"
+
+namespace mink::storage {
+
+StreamReader::StreamReader(metadata::MetadataLog* meta,
+                           std::map<int32_t, object_store::ObjectStore*> stores_by_bucket,
+                           BlockCache* blocks, TailCache* tail)
+    : meta_(meta), stores_(std::move(stores_by_bucket)), blocks_(blocks), tail_(tail) {}
+
+ReadStats StreamReader::stats() const {
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  return stats_;
+}
+
+Result<std::vector<BatchPtr>> StreamReader::LoadSegment(const metadata::Segment& seg) {
+  std::string cache_key = seg.object_key + "@" + std::to_string(seg.position);
+  std::shared_ptr<const std::string> bytes = blocks_->Get(cache_key);
+  if (bytes) {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    ++stats_.cache_hits;
+  } else {
+    auto store = stores_.find(seg.bucket_id);
+    if (store == stores_.end()) {
+      return DataLossError("object " + seg.object_key + " is in store bucket " +
+                           std::to_string(seg.bucket_id) + ", which this node does not have");
+    }
+    auto fetched = store->second->GetRange(seg.object_key, seg.position, seg.length);
+    if (!fetched.ok()) {
+      if (IsNotFound(fetched.status())) {
+        return DataLossError("object " + seg.object_key + " is missing from " +
+                             store->second->Describe());
+      }
+      if (fetched.status().code() == StatusCode::kOutOfRange) {
+        return DataLossError("object " + seg.object_key + " is truncated: " +
+                             fetched.status().message());
+      }
+      return fetched.status();
+    }
+    if (fetched->size() != seg.length) {
+      return DataLossError("object " + seg.object_key + " is truncated: expected " +
+                           std::to_string(seg.length) + " bytes at " +
+                           std::to_string(seg.position) + ", got " +
+                           std::to_string(fetched->size()));
+    }
+    {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      ++stats_.object_reads;
+      stats_.object_bytes += fetched->size();
+    }
+    bytes = std::make_shared<const std::string>(std::move(*fetched));
+  }
+  MINK_ASSIGN_OR_RETURN(auto batches, DecodeBatches(*bytes, seg.object_key, seg.position));
+  if (batches.empty() || batches.front().base_offset != seg.start_offset ||
+      batches.back().end_offset() != seg.end_offset) {
+    return DataLossError("object " + seg.object_key + " at byte " + std::to_string(seg.position) +
+                         ": batches do not match the offsets the index records");
+  }
+  blocks_->Put(cache_key, bytes);  // only verified bytes are cached
+  std::vector<BatchPtr> out;
+  out.reserve(batches.size());
+  for (auto& b : batches) out.push_back(std::make_shared<const Batch>(std::move(b)));
+  return out;
+}
+
+Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t max_bytes,
+                                      std::chrono::milliseconds max_wait) {
+  const auto deadline = SteadyNow() + max_wait;
+  ReadResult result;
+  std::vector<metadata::Segment> segments;
+  while (true) {
+    int64_t seen_seq = 0;
+    bool found = false;
+    segments.clear();
+    meta_->Read([&](const metadata::State& s) {
+      seen_seq = s.applied_seq();
+      const metadata::StreamState* st = s.FindStream(stream_id);
+      if (st == nullptr) return;
+      found = true;
+      result.start_offset = st->start_offset;
+      result.end_offset = st->end_offset;
+      if (offset < st->start_offset || offset >= st->end_offset) return;
+      // The segments from `offset` on, enough to fill max_bytes.
+      auto it = st->segments.upper_bound(offset);
+      if (it != st->segments.begin()) --it;
+      uint64_t bytes = 0;
+      for (; it != st->segments.end() && (bytes < max_bytes || segments.empty()); ++it) {
+        segments.push_back(it->second);
+        bytes += it->second.length;
+      }
+    });
+    if (!found) return NotFoundError("no stream " + std::to_string(stream_id));
+    if (offset < result.start_offset) {
+      return OutOfRangeError("offset " + std::to_string(offset) + " is before the start " +
+                             std::to_string(result.start_offset) + " of stream " +
+                             std::to_string(stream_id));
+    }
+    if (offset > result.end_offset) {
+      return OutOfRangeError("offset " + std::to_string(offset) + " is beyond the end " +
+                             std::to_string(result.end_offset) + " of stream " +
+                             std::to_string(stream_id));
+    }
+    if (offset == result.end_offset) {
+      if (SteadyNow() >= deadline) return result;
+      meta_->WaitApplied(seen_seq, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       deadline - SteadyNow()) +
+                                       std::chrono::milliseconds(1));
+      continue;
+    }
+    break;
+  }
+  // Serve from the tail when it has the offset; otherwise walk the segments.
+  std::vector<BatchPtr> tail = tail_->Get(stream_id, offset, max_bytes);
+  if (!tail.empty()) {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    ++stats_.tail_hits;
+    for (auto& b : tail) {
+      if (b->base_offset >= result.end_offset) break;
+      result.batches.push_back(std::move(b));
+    }
+    return result;
+  }
+  size_t bytes = 0;
+  int64_t at = offset;
+  for (const auto& seg : segments) {
+    if (!result.batches.empty() && bytes >= max_bytes) break;
+    MINK_ASSIGN_OR_RETURN(auto batches, LoadSegment(seg));
+    for (auto& b : batches) {
+      if (b->end_offset() <= at) continue;
+      if (!result.batches.empty() && bytes + b->payload.size() > max_bytes) return result;
+      bytes += b->payload.size() + b->change_types.size() + kBatchHeaderSize;
+      at = b->end_offset();
+      result.batches.push_back(std::move(b));
+    }
+  }
+  return result;
+}
+
+}  // namespace mink::storage

@@ -1,0 +1,169 @@
+#include "storage/stream_store.h"
+
+#include "base/log.h"
+
+namespace mink::storage {
+
+using metadata::Command;
+using metadata::State;
+
+Result<NodeIdentity> StreamStore::RegisterNode(metadata::MetadataLog* meta, int32_t node_id) {
+  int64_t epoch = 0;
+  auto seq = meta->Append([&](const State& s) -> Result<Command> {
+    epoch = s.NodeEpoch(node_id) + 1;
+    return Command(metadata::RegisterNode{node_id, epoch});
+  });
+  if (!seq.ok()) return seq.status();
+  return NodeIdentity{node_id, epoch};
+}
+
+Result<std::unique_ptr<StreamStore>> StreamStore::Open(const StorageOptions& options,
+                                                       metadata::MetadataLog* meta,
+                                                       StoreSet stores, NodeIdentity node,
+                                                       bool maintenance) {
+  if (!stores.data || !stores.wal) return InvalidArgumentError("storage needs a data and a WAL store");
+  if (stores.data_bucket_id == stores.wal_bucket_id && stores.data != stores.wal) {
+    return InvalidArgumentError("the data and WAL stores need different bucket ids");
+  }
+  auto store = std::unique_ptr<StreamStore>(new StreamStore(options, meta, std::move(stores), node));
+  if (maintenance) {
+    store->maintenance_ = std::thread([raw = store.get()] { raw->MaintenanceLoop(); });
+  }
+  return store;
+}
+
+StreamStore::StreamStore(const StorageOptions& options, metadata::MetadataLog* meta,
+                         StoreSet stores, NodeIdentity node)
+    : options_(options),
+      meta_(meta),
+      stores_(std::move(stores)),
+      node_(node),
+      tail_(options.tail_bytes_per_stream),
+      blocks_(options.block_cache_bytes) {
+  std::map<int32_t, object_store::ObjectStore*> by_bucket{
+      {stores_.data_bucket_id, stores_.data.get()}, {stores_.wal_bucket_id, stores_.wal.get()}};
+  reader_ = std::make_unique<StreamReader>(meta_, std::move(by_bucket), &blocks_, &tail_);
+  writer_ = std::make_unique<WalWriter>(options_, meta_, stores_.wal.get(), stores_.wal_bucket_id,
+                                        node_, &tail_);
+}
+
+StreamStore::~StreamStore() { Stop(); }
+
+void StreamStore::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (maintenance_.joinable()) maintenance_.join();
+  writer_->Stop();
+}
+
+object_store::ObjectStore* StreamStore::StoreFor(int32_t bucket_id) const {
+  return bucket_id == stores_.wal_bucket_id ? stores_.wal.get() : stores_.data.get();
+}
+
+Result<uint64_t> StreamStore::CreateStream(const std::string& name) {
+  uint64_t id = 0;
+  auto seq = meta_->Append([&](const State& s) -> Result<Command> {
+    id = s.next_stream_id();
+    return Command(metadata::CreateStream{id, name});
+  });
+  if (!seq.ok()) return seq.status();
+  return id;
+}
+
+Status StreamStore::OpenStream(uint64_t stream_id) {
+  auto seq = meta_->Append([&](const State& s) -> Result<Command> {
+    const metadata::StreamState* st = s.FindStream(stream_id);
+    if (st == nullptr) return NotFoundError("no stream " + std::to_string(stream_id));
+    return Command(metadata::OpenStream{stream_id, st->epoch + 1, node_.node_id, node_.node_epoch});
+  });
+  if (!seq.ok()) return seq.status();
+  int64_t epoch = 0, end = 0;
+  bool ours = meta_->Read([&](const State& s) {
+    const metadata::StreamState* st = s.FindStream(stream_id);
+    if (st == nullptr || st->owner_node != node_.node_id ||
+        st->owner_node_epoch != node_.node_epoch) {
+      return false;
+    }
+    epoch = st->epoch;
+    end = st->end_offset;
+    return true;
+  });
+  if (!ours) return AbortedError("stream " + std::to_string(stream_id) + " was taken by another owner");
+  tail_.Drop(stream_id);
+  writer_->Adopt(stream_id, epoch, end);
+  MINK_LOG_INFO("storage", "opened stream={} epoch={} end={} node={}", stream_id, epoch, end,
+                node_.node_id);
+  return Status::Ok();
+}
+
+void StreamStore::CloseStream(uint64_t stream_id) {
+  writer_->Release(stream_id);
+  tail_.Drop(stream_id);
+}
+
+Status StreamStore::DeleteStream(uint64_t stream_id) {
+  CloseStream(stream_id);
+  auto seq = meta_->Append(Command(metadata::DeleteStream{stream_id}));
+  return seq.ok() ? Status::Ok() : seq.status();
+}
+
+Result<int64_t> StreamStore::Append(uint64_t stream_id, BatchInput input, AppendCallback done) {
+  return writer_->Append(stream_id, std::move(input), std::move(done));
+}
+
+Result<AppendResult> StreamStore::AppendAndWait(uint64_t stream_id, BatchInput input) {
+  auto promise = std::make_shared<std::promise<Status>>();
+  std::future<Status> committed = promise->get_future();
+  int32_t count = input.record_count;
+  MINK_ASSIGN_OR_RETURN(int64_t base,
+                        writer_->Append(stream_id, std::move(input),
+                                        [promise](Status s) { promise->set_value(std::move(s)); }));
+  Status s = committed.get();
+  if (!s.ok()) return s;
+  return AppendResult{base, base + count};
+}
+
+Status StreamStore::Trim(uint64_t stream_id, int64_t new_start) {
+  auto seq = meta_->Append(Command(metadata::TrimStream{stream_id, new_start}));
+  return seq.ok() ? Status::Ok() : seq.status();
+}
+
+MaintenanceStats StreamStore::maintenance_stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void StreamStore::MaintenanceLoop() {
+  auto next_compaction = SteadyNow() + options_.compaction_interval;
+  auto next_gc = SteadyNow() + options_.gc_interval;
+  auto next_retention = SteadyNow() + options_.retention_interval;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    auto wake = std::min({next_compaction, next_gc, next_retention});
+    stop_cv_.wait_until(lock, wake, [&] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    auto now = SteadyNow();
+    auto run = [](const char* what, Status s) {
+      if (!s.ok()) MINK_LOG_WARN("storage", "{} failed: {}", what, s.ToString());
+    };
+    if (now >= next_compaction) {
+      run("compaction", RunCompaction());
+      next_compaction = SteadyNow() + options_.compaction_interval;
+    }
+    if (now >= next_gc) {
+      run("garbage collection", RunGarbageCollection());
+      next_gc = SteadyNow() + options_.gc_interval;
+    }
+    if (now >= next_retention) {
+      run("retention", RunRetention());
+      next_retention = SteadyNow() + options_.retention_interval;
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace mink::storage

@@ -1,0 +1,116 @@
+#pragma once
+// StreamStore: the storage layer of one node. Streams are created and opened (owned) through the
+// metadata log; the node's WalWriter writes the streams it owns, the StreamReader reads any
+// stream, and a maintenance thread compacts WAL objects into per-stream objects, deletes objects
+// nobody references any more (after a grace period) and objects that were uploaded but never
+// committed, and trims streams by retention.
+//
+// Thread-safe. Stop() (or the destructor) finishes in-flight writes and stops the threads.
+
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "metadata/metadata_log.h"
+#include "object_store/object_store.h"
+#include "storage/caches.h"
+#include "storage/storage_options.h"
+#include "storage/stream_reader.h"
+#include "storage/wal_writer.h"
+
+namespace mink::storage {
+
+struct StoreSet {
+  std::shared_ptr<object_store::ObjectStore> data;  // stream objects
+  int32_t data_bucket_id = -2;
+  std::shared_ptr<object_store::ObjectStore> wal;   // WAL objects
+  int32_t wal_bucket_id = -3;
+};
+
+struct AppendResult {
+  int64_t base_offset = 0;
+  int64_t end_offset = 0;
+};
+
+struct MaintenanceStats {
+  uint64_t compactions = 0;        // ReplaceSegments committed
+  uint64_t objects_deleted = 0;    // unreferenced objects deleted after the grace period
+  uint64_t orphans_deleted = 0;    // uploaded-but-never-committed objects deleted
+  uint64_t trims = 0;
+};
+
+class StreamStore {
+ public:
+  // Registers a new process epoch of `node_id` in the metadata log (fencing older processes of
+  // the same node) and returns the identity to open the store with.
+  static Result<NodeIdentity> RegisterNode(metadata::MetadataLog* meta, int32_t node_id);
+
+  // `maintenance` = false leaves compaction, GC and retention to explicit Run* calls (tests).
+  static Result<std::unique_ptr<StreamStore>> Open(const StorageOptions& options,
+                                                   metadata::MetadataLog* meta, StoreSet stores,
+                                                   NodeIdentity node, bool maintenance = true);
+  ~StreamStore();
+  void Stop();
+
+  // A new stream (not yet owned by anyone).
+  Result<uint64_t> CreateStream(const std::string& name);
+  // Takes ownership of a stream at its epoch + 1 (fencing the previous owner) and starts writing
+  // it at its committed end.
+  Status OpenStream(uint64_t stream_id);
+  // Stops writing a stream here (local; the next owner fences us anyway).
+  void CloseStream(uint64_t stream_id);
+  Status DeleteStream(uint64_t stream_id);
+
+  // Queues a batch and returns its base offset; `done` gets OK once the batch is committed.
+  Result<int64_t> Append(uint64_t stream_id, BatchInput input, AppendCallback done);
+  // Appends and waits for the commit.
+  Result<AppendResult> AppendAndWait(uint64_t stream_id, BatchInput input);
+
+  Result<ReadResult> Read(uint64_t stream_id, int64_t offset, size_t max_bytes,
+                          std::chrono::milliseconds max_wait = std::chrono::milliseconds(0)) {
+    return reader_->Read(stream_id, offset, max_bytes, max_wait);
+  }
+  // Makes offsets below `new_start` unreadable.
+  Status Trim(uint64_t stream_id, int64_t new_start);
+
+  // One round of each maintenance task (the maintenance thread runs them periodically).
+  Status RunCompaction();
+  Status RunGarbageCollection();
+  Status RunRetention();
+  MaintenanceStats maintenance_stats() const;
+  ReadStats read_stats() const { return reader_->stats(); }
+
+  const NodeIdentity& node() const { return node_; }
+  metadata::MetadataLog* meta() { return meta_; }
+
+ private:
+  StreamStore(const StorageOptions& options, metadata::MetadataLog* meta, StoreSet stores,
+              NodeIdentity node);
+  void MaintenanceLoop();
+  object_store::ObjectStore* StoreFor(int32_t bucket_id) const;
+  // Compacts one stream's oldest eligible run of segments into one stream object.
+  Status CompactStream(uint64_t stream_id);
+
+  const StorageOptions options_;
+  metadata::MetadataLog* const meta_;
+  const StoreSet stores_;
+  const NodeIdentity node_;
+  TailCache tail_;
+  BlockCache blocks_;
+  std::unique_ptr<StreamReader> reader_;
+  std::unique_ptr<WalWriter> writer_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  MaintenanceStats stats_;
+  uint64_t next_object_seq_ = 0;
+  std::thread maintenance_;
+};
+
+}  // namespace mink::storage

@@ -1,0 +1,418 @@
+#include "storage/stream_store.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "object_store/file_store.h"
+#include "object_store/memory_store.h"
+#include "storage/object_keys.h"
+#include "test_env.h"
+#include "test_node.h"
+
+namespace mink::storage {
+namespace {
+
+using testing::ReadAll;
+using testing::Records;
+using testing::TestNode;
+
+class StreamStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing_env::MakeTempDir("storage");
+    meta_url_ = "sqlite:" + dir_ + "/meta.db";
+    mem_ = std::make_shared<object_store::MemoryStore>();
+    stores_ = StoreSet{mem_, -2, mem_, -3};
+    options_.wal_flush_interval = std::chrono::milliseconds(5);
+  }
+  std::unique_ptr<TestNode> Node(int32_t id, const Clock* clock = nullptr) {
+    return TestNode::Start(meta_url_, stores_, id, options_, clock);
+  }
+  uint64_t NewOpenStream(TestNode* node) {
+    auto id = node->store->CreateStream("test");
+    EXPECT_TRUE(id.ok()) << id.status();
+    EXPECT_TRUE(node->store->OpenStream(*id).ok());
+    return *id;
+  }
+
+  std::string dir_;
+  std::string meta_url_;
+  std::shared_ptr<object_store::MemoryStore> mem_;
+  StoreSet stores_;
+  StorageOptions options_;
+};
+
+TEST_F(StreamStoreTest, AppendedBatchesReadBackInOrderWithDenseOffsets) {
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  int64_t expected = 0;
+  for (int i = 0; i < 50; ++i) {
+    auto r = node->store->AppendAndWait(s, Records("batch-" + std::to_string(i), 1 + i % 3));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->base_offset, expected);
+    expected = r->end_offset;
+  }
+  auto batches = ReadAll(node->store.get(), s);
+  ASSERT_EQ(batches.size(), 50u);
+  int64_t at = 0;
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(batches[i]->base_offset, at);
+    EXPECT_EQ(batches[i]->payload, "batch-" + std::to_string(i));
+    at = batches[i]->end_offset();
+  }
+  // A read from the middle of a batch returns the batch holding that offset.
+  auto mid = node->store->Read(s, 2, 1);
+  ASSERT_TRUE(mid.ok());
+  ASSERT_FALSE(mid->batches.empty());
+  EXPECT_EQ(mid->batches.front()->base_offset, 1);
+  EXPECT_EQ(mid->end_offset, expected);
+}
+
+TEST_F(StreamStoreTest, NothingIsReadableBeforeItIsAcknowledged) {
+  object_store::FaultPlan slow;
+  slow.latency = std::chrono::milliseconds(150);
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  mem_->SetFaults(slow);
+  std::atomic<bool> acked{false};
+  auto base = node->store->Append(s, Records("x"), [&](Status st) {
+    EXPECT_TRUE(st.ok()) << st;
+    acked = true;
+  });
+  ASSERT_TRUE(base.ok());
+  auto before = node->store->Read(s, 0, 1024);
+  ASSERT_TRUE(before.ok());
+  EXPECT_TRUE(before->batches.empty());
+  EXPECT_EQ(before->end_offset, 0);
+  EXPECT_FALSE(acked.load());
+  auto waited = node->store->Read(s, 0, 1024, std::chrono::seconds(5));
+  ASSERT_TRUE(waited.ok());
+  ASSERT_EQ(waited->batches.size(), 1u);
+  mem_->SetFaults({});
+}
+
+TEST_F(StreamStoreTest, AReaderAtTheEndWaitsForTheNextCommit) {
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(node->store->AppendAndWait(s, Records("late")).ok());
+  });
+  auto start = SteadyNow();
+  auto r = node->store->Read(s, 0, 1024, std::chrono::seconds(10));
+  writer.join();
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->batches.size(), 1u);
+  EXPECT_EQ(r->batches[0]->payload, "late");
+  EXPECT_LT(SteadyNow() - start, std::chrono::seconds(5));
+  // Without new data the wait ends at its deadline with nothing.
+  auto empty = node->store->Read(s, 1, 1024, std::chrono::milliseconds(50));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->batches.empty());
+}
+
+TEST_F(StreamStoreTest, OutOfRangeAndUnknownStreamsAreErrors) {
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("a", 5)).ok());
+  EXPECT_EQ(node->store->Read(s, 6, 1024).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(node->store->Read(999, 0, 1024).status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(node->store->Trim(s, 3).ok());
+  auto below = node->store->Read(s, 2, 1024);
+  EXPECT_EQ(below.status().code(), StatusCode::kOutOfRange);
+  EXPECT_NE(below.status().message().find("before the start 3"), std::string::npos);
+  EXPECT_TRUE(node->store->Read(s, 3, 1024).ok());
+}
+
+TEST_F(StreamStoreTest, AppendToAStreamThisNodeDoesNotOwnIsRefused) {
+  auto node = Node(1);
+  auto id = node->store->CreateStream("unowned");
+  ASSERT_TRUE(id.ok());
+  auto r = node->store->AppendAndWait(*id, Records("x"));
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(node->store->AppendAndWait(*id, Records("x", 0)).ok());
+}
+
+// A new owner with a higher epoch fences the old one: the old owner's commits are refused and
+// what it did not get acknowledged never becomes readable.
+TEST_F(StreamStoreTest, ANewOwnerFencesTheOldOwner) {
+  auto a = Node(1);
+  auto b = Node(2);
+  uint64_t s = NewOpenStream(a.get());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(a->store->AppendAndWait(s, Records("a" + std::to_string(i))).ok());
+
+  ASSERT_TRUE(b->meta->CatchUp().ok());
+  ASSERT_TRUE(b->store->OpenStream(s).ok());
+
+  // The old owner's appends are refused at commit.
+  std::vector<std::shared_ptr<std::promise<Status>>> results;
+  for (int i = 0; i < 5; ++i) {
+    auto p = std::make_shared<std::promise<Status>>();
+    results.push_back(p);
+    auto base = a->store->Append(s, Records("zombie" + std::to_string(i)),
+                                 [p](Status st) { p->set_value(st); });
+    if (!base.ok()) p->set_value(base.status());
+  }
+  for (auto& p : results) {
+    Status st = p->get_future().get();
+    EXPECT_FALSE(st.ok());
+  }
+  // The new owner continues at the old owner's acknowledged end.
+  auto r = b->store->AppendAndWait(s, Records("b0"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->base_offset, 10);
+  ASSERT_TRUE(a->meta->CatchUp().ok());
+  for (TestNode* reader : {a.get(), b.get()}) {
+    auto batches = ReadAll(reader->store.get(), s);
+    ASSERT_EQ(batches.size(), 11u);
+    for (auto& batch : batches) EXPECT_EQ(batch->payload.find("zombie"), std::string::npos);
+    EXPECT_EQ(batches.back()->payload, "b0");
+  }
+  // The old owner stopped writing the stream.
+  EXPECT_EQ(a->store->AppendAndWait(s, Records("again")).status().code(),
+            StatusCode::kFailedPrecondition);
+}
+
+TEST_F(StreamStoreTest, ARestartedNodeFencesItsOldProcess) {
+  auto old_process = Node(1);
+  uint64_t s = NewOpenStream(old_process.get());
+  ASSERT_TRUE(old_process->store->AppendAndWait(s, Records("before")).ok());
+  auto new_process = Node(1);  // same node id, new node epoch
+  ASSERT_TRUE(new_process->store->OpenStream(s).ok());
+  auto zombie = old_process->store->AppendAndWait(s, Records("zombie"));
+  EXPECT_TRUE(IsAborted(zombie.status())) << zombie.status();
+  auto r = new_process->store->AppendAndWait(s, Records("after"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->base_offset, 1);
+  auto batches = ReadAll(new_process->store.get(), s);
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[1]->payload, "after");
+}
+
+TEST_F(StreamStoreTest, ReopeningAfterAStopContinuesAtTheCommittedEnd) {
+  uint64_t s;
+  {
+    auto node = Node(1);
+    s = NewOpenStream(node.get());
+    for (int i = 0; i < 7; ++i) ASSERT_TRUE(node->store->AppendAndWait(s, Records("x", 2)).ok());
+  }
+  auto node = Node(1);
+  ASSERT_TRUE(node->store->OpenStream(s).ok());
+  auto r = node->store->AppendAndWait(s, Records("y"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->base_offset, 14);
+  EXPECT_EQ(ReadAll(node->store.get(), s).size(), 8u);
+}
+
+// With 10% of PUTs failing (some after storing the object) and latency spikes, every
+// acknowledged batch is readable at its offset exactly once and every append is answered once.
+TEST_F(StreamStoreTest, FaultyObjectStoreLosesNothingAcknowledged) {
+  auto node = Node(1);
+  std::vector<uint64_t> streams;
+  for (int i = 0; i < 3; ++i) streams.push_back(NewOpenStream(node.get()));
+  object_store::FaultPlan faults;
+  faults.fail_fraction = 0.10;
+  faults.ambiguous_fraction = 0.3;
+  faults.spike_fraction = 0.05;
+  faults.spike_latency = std::chrono::milliseconds(40);
+  faults.latency = std::chrono::milliseconds(1);
+  mem_->SetFaults(faults);
+
+  struct Ack {
+    uint64_t stream;
+    int64_t offset;
+    std::string payload;
+  };
+  std::mutex mutex;
+  std::vector<Ack> acks;
+  std::map<std::string, int> callbacks;  // payload -> times answered
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  constexpr int kPerThread = 150;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        uint64_t stream = streams[(t + i) % streams.size()];
+        std::string payload = "t" + std::to_string(t) + "-" + std::to_string(i);
+        auto done = std::make_shared<std::promise<void>>();
+        auto base = std::make_shared<int64_t>(-1);
+        auto r = node->store->Append(stream, Records(payload), [&, stream, payload, base, done](Status st) {
+          std::lock_guard<std::mutex> lock(mutex);
+          callbacks[payload]++;
+          if (st.ok()) acks.push_back(Ack{stream, *base, payload});
+          else ++failed;
+          done->set_value();
+        });
+        if (!r.ok()) { ++failed; continue; }
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          *base = *r;
+        }
+        if (i % 10 == 0) done->get_future().wait();  // mix waiting and pipelined appends
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  // Wait for every outstanding callback.
+  for (int i = 0; i < 600; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (callbacks.size() + 0 >= static_cast<size_t>(4 * kPerThread)) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  mem_->SetFaults({});
+  EXPECT_GT(mem_->injected_failures(), 0u);
+  std::lock_guard<std::mutex> lock(mutex);
+  ASSERT_EQ(callbacks.size(), static_cast<size_t>(4 * kPerThread));
+  for (const auto& [payload, n] : callbacks) EXPECT_EQ(n, 1) << payload;
+  EXPECT_GT(acks.size(), 0u);
+  std::map<std::pair<uint64_t, int64_t>, std::string> stored;
+  std::set<std::string> seen;
+  for (uint64_t s : streams) {
+    int64_t expect = 0;
+    for (auto& b : ReadAll(node->store.get(), s)) {
+      EXPECT_EQ(b->base_offset, expect);
+      expect = b->end_offset();
+      stored[{s, b->base_offset}] = b->payload;
+      EXPECT_TRUE(seen.insert(b->payload).second) << "stored twice: " << b->payload;
+    }
+  }
+  for (const auto& ack : acks) {
+    auto it = stored.find({ack.stream, ack.offset});
+    ASSERT_NE(it, stored.end()) << "acknowledged " << ack.payload << " lost";
+    EXPECT_EQ(it->second, ack.payload);
+  }
+}
+
+TEST_F(StreamStoreTest, ACorruptObjectIsReportedAsDataLossNamingTheKey) {
+  auto file = object_store::FileStore::Open(dir_ + "/objects");
+  ASSERT_TRUE(file.ok());
+  std::shared_ptr<object_store::ObjectStore> fs = std::move(*file);
+  stores_ = StoreSet{fs, -2, fs, -3};
+  uint64_t s;
+  {
+    auto node = Node(1);
+    s = NewOpenStream(node.get());
+    ASSERT_TRUE(node->store->AppendAndWait(s, Records(std::string(1000, 'v'))).ok());
+  }
+  auto listed = fs->List("wal/");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  std::string key = listed->front().key;
+  std::string path = dir_ + "/objects/" + key;
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(500);
+    f.put('X');
+  }
+  auto node = Node(1);
+  auto r = node->store->Read(s, 0, 1 << 20);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(r.status().message().find(key), std::string::npos) << r.status();
+  // Truncated too.
+  std::filesystem::resize_file(path, 300);
+  auto node2 = Node(1);
+  auto t = node2->store->Read(s, 0, 1 << 20);
+  EXPECT_EQ(t.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(t.status().message().find(key), std::string::npos) << t.status();
+  // Missing.
+  std::filesystem::remove(path);
+  auto node3 = Node(1);
+  auto m = node3->store->Read(s, 0, 1 << 20);
+  EXPECT_EQ(m.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(m.status().message().find(key), std::string::npos) << m.status();
+}
+
+TEST_F(StreamStoreTest, CompactionMovesWalRunsIntoStreamObjectsAndGcDeletesTheWal) {
+  options_.compaction_min_age = std::chrono::milliseconds(0);
+  options_.delete_grace = std::chrono::milliseconds(0);
+  options_.block_bytes = 2000;
+  auto node = Node(1);
+  uint64_t s1 = NewOpenStream(node.get());
+  uint64_t s2 = NewOpenStream(node.get());
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(node->store->AppendAndWait(i % 2 ? s1 : s2, Records(std::string(200, 'a' + i % 26) + std::to_string(i))).ok());
+  }
+  size_t wal_objects = mem_->List("wal/")->size();
+  EXPECT_GT(wal_objects, 1u);
+  ASSERT_TRUE(node->store->RunCompaction().ok());
+  EXPECT_EQ(node->store->maintenance_stats().compactions, 2u);
+  node->meta->Read([&](const metadata::State& st) {
+    for (uint64_t s : {s1, s2}) {
+      const auto* stream = st.FindStream(s);
+      EXPECT_GT(stream->segments.size(), 1u);  // several blocks
+      for (const auto& [start, seg] : stream->segments) EXPECT_FALSE(IsWalKey(seg.object_key));
+    }
+    EXPECT_EQ(st.unreferenced().size(), wal_objects);
+  });
+  ASSERT_TRUE(node->store->RunGarbageCollection().ok());
+  EXPECT_EQ(mem_->List("wal/")->size(), 0u);
+  EXPECT_EQ(node->store->maintenance_stats().objects_deleted, wal_objects);
+  node->meta->Read([&](const metadata::State& st) { EXPECT_TRUE(st.unreferenced().empty()); });
+  // Read through a fresh node (no caches): everything is still there, in order.
+  auto reader = Node(2);
+  auto batches = ReadAll(reader->store.get(), s1);
+  ASSERT_EQ(batches.size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(batches[i]->base_offset, i);
+    EXPECT_EQ(batches[i]->payload, std::string(200, 'a' + (2 * i + 1) % 26) + std::to_string(2 * i + 1));
+  }
+  // Small stream objects are merged on the next rounds.
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(node->store->AppendAndWait(s1, Records("more")).ok());
+  ASSERT_TRUE(node->store->RunCompaction().ok());
+  EXPECT_EQ(ReadAll(reader->store.get(), s1).size(), 24u);
+}
+
+TEST_F(StreamStoreTest, NeverCommittedObjectsAreSweptAfterTheGrace) {
+  options_.orphan_grace = std::chrono::milliseconds(400);
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("kept")).ok());
+  ASSERT_TRUE(mem_->Put("wal/n9/e1/000000000001", "an upload whose commit never happened").ok());
+  ASSERT_TRUE(mem_->Put("streams/42/00000000000000000000-n9e1s0", "orphan compaction output").ok());
+  // Young objects may still be committed by their writer: they stay.
+  ASSERT_TRUE(node->store->RunGarbageCollection().ok());
+  EXPECT_EQ(node->store->maintenance_stats().orphans_deleted, 0u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  ASSERT_TRUE(node->store->RunGarbageCollection().ok());
+  EXPECT_EQ(node->store->maintenance_stats().orphans_deleted, 2u);
+  EXPECT_EQ(mem_->Get("wal/n9/e1/000000000001").status().code(), StatusCode::kNotFound);
+  auto remaining = mem_->List("wal/");
+  ASSERT_EQ(remaining->size(), 1u);  // the committed one
+  auto batches = ReadAll(node->store.get(), s);
+  ASSERT_EQ(batches.size(), 1u);
+}
+
+TEST_F(StreamStoreTest, RetentionTrimsBatchesOlderThanTheLimit) {
+  ManualClock clock;
+  options_.retention = std::chrono::hours(1);
+  auto node = Node(1, &clock);
+  uint64_t s = NewOpenStream(node.get());
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("old", 3)).ok());
+  clock.Advance(2 * 3600 * 1000);
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("new", 2)).ok());
+  ASSERT_TRUE(node->store->RunRetention().ok());
+  auto r = node->store->Read(s, 0, 1024);
+  EXPECT_EQ(r.status().code(), StatusCode::kOutOfRange);
+  auto fresh = node->store->Read(s, 3, 1024);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(fresh->start_offset, 3);
+  ASSERT_EQ(fresh->batches.size(), 1u);
+  EXPECT_EQ(fresh->batches[0]->payload, "new");
+  clock.Advance(2 * 3600 * 1000);
+  ASSERT_TRUE(node->store->RunRetention().ok());
+  auto none = node->store->Read(s, 5, 1024);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->start_offset, 5);
+}
+
+}  // namespace
+}  // namespace mink::storage

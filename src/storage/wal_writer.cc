@@ -1,0 +1,391 @@
+#include "storage/wal_writer.h"
+
+#include "base/backoff.h"
+#include "base/log.h"
+#include "storage/object_format.h"
+#include "storage/object_keys.h"
+
+namespace mink::storage {
+
+using metadata::Command;
+using metadata::CommitObjects;
+using metadata::ObjectEntry;
+using metadata::SegmentEntry;
+using metadata::State;
+
+WalWriter::WalWriter(const StorageOptions& options, metadata::MetadataLog* meta,
+                     object_store::ObjectStore* wal_store, int32_t wal_bucket_id,
+                     NodeIdentity node, TailCache* tail)
+    : options_(options),
+      meta_(meta),
+      wal_store_(wal_store),
+      wal_bucket_id_(wal_bucket_id),
+      node_(node),
+      tail_(tail),
+      uploads_(std::max(1, options.wal_max_inflight_uploads)) {
+  sealer_ = std::thread([this] { SealLoop(); });
+  committer_ = std::thread([this] { CommitLoop(); });
+}
+
+WalWriter::~WalWriter() { Stop(); }
+
+void WalWriter::Adopt(uint64_t stream_id, int64_t epoch, int64_t committed_end) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Owned& o = owned_[stream_id];
+  o.epoch = epoch;
+  o.generation += 1;
+  o.next_offset = committed_end;
+}
+
+void WalWriter::Release(uint64_t stream_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  owned_.erase(stream_id);
+}
+
+bool WalWriter::Owns(uint64_t stream_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return owned_.count(stream_id) > 0;
+}
+
+Result<int64_t> WalWriter::Append(uint64_t stream_id, BatchInput input, AppendCallback done) {
+  if (input.record_count <= 0) return InvalidArgumentError("a batch needs at least one record");
+  if (!input.change_types.empty() &&
+      input.change_types.size() != static_cast<size_t>(input.record_count)) {
+    return InvalidArgumentError("a batch needs one change type per record");
+  }
+  const size_t size = EncodedBatchSize(input);
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto not_owner = [&] {
+    return FailedPreconditionError("stream " + std::to_string(stream_id) +
+                                   " is not open for writing on node " +
+                                   std::to_string(node_.node_id));
+  };
+  if (!owned_.count(stream_id)) return not_owner();
+  bool has_space = space_cv_.wait_for(lock, options_.append_wait_timeout, [&] {
+    return stopping_ || pending_bytes_ == 0 || pending_bytes_ + size <= options_.max_pending_bytes;
+  });
+  if (stopping_) return UnavailableError("storage is stopping");
+  if (!has_space) {
+    return ResourceExhaustedError("too much data waiting for the object store (" +
+                                  std::to_string(pending_bytes_) + " bytes)");
+  }
+  auto it = owned_.find(stream_id);
+  if (it == owned_.end()) return not_owner();
+  int64_t base = it->second.next_offset;
+  it->second.next_offset += input.record_count;
+  pending_bytes_ += size;
+  if (open_.empty()) open_since_ = SteadyNow();
+  open_.push_back(Pending{stream_id, it->second.generation, it->second.epoch, base,
+                          std::move(input), std::move(done)});
+  open_bytes_ += size;
+  if (open_.size() == 1 || open_bytes_ >= options_.wal_max_bytes) seal_cv_.notify_one();
+  return base;
+}
+
+void WalWriter::SealLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    if (open_.empty()) {
+      if (stopping_) break;
+      seal_cv_.wait(lock);
+      continue;
+    }
+    if (!stopping_) {
+      auto deadline = open_since_ + options_.wal_flush_interval;
+      if (open_bytes_ < options_.wal_max_bytes && SteadyNow() < deadline) {
+        seal_cv_.wait_until(lock, deadline);
+        continue;
+      }
+      if (uploads_in_flight_ >= options_.wal_max_inflight_uploads) {
+        seal_cv_.wait(lock);
+        continue;
+      }
+    }
+    std::vector<Pending> batches = std::move(open_);
+    open_.clear();
+    open_bytes_ = 0;
+    // Appends of streams released or rewound since they were queued never go out.
+    std::vector<Pending> live, dropped;
+    size_t dropped_bytes = 0;
+    for (auto& p : batches) {
+      auto it = owned_.find(p.stream_id);
+      if (it != owned_.end() && it->second.generation == p.generation) {
+        live.push_back(std::move(p));
+      } else {
+        dropped_bytes += EncodedBatchSize(p.input);
+        dropped.push_back(std::move(p));
+      }
+    }
+    pending_bytes_ -= dropped_bytes;
+    if (!live.empty()) ++uploads_in_flight_;
+    lock.unlock();
+    space_cv_.notify_all();
+    for (auto& p : dropped) {
+      p.done(AbortedError("stream " + std::to_string(p.stream_id) +
+                          " stopped taking writes on this node before the batch was written"));
+    }
+    std::shared_ptr<Sealed> sealed = live.empty() ? nullptr : Seal(std::move(live));
+    lock.lock();
+    if (sealed) {
+      sealed_.push_back(sealed);
+      uploads_.Submit([this, sealed] { Upload(sealed); });
+    }
+  }
+  lock.unlock();
+  commit_cv_.notify_all();
+}
+
+std::shared_ptr<WalWriter::Sealed> WalWriter::Seal(std::vector<Pending> batches) {
+  auto sealed = std::make_shared<Sealed>();
+  sealed->sealed_at = SteadyNow();
+  // Commit timestamps never go backwards on a node.
+  int64_t ts = std::max(meta_->clock()->NowMillis(), last_timestamp_ms_);
+  last_timestamp_ms_ = ts;
+  std::map<uint64_t, std::vector<Pending*>> by_stream;
+  for (auto& p : batches) {
+    by_stream[p.stream_id].push_back(&p);
+    sealed->pending_bytes += EncodedBatchSize(p.input);
+  }
+  ObjectBuilder builder(ObjectKind::kWal);
+  for (auto& [stream_id, list] : by_stream) {
+    builder.BeginRun(stream_id);
+    SealedRun run;
+    run.stream_id = stream_id;
+    run.generation = list.front()->generation;
+    run.epoch = list.front()->epoch;
+    for (Pending* p : list) {
+      builder.AddBatch(p->input, p->base_offset, ts);
+      auto batch = std::make_shared<Batch>();
+      batch->base_offset = p->base_offset;
+      batch->record_count = p->input.record_count;
+      batch->timestamp_ms = ts;
+      batch->writer_id = p->input.writer_id;
+      batch->batch_sequence = p->input.batch_sequence;
+      batch->schema_id = p->input.schema_id;
+      batch->change_types = std::move(p->input.change_types);
+      batch->payload = std::move(p->input.payload);
+      run.batches.push_back(std::move(batch));
+      run.callbacks.push_back(std::move(p->done));
+    }
+    builder.EndRun();
+    const RunEntry& entry = builder.runs().back();
+    run.start_offset = entry.start_offset;
+    run.end_offset = entry.end_offset;
+    run.position = entry.position;
+    run.length = entry.length;
+    run.max_timestamp_ms = entry.max_timestamp_ms;
+    sealed->runs.push_back(std::move(run));
+  }
+  sealed->bytes = builder.Finish();
+  sealed->size = sealed->bytes.size();
+  sealed->key = WalObjectKey(node_.node_id, node_.node_epoch, next_object_seq_++);
+  return sealed;
+}
+
+void WalWriter::Upload(const std::shared_ptr<Sealed>& sealed) {
+  Backoff backoff(std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+  const auto deadline = sealed->sealed_at + options_.upload_deadline;
+  Status s;
+  for (int attempt = 1;; ++attempt) {
+    s = wal_store_->Put(sealed->key, sealed->bytes);
+    if (s.ok() || SteadyNow() >= deadline) break;
+    if (attempt == 1 || attempt % 10 == 0) {
+      MINK_LOG_WARN("storage", "upload of {} failed (attempt {}), retrying: {}", sealed->key,
+                    attempt, s.ToString());
+    }
+    std::this_thread::sleep_for(backoff.Next());
+  }
+  std::string().swap(sealed->bytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sealed->state = s.ok() ? Sealed::State::kUploaded : Sealed::State::kFailed;
+    sealed->error = s.ok() ? s : UnavailableError("object store write failed: " + s.ToString());
+    --uploads_in_flight_;
+  }
+  seal_cv_.notify_one();
+  commit_cv_.notify_one();
+}
+
+void WalWriter::CommitLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    commit_cv_.wait(lock, [&] {
+      return (!sealed_.empty() && sealed_.front()->state != Sealed::State::kUploading) ||
+             (stopping_ && sealed_.empty() && open_.empty());
+    });
+    if (sealed_.empty()) break;
+    std::vector<std::shared_ptr<Sealed>> group;
+    if (sealed_.front()->state == Sealed::State::kFailed) {
+      group.push_back(sealed_.front());
+      sealed_.pop_front();
+    } else {
+      while (!sealed_.empty() && sealed_.front()->state == Sealed::State::kUploaded &&
+             static_cast<int>(group.size()) < options_.max_objects_per_commit) {
+        group.push_back(sealed_.front());
+        sealed_.pop_front();
+      }
+    }
+    lock.unlock();
+    if (group.front()->state == Sealed::State::kFailed) {
+      for (auto& run : group.front()->runs) FailRun(&run, group.front()->error, false);
+    } else {
+      Commit(group);
+    }
+    Finish(group);
+    lock.lock();
+  }
+}
+
+void WalWriter::Commit(const std::vector<std::shared_ptr<Sealed>>& all) {
+  // An object older than half the orphan grace may already be swept as never committed.
+  std::vector<std::shared_ptr<Sealed>> group;
+  const auto max_age = options_.orphan_grace / 2;
+  for (const auto& sealed : all) {
+    if (SteadyNow() - sealed->sealed_at > max_age) {
+      for (auto& run : sealed->runs) {
+        FailRun(&run, UnavailableError("WAL object " + sealed->key + " took too long to commit"),
+                false);
+      }
+    } else {
+      group.push_back(sealed);
+    }
+  }
+  // Runs of streams rewound or released meanwhile are not committed.
+  std::vector<std::vector<char>> eligible(group.size());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < group.size(); ++i) {
+      for (const auto& run : group[i]->runs) {
+        auto it = owned_.find(run.stream_id);
+        eligible[i].push_back(it != owned_.end() && it->second.generation == run.generation);
+      }
+    }
+  }
+  // Decided per attempt by the builder from the caught-up state: accepted, or why not.
+  std::vector<std::vector<Status>> verdict;
+  std::vector<std::vector<char>> fenced;
+  bool nothing = false;
+  auto build = [&](const State& s) -> Result<Command> {
+    verdict.assign(group.size(), {});
+    fenced.assign(group.size(), {});
+    nothing = false;
+    CommitObjects cmd;
+    cmd.node_id = node_.node_id;
+    cmd.node_epoch = node_.node_epoch;
+    bool node_fenced = s.NodeEpoch(node_.node_id) != node_.node_epoch;
+    std::map<uint64_t, int64_t> ends;
+    for (size_t i = 0; i < group.size(); ++i) {
+      const Sealed& sealed = *group[i];
+      ObjectEntry object;
+      object.key = sealed.key;
+      object.bucket_id = wal_bucket_id_;
+      object.size = sealed.size;
+      for (size_t r = 0; r < sealed.runs.size(); ++r) {
+        const SealedRun& run = sealed.runs[r];
+        const metadata::StreamState* st = s.FindStream(run.stream_id);
+        std::string name = "stream " + std::to_string(run.stream_id);
+        if (node_fenced) {
+          verdict[i].push_back(AbortedError("node " + std::to_string(node_.node_id) + " epoch " +
+                                             std::to_string(node_.node_epoch) + " is fenced"));
+          fenced[i].push_back(true);
+          continue;
+        }
+        if (st == nullptr || st->epoch != run.epoch || st->owner_node != node_.node_id ||
+            st->owner_node_epoch != node_.node_epoch) {
+          verdict[i].push_back(AbortedError(
+              name + " is fenced: it was opened at a newer epoch or by another node"));
+          fenced[i].push_back(true);
+          continue;
+        }
+        fenced[i].push_back(false);
+        if (!eligible[i][r]) {
+          verdict[i].push_back(AbortedError(name + " was rewound before this batch committed"));
+          continue;
+        }
+        auto [end, fresh] = ends.emplace(run.stream_id, st->end_offset);
+        if (run.start_offset != end->second) {
+          verdict[i].push_back(AbortedError(name + ": batch at offset " +
+                                            std::to_string(run.start_offset) +
+                                            " does not continue the committed end " +
+                                            std::to_string(end->second)));
+          continue;
+        }
+        end->second = run.end_offset;
+        verdict[i].push_back(Status::Ok());
+        object.segments.push_back(SegmentEntry{run.stream_id, run.epoch, run.start_offset,
+                                               run.end_offset, run.position, run.length,
+                                               run.max_timestamp_ms});
+      }
+      if (!object.segments.empty()) cmd.objects.push_back(std::move(object));
+    }
+    if (cmd.objects.empty()) {
+      nothing = true;
+      return AbortedError("nothing to commit");
+    }
+    return Command(std::move(cmd));
+  };
+  Result<int64_t> committed = group.empty() ? Result<int64_t>(0) : meta_->Append(build);
+  for (size_t i = 0; i < group.size(); ++i) {
+    for (size_t r = 0; r < group[i]->runs.size(); ++r) {
+      SealedRun& run = group[i]->runs[r];
+      if (!committed.ok() && !nothing) {
+        FailRun(&run, UnavailableError("commit to the metadata log failed: " +
+                                       committed.status().ToString()),
+                false);
+      } else if (verdict[i][r].ok()) {
+        tail_->Add(run.stream_id, run.batches);
+        for (auto& cb : run.callbacks) cb(Status::Ok());
+      } else {
+        FailRun(&run, verdict[i][r], fenced[i][r]);
+      }
+    }
+  }
+}
+
+void WalWriter::FailRun(SealedRun* run, const Status& why, bool fenced) {
+  for (auto& cb : run->callbacks) cb(why);
+  int64_t committed_end = meta_->Read([&](const State& s) {
+    const metadata::StreamState* st = s.FindStream(run->stream_id);
+    return st ? st->end_offset : 0;
+  });
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = owned_.find(run->stream_id);
+  if (it == owned_.end() || it->second.generation != run->generation) return;
+  if (fenced) {
+    MINK_LOG_WARN("storage", "stream={} fenced, no longer written by this node: {}",
+                  run->stream_id, why.ToString());
+    owned_.erase(it);
+  } else {
+    // Later appends continue from what is committed; their offsets are reassigned.
+    it->second.generation += 1;
+    it->second.next_offset = committed_end;
+  }
+}
+
+void WalWriter::Finish(const std::vector<std::shared_ptr<Sealed>>& group) {
+  size_t bytes = 0;
+  for (const auto& s : group) bytes += s->pending_bytes;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_bytes_ -= bytes;
+  }
+  space_cv_.notify_all();
+}
+
+void WalWriter::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ && !sealer_.joinable()) return;
+    stopping_ = true;
+  }
+  seal_cv_.notify_all();
+  commit_cv_.notify_all();
+  space_cv_.notify_all();
+  // Uploads and commits are bounded by upload_deadline and the metadata append timeout.
+  if (sealer_.joinable()) sealer_.join();
+  commit_cv_.notify_all();
+  if (committer_.joinable()) committer_.join();
+  uploads_.Stop();
+}
+
+}  // namespace mink::storage

@@ -1,0 +1,134 @@
+#pragma once
+// WalWriter: the write path of a node. Appends of every stream the node owns gather in one open
+// WAL object; it is sealed every wal_flush_interval (or when wal_max_bytes fills), uploaded
+// (several uploads in flight, each retried with backoff), and committed to the metadata log in
+// seal order, several objects per command when they are ready together (group commit). An append
+// is acknowledged (its callback gets OK) only after its object is durable and the commit is in
+// the log. The commit names each stream's epoch and offset range; the metadata state refuses a
+// stream whose epoch or owner moved on (fencing) or whose range does not continue the committed
+// end, and the writer then fails that stream's appends and stops writing it.
+//
+// Threads: a sealer, a committer, and an upload pool. Append is thread-safe and never blocks on
+// I/O (it waits only when max_pending_bytes are in flight). Callbacks run on the committer thread
+// (or the sealer, for appends dropped before upload) and must be quick.
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/thread_pool.h"
+#include "metadata/metadata_log.h"
+#include "object_store/object_store.h"
+#include "storage/batch_format.h"
+#include "storage/caches.h"
+#include "storage/storage_options.h"
+
+namespace mink::storage {
+
+struct NodeIdentity {
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;
+};
+
+using AppendCallback = std::function<void(Status)>;
+
+class WalWriter {
+ public:
+  WalWriter(const StorageOptions& options, metadata::MetadataLog* meta,
+            object_store::ObjectStore* wal_store, int32_t wal_bucket_id, NodeIdentity node,
+            TailCache* tail);
+  ~WalWriter();
+
+  // Starts writing a stream this node opened at `epoch`; appends continue at `committed_end`.
+  void Adopt(uint64_t stream_id, int64_t epoch, int64_t committed_end);
+  // Stops writing a stream; its appends not yet sealed fail with Aborted.
+  void Release(uint64_t stream_id);
+  bool Owns(uint64_t stream_id) const;
+
+  // Assigns the batch its offsets and queues it; returns its base offset. `done` is called once
+  // with OK when the batch is committed, or with the reason it never will be.
+  Result<int64_t> Append(uint64_t stream_id, BatchInput input, AppendCallback done);
+
+  // Seals what is open and finishes everything in flight (uploads and commits are bounded by
+  // upload_deadline and the metadata append timeout), then stops the threads.
+  void Stop();
+
+ private:
+  struct Pending {
+    uint64_t stream_id;
+    uint64_t generation;
+    int64_t epoch;
+    int64_t base_offset;
+    BatchInput input;
+    AppendCallback done;
+  };
+  struct SealedRun {
+    uint64_t stream_id;
+    uint64_t generation;
+    int64_t epoch;
+    int64_t start_offset, end_offset;
+    uint64_t position, length;
+    int64_t max_timestamp_ms;
+    std::vector<BatchPtr> batches;
+    std::vector<AppendCallback> callbacks;
+  };
+  struct Sealed {
+    std::string key;
+    std::string bytes;  // freed once uploaded
+    uint64_t size = 0;
+    size_t pending_bytes = 0;
+    std::vector<SealedRun> runs;
+    SteadyTime sealed_at;
+    enum class State { kUploading, kUploaded, kFailed } state = State::kUploading;
+    Status error;
+  };
+  struct Owned {
+    int64_t epoch;
+    uint64_t generation = 0;  // bumps when offsets are rewound after a failure
+    int64_t next_offset;      // offset of the next append
+  };
+
+  void SealLoop();
+  void CommitLoop();
+  std::shared_ptr<Sealed> Seal(std::vector<Pending> batches);
+  void Upload(const std::shared_ptr<Sealed>& sealed);
+  // Commits a group of uploaded objects; fails the runs the metadata log refuses.
+  void Commit(const std::vector<std::shared_ptr<Sealed>>& group);
+  // Fails every append of a run, and rewinds or releases its stream.
+  void FailRun(SealedRun* run, const Status& why, bool fenced);
+  void Finish(const std::vector<std::shared_ptr<Sealed>>& group);
+
+  const StorageOptions options_;
+  metadata::MetadataLog* const meta_;
+  object_store::ObjectStore* const wal_store_;
+  const int32_t wal_bucket_id_;
+  const NodeIdentity node_;
+  TailCache* const tail_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable seal_cv_;    // open object grew, or uploads finished
+  std::condition_variable commit_cv_;  // an upload finished
+  std::condition_variable space_cv_;   // pending bytes went down
+  std::map<uint64_t, Owned> owned_;
+  std::vector<Pending> open_;          // the open WAL object
+  size_t open_bytes_ = 0;
+  SteadyTime open_since_;
+  size_t pending_bytes_ = 0;           // appended, not yet committed or failed
+  int uploads_in_flight_ = 0;
+  std::deque<std::shared_ptr<Sealed>> sealed_;  // in seal order, until committed or failed
+  uint64_t next_object_seq_ = 0;
+  int64_t last_timestamp_ms_ = 0;
+  bool stopping_ = false;
+
+  ThreadPool uploads_;
+  std::thread sealer_;
+  std::thread committer_;
+};
+
+}  // namespace mink::storage
