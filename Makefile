@@ -1,0 +1,30 @@
+# The two commands of the README: `make run` and `make test`. Both set the machine up first
+# (scripts/setup is idempotent and quick when everything is there).
+BUILD ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+
+.PHONY: all setup configure build run test bench clean
+
+all: build
+
+setup:
+	@./scripts/setup
+
+configure: setup
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+
+build: configure
+	@ninja -C $(BUILD) -j $(JOBS)
+
+# Starts a node on the embedded default: SQLite metadata and file:// objects under ./data.
+run: build
+	./$(BUILD)/bin/mink serve $(ARGS)
+
+# Every test, with PostgreSQL and an S3 server started for the run and stopped after it.
+test: build
+	./scripts/with-test-services ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) \
+		--timeout 600
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,879 @@
+// stream_append_bench: appends 1 KiB records through the stream layer (StreamStore on a SQLite
+// metadata log and a file:// object store) and prints the acknowledged throughput and the
+// acknowledgement latency beside the disk's own bandwidth, measured in the same run and the same
+// directory. bench/README.md describes the phases; docs/performance.md has the results.
+//
+// Vocabulary: a "record" is --record-bytes of opaque payload; an "append" is one
+// StreamStore::Append call carrying one batch of --records-per-batch records to one stream. MB is
+// 10^6 bytes and counts record payload bytes only (not the 56-byte batch header).
+//
+// Every loop is bounded by a count and a deadline; the process only touches its own directory.
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "metadata/log_store.h"
+#include "metadata/metadata_log.h"
+#include "object_store/file_store.h"
+#include "storage/batch_format.h"
+#include "storage/stream_store.h"
+
+namespace mink::bench {
+namespace {
+
+using Millis = std::chrono::milliseconds;
+using Micros = std::chrono::microseconds;
+
+constexpr int kMaxDiskFiles = 64;
+constexpr size_t kDiskFileBytes = 8 << 20;
+constexpr int kMaxSmallSyncs = 200;
+constexpr auto kDrainTimeout = std::chrono::seconds(60);
+constexpr uint64_t kMaxAppendsPerPhase = 50'000'000;  // a count bound beside the deadline
+constexpr uint64_t kMaxErrors = 1000;                 // a phase gives up after this many
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void OnSignal(int) { g_interrupted.store(true); }
+
+// ---------------------------------------------------------------------------------------------
+// Flags
+
+struct Flags {
+  std::string dir;  // parent of the run directory; empty = $TMPDIR or /tmp
+  bool keep = false;
+  int seconds = 10;
+  int warmup_ms = 1000;
+  size_t record_bytes = 1024;
+  int records_per_batch = 64;
+  int streams = 8;
+  int producers = 4;
+  int flush_interval_ms = 10;
+  size_t max_pending = 32 << 20;
+  bool json = false;
+};
+
+const char kUsage[] =
+    "usage: stream_append_bench [flags]\n"
+    "  --dir PATH             the run works in a new directory under PATH, removed at exit\n"
+    "                         (default $TMPDIR or /tmp)\n"
+    "  --keep                 keep the run directory\n"
+    "  --seconds N            measured seconds per phase (default 10, max 600)\n"
+    "  --warmup-ms N          unmeasured start of each stream phase (default 1000)\n"
+    "  --record-bytes N       payload bytes of one record (default 1024)\n"
+    "  --records-per-batch N  records carried by one Append (default 64)\n"
+    "  --streams N            streams written, round-robin (default 8)\n"
+    "  --producers N          appending threads (default 4)\n"
+    "  --flush-interval-ms N  wal.flush_interval (default 10)\n"
+    "  --max-pending BYTES    phase 2: bytes in flight (appended, not yet acknowledged)\n"
+    "                         (default 33554432; StorageOptions::max_pending_bytes = 2x)\n"
+    "  --json                 also print one JSON line with every figure\n";
+
+bool ParseInt(const char* text, long long lo, long long hi, long long* out) {
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    auto next = [&]() -> bool {
+      if (has_value) return true;
+      if (i + 1 >= argc) return false;
+      value = argv[++i];
+      return true;
+    };
+    auto number = [&](long long lo, long long hi, auto* out) -> bool {
+      long long v;
+      if (!next() || !ParseInt(value.c_str(), lo, hi, &v)) {
+        *error = arg + " needs a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                 "]";
+        return false;
+      }
+      *out = static_cast<std::remove_pointer_t<decltype(out)>>(v);
+      return true;
+    };
+    if (arg == "--help" || arg == "-h") {
+      *error = "";
+      return false;
+    } else if (arg == "--dir") {
+      if (!next() || value.empty()) {
+        *error = "--dir needs a path";
+        return false;
+      }
+      f->dir = value;
+    } else if (arg == "--keep") {
+      f->keep = true;
+    } else if (arg == "--json") {
+      f->json = true;
+    } else if (arg == "--seconds") {
+      if (!number(1, 600, &f->seconds)) return false;
+    } else if (arg == "--warmup-ms") {
+      if (!number(0, 60'000, &f->warmup_ms)) return false;
+    } else if (arg == "--record-bytes") {
+      if (!number(1, 1 << 20, &f->record_bytes)) return false;
+    } else if (arg == "--records-per-batch") {
+      if (!number(1, 1 << 16, &f->records_per_batch)) return false;
+    } else if (arg == "--streams") {
+      if (!number(1, 10'000, &f->streams)) return false;
+    } else if (arg == "--producers") {
+      if (!number(1, 64, &f->producers)) return false;
+    } else if (arg == "--flush-interval-ms") {
+      if (!number(1, 10'000, &f->flush_interval_ms)) return false;
+    } else if (arg == "--max-pending") {
+      if (!number(1 << 16, 1LL << 34, &f->max_pending)) return false;
+    } else {
+      *error = "unknown flag " + arg;
+      return false;
+    }
+  }
+  if (f->record_bytes * static_cast<size_t>(f->records_per_batch) > (64u << 20)) {
+    *error = "one append may carry at most 64 MiB";
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small measurement helpers
+
+double Seconds(SteadyTime from, SteadyTime to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+struct Distribution {
+  uint64_t count = 0;
+  double p50_ms = 0, p99_ms = 0, max_ms = 0, mean_ms = 0;
+};
+
+// Nearest-rank percentiles of samples in microseconds.
+Distribution Summarize(std::vector<int64_t> us) {
+  Distribution d;
+  d.count = us.size();
+  if (us.empty()) return d;
+  std::sort(us.begin(), us.end());
+  auto rank = [&](double q) {
+    size_t i = static_cast<size_t>(q * static_cast<double>(us.size()) + 0.999999);
+    return us[std::clamp<size_t>(i, 1, us.size()) - 1] / 1000.0;
+  };
+  double sum = 0;
+  for (int64_t v : us) sum += static_cast<double>(v);
+  d.p50_ms = rank(0.50);
+  d.p99_ms = rank(0.99);
+  d.max_ms = us.back() / 1000.0;
+  d.mean_ms = sum / static_cast<double>(us.size()) / 1000.0;
+  return d;
+}
+
+// Durations of one kind of call, collected per phase (Take() returns them and starts afresh).
+class CallTimes {
+ public:
+  void Add(SteadyTime start, uint64_t bytes) {
+    int64_t us = std::chrono::duration_cast<Micros>(SteadyNow() - start).count();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (samples_.size() < kMaxSamples) samples_.push_back(us);
+    bytes_ += bytes;
+    ++calls_;
+  }
+  struct Taken {
+    uint64_t calls = 0;
+    uint64_t bytes = 0;
+    Distribution time;
+  };
+  Taken Take() {
+    std::vector<int64_t> samples;
+    Taken t;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      samples.swap(samples_);
+      t.calls = calls_;
+      t.bytes = bytes_;
+      calls_ = bytes_ = 0;
+    }
+    t.time = Summarize(std::move(samples));
+    return t;
+  }
+
+ private:
+  static constexpr size_t kMaxSamples = 1'000'000;
+  std::mutex mutex_;
+  std::vector<int64_t> samples_;
+  uint64_t calls_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// Times every Put of the wrapped store: for file:// that is write + fdatasync of the object,
+// rename, and fsync of its directory.
+class TimedObjectStore final : public object_store::ObjectStore {
+ public:
+  explicit TimedObjectStore(std::unique_ptr<object_store::ObjectStore> inner)
+      : inner_(std::move(inner)) {}
+  CallTimes& puts() { return puts_; }
+
+  Status Put(std::string_view key, std::string_view data) override {
+    SteadyTime start = SteadyNow();
+    Status s = inner_->Put(key, data);
+    puts_.Add(start, data.size());
+    return s;
+  }
+  Result<std::string> Get(std::string_view key) override { return inner_->Get(key); }
+  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override {
+    return inner_->GetRange(key, offset, length);
+  }
+  Result<object_store::ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
+  Result<std::vector<object_store::ObjectInfo>> List(std::string_view prefix) override {
+    return inner_->List(prefix);
+  }
+  Status Delete(std::string_view key) override { return inner_->Delete(key); }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  std::unique_ptr<object_store::ObjectStore> inner_;
+  CallTimes puts_;
+};
+
+// Times the metadata log's append transactions (catch-up read, build and validate, JSON encode,
+// insert, COMMIT with its fsync) and its snapshots.
+class TimedLogStore final : public metadata::LogStore {
+ public:
+  TimedLogStore(std::unique_ptr<metadata::LogStore> inner, CallTimes* appends,
+                CallTimes* snapshots)
+      : inner_(std::move(inner)), appends_(appends), snapshots_(snapshots) {}
+
+  Status Migrate() override { return inner_->Migrate(); }
+  Result<int> SchemaVersion() override { return inner_->SchemaVersion(); }
+  Result<std::vector<metadata::CommandRecord>> ReadAfter(int64_t after_seq, int limit) override {
+    return inner_->ReadAfter(after_seq, limit);
+  }
+  Status Insert(const metadata::CommandRecord& record) override {
+    inserted_bytes_.fetch_add(record.body.size());
+    return inner_->Insert(record);
+  }
+  Status WithAppendLock(const std::function<Status()>& fn) override {
+    SteadyTime start = SteadyNow();
+    Status s = inner_->WithAppendLock(fn);
+    appends_->Add(start, 0);
+    return s;
+  }
+  void WaitForCommands(int64_t after_seq, Millis timeout) override {
+    inner_->WaitForCommands(after_seq, timeout);
+  }
+  Result<std::optional<metadata::SnapshotRecord>> LatestSnapshot() override {
+    return inner_->LatestSnapshot();
+  }
+  Status WriteSnapshot(const metadata::SnapshotRecord& snapshot) override {
+    SteadyTime start = SteadyNow();
+    Status s = inner_->WriteSnapshot(snapshot);
+    snapshots_->Add(start, snapshot.body.size());
+    return s;
+  }
+  Status Prune(int64_t commands_up_to_seq, int keep_snapshots) override {
+    return inner_->Prune(commands_up_to_seq, keep_snapshots);
+  }
+  Status UpsertHeartbeat(const metadata::Heartbeat& heartbeat) override {
+    return inner_->UpsertHeartbeat(heartbeat);
+  }
+  Result<std::vector<metadata::Heartbeat>> ListHeartbeats() override {
+    return inner_->ListHeartbeats();
+  }
+  Result<metadata::Lease> TryAcquireLease(const std::string& name, const std::string& holder,
+                                          int64_t now_ms, int64_t ttl_ms) override {
+    return inner_->TryAcquireLease(name, holder, now_ms, ttl_ms);
+  }
+  std::string Describe() const override { return inner_->Describe(); }
+
+  uint64_t TakeInsertedBytes() { return inserted_bytes_.exchange(0); }
+
+ private:
+  std::unique_ptr<metadata::LogStore> inner_;
+  CallTimes* const appends_;
+  CallTimes* const snapshots_;
+  std::atomic<uint64_t> inserted_bytes_{0};
+};
+
+struct CpuTime {
+  double user = 0, system = 0;
+  static CpuTime Now() {
+    struct rusage ru;
+    ::getrusage(RUSAGE_SELF, &ru);
+    auto sec = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+    return CpuTime{sec(ru.ru_utime), sec(ru.ru_stime)};
+  }
+};
+
+std::string RandomBytes(size_t n, uint64_t seed) {
+  std::string out(n, '\0');
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(out.data() + i, &v, std::min<size_t>(8, n - i));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 1: the disk
+
+struct DiskResult {
+  int files = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  double mb_s = 0;
+  Distribution file_time;   // create + write 8 MiB + fdatasync + close
+  Distribution small_sync;  // write 4 KiB + fdatasync, same file
+  std::string error;
+};
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+DiskResult MeasureDisk(const std::string& dir, int seconds) {
+  DiskResult r;
+  const std::string data = RandomBytes(kDiskFileBytes, 1);
+  std::vector<std::string> paths;
+  std::vector<int64_t> file_us;
+  const SteadyTime start = SteadyNow();
+  const SteadyTime deadline = start + std::chrono::seconds(seconds);
+  for (int i = 0; i < kMaxDiskFiles && !g_interrupted.load(); ++i) {
+    if (i > 0 && SteadyNow() >= deadline) break;
+    std::string path = dir + "/disk-" + std::to_string(i);
+    SteadyTime t = SteadyNow();
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      r.error = "create " + path + ": " + std::strerror(errno);
+      break;
+    }
+    paths.push_back(path);
+    bool ok = WriteAll(fd, data) && ::fdatasync(fd) == 0;
+    int err = errno;
+    ::close(fd);
+    if (!ok) {
+      r.error = "write/fdatasync " + path + ": " + std::strerror(err);
+      break;
+    }
+    file_us.push_back(std::chrono::duration_cast<Micros>(SteadyNow() - t).count());
+    ++r.files;
+    r.bytes += data.size();
+  }
+  r.seconds = Seconds(start, SteadyNow());
+  r.mb_s = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / 1e6 : 0;
+  r.file_time = Summarize(std::move(file_us));
+  for (const auto& p : paths) ::unlink(p.c_str());
+
+  // The latency floor of one small durable write (what a lightly loaded commit pays at least).
+  std::string path = dir + "/disk-small";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    const std::string page = RandomBytes(4096, 2);
+    std::vector<int64_t> us;
+    const SteadyTime small_deadline = SteadyNow() + std::chrono::seconds(2);
+    for (int i = 0; i < kMaxSmallSyncs && SteadyNow() < small_deadline; ++i) {
+      SteadyTime t = SteadyNow();
+      if (!WriteAll(fd, page) || ::fdatasync(fd) != 0) break;
+      us.push_back(std::chrono::duration_cast<Micros>(SteadyNow() - t).count());
+    }
+    ::close(fd);
+    ::unlink(path.c_str());
+    r.small_sync = Summarize(std::move(us));
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases 2 and 3: the stream layer
+
+// What the producers and the callbacks of one phase share. Callbacks hold it by shared_ptr, so it
+// outlives any callback that comes late.
+struct PhaseState {
+  std::mutex mutex;
+  std::condition_variable cv;
+  SteadyTime window_start, window_end;  // what counts towards the figures
+  size_t inflight_bytes = 0;
+  uint64_t outstanding = 0;
+  uint64_t acked_appends = 0;  // acknowledged inside the window
+  uint64_t acked_bytes = 0;
+  uint64_t errors = 0;
+  std::string first_error;
+  std::vector<int64_t> latency_us;  // appends called inside the window
+  int64_t max_lag_us = 0;           // open loop: how late an append was called
+};
+
+struct PhaseResult {
+  double seconds = 0;
+  uint64_t acked_appends = 0;
+  uint64_t acked_bytes = 0;
+  double mb_s = 0;
+  double records_s = 0;
+  Distribution latency;
+  double max_lag_ms = 0;
+  uint64_t errors = 0;
+  std::string first_error;
+  bool drained = true;
+  double target_mb_s = 0;  // open loop only
+  // Where the time goes.
+  CallTimes::Taken puts;
+  CallTimes::Taken commits;
+  CallTimes::Taken snapshots;
+  uint64_t metadata_body_bytes = 0;
+  double cpu_user = 0, cpu_system = 0;
+};
+
+class StreamBench {
+ public:
+  StreamBench(const Flags& flags, storage::StreamStore* store, std::vector<uint64_t> streams,
+              TimedObjectStore* objects, CallTimes* commits, CallTimes* snapshots,
+              TimedLogStore* log)
+      : flags_(flags),
+        store_(store),
+        streams_(std::move(streams)),
+        objects_(objects),
+        commits_(commits),
+        snapshots_(snapshots),
+        log_(log),
+        payload_(RandomBytes(flags.record_bytes * static_cast<size_t>(flags.records_per_batch),
+                             3)) {}
+
+  size_t append_bytes() const { return payload_.size(); }
+
+  // Closed loop: the producers keep --max-pending bytes in flight.
+  PhaseResult RunMax() { return Run(/*rate_bytes_s=*/0); }
+  // Open loop: appends are called on a fixed schedule at `rate_bytes_s`.
+  PhaseResult RunPaced(double rate_bytes_s) { return Run(rate_bytes_s); }
+
+ private:
+  PhaseResult Run(double rate_bytes_s) {
+    auto st = std::make_shared<PhaseState>();
+    const SteadyTime start = SteadyNow() + Millis(20);
+    st->window_start = start + Millis(flags_.warmup_ms);
+    st->window_end = st->window_start + std::chrono::seconds(flags_.seconds);
+    const SteadyTime end = st->window_end;
+    CpuTime cpu0;
+    std::thread opener([&] {
+      // Reset the per-call timers and read the CPU clock when the window opens.
+      std::this_thread::sleep_until(st->window_start);
+      objects_->puts().Take();
+      commits_->Take();
+      snapshots_->Take();
+      log_->TakeInsertedBytes();
+      cpu0 = CpuTime::Now();
+    });
+    std::vector<std::thread> producers;
+    for (int p = 0; p < flags_.producers; ++p) {
+      producers.emplace_back([&, p] {
+        if (rate_bytes_s > 0) {
+          PacedProducer(st, p, start, end, rate_bytes_s);
+        } else {
+          ClosedProducer(st, p, start, end);
+        }
+      });
+    }
+    // The window closes while producers still run, so the figures are not diluted by the drain.
+    while (SteadyNow() < end && !g_interrupted.load()) {
+      std::this_thread::sleep_until(std::min(end, SteadyNow() + Millis(100)));
+    }
+    CpuTime cpu1 = CpuTime::Now();
+    PhaseResult r;
+    r.puts = objects_->puts().Take();
+    r.commits = commits_->Take();
+    r.snapshots = snapshots_->Take();
+    r.metadata_body_bytes = log_->TakeInsertedBytes();
+    for (auto& t : producers) t.join();
+    opener.join();
+    r.cpu_user = cpu1.user - cpu0.user;
+    r.cpu_system = cpu1.system - cpu0.system;
+
+    std::unique_lock<std::mutex> lock(st->mutex);
+    r.drained = st->cv.wait_for(lock, kDrainTimeout, [&] { return st->outstanding == 0; });
+    r.seconds = Seconds(st->window_start, st->window_end);
+    r.acked_appends = st->acked_appends;
+    r.acked_bytes = st->acked_bytes;
+    r.mb_s = static_cast<double>(r.acked_bytes) / r.seconds / 1e6;
+    r.records_s = static_cast<double>(r.acked_appends) * flags_.records_per_batch / r.seconds;
+    r.latency = Summarize(st->latency_us);
+    r.max_lag_ms = st->max_lag_us / 1000.0;
+    r.errors = st->errors;
+    r.first_error = st->first_error;
+    r.target_mb_s = rate_bytes_s / 1e6;
+    return r;
+  }
+
+  storage::BatchInput NextInput() const {
+    storage::BatchInput in;
+    in.record_count = flags_.records_per_batch;
+    in.payload = payload_;
+    return in;
+  }
+
+  uint64_t StreamFor(int producer, uint64_t k) const {
+    return streams_[(static_cast<uint64_t>(producer) + k * flags_.producers) % streams_.size()];
+  }
+
+  // Calls Append and wires its callback into the phase state. False when the phase should stop.
+  bool AppendOne(const std::shared_ptr<PhaseState>& st, uint64_t stream, SteadyTime scheduled) {
+    const size_t bytes = payload_.size();
+    storage::BatchInput in = NextInput();
+    const SteadyTime called = SteadyNow();
+    {
+      std::lock_guard<std::mutex> lock(st->mutex);
+      st->inflight_bytes += bytes;
+      ++st->outstanding;
+      if (called >= st->window_start && called < st->window_end) {
+        st->max_lag_us = std::max<int64_t>(
+            st->max_lag_us, std::chrono::duration_cast<Micros>(called - scheduled).count());
+      }
+    }
+    auto done = [st, called, bytes](Status s) {
+      const SteadyTime now = SteadyNow();
+      {
+        std::lock_guard<std::mutex> lock(st->mutex);
+        st->inflight_bytes -= bytes;
+        --st->outstanding;
+        if (!s.ok()) {
+          if (st->errors++ == 0) st->first_error = s.ToString();
+        } else {
+          if (now >= st->window_start && now < st->window_end) {
+            ++st->acked_appends;
+            st->acked_bytes += bytes;
+          }
+          if (called >= st->window_start && called < st->window_end) {
+            st->latency_us.push_back(std::chrono::duration_cast<Micros>(now - called).count());
+          }
+        }
+      }
+      st->cv.notify_all();
+    };
+    Result<int64_t> r = store_->Append(stream, std::move(in), std::move(done));
+    if (!r.ok()) {
+      std::lock_guard<std::mutex> lock(st->mutex);
+      st->inflight_bytes -= bytes;
+      --st->outstanding;
+      if (st->errors++ == 0) st->first_error = r.status().ToString();
+    }
+    std::lock_guard<std::mutex> lock(st->mutex);
+    return st->errors < kMaxErrors;
+  }
+
+  void ClosedProducer(const std::shared_ptr<PhaseState>& st, int p, SteadyTime start,
+                      SteadyTime end) {
+    std::this_thread::sleep_until(start);
+    for (uint64_t k = 0; k < kMaxAppendsPerPhase && !g_interrupted.load(); ++k) {
+      {
+        std::unique_lock<std::mutex> lock(st->mutex);
+        bool room = st->cv.wait_until(lock, end, [&] {
+          return st->inflight_bytes == 0 || st->inflight_bytes + payload_.size() <= flags_.max_pending;
+        });
+        if (!room) return;
+      }
+      if (SteadyNow() >= end) return;
+      if (!AppendOne(st, StreamFor(p, k), SteadyNow())) return;
+    }
+  }
+
+  void PacedProducer(const std::shared_ptr<PhaseState>& st, int p, SteadyTime start,
+                     SteadyTime end, double rate_bytes_s) {
+    // Append i (over all producers) is due at start + i * interval; producer p calls
+    // i = p, p + P, p + 2P, ... and never waits for acknowledgements (open loop).
+    const double interval_s = static_cast<double>(payload_.size()) / rate_bytes_s;
+    for (uint64_t k = 0; k < kMaxAppendsPerPhase && !g_interrupted.load(); ++k) {
+      const uint64_t i = static_cast<uint64_t>(p) + k * flags_.producers;
+      const SteadyTime due =
+          start + std::chrono::duration_cast<SteadyTime::duration>(
+                      std::chrono::duration<double>(static_cast<double>(i) * interval_s));
+      if (due >= end) return;
+      std::this_thread::sleep_until(due);
+      if (!AppendOne(st, StreamFor(p, k), due)) return;
+    }
+  }
+
+  const Flags flags_;
+  storage::StreamStore* const store_;
+  const std::vector<uint64_t> streams_;
+  TimedObjectStore* const objects_;
+  CallTimes* const commits_;
+  CallTimes* const snapshots_;
+  TimedLogStore* const log_;
+  const std::string payload_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+void PrintPhase(const char* name, const PhaseResult& r) {
+  fmt::print("\n{}\n", name);
+  if (r.target_mb_s > 0) fmt::print("  offered load          {:10.1f} MB/s (paced)\n", r.target_mb_s);
+  fmt::print("  acknowledged          {:10.1f} MB/s   {:10.0f} records/s   {:8.0f} appends/s\n",
+             r.mb_s, r.records_s, static_cast<double>(r.acked_appends) / r.seconds);
+  fmt::print("  ack latency           p50 {:7.2f} ms   p99 {:7.2f} ms   max {:7.2f} ms   ({} appends)\n",
+             r.latency.p50_ms, r.latency.p99_ms, r.latency.max_ms, r.latency.count);
+  if (r.target_mb_s > 0) {
+    fmt::print("  schedule lag          max {:7.2f} ms (how late an append was called)\n",
+               r.max_lag_ms);
+  }
+  double mean_object = r.puts.calls ? static_cast<double>(r.puts.bytes) / r.puts.calls / 1e6 : 0;
+  fmt::print("  WAL objects           {:6} put, {:6.2f} MB mean; put (write+fdatasync+rename+dir fsync) "
+             "p50 {:6.2f} ms p99 {:6.2f} ms max {:6.2f} ms\n",
+             r.puts.calls, mean_object, r.puts.time.p50_ms, r.puts.time.p99_ms, r.puts.time.max_ms);
+  fmt::print("  metadata commits      {:6} txn, {:6.0f} B JSON mean; txn (catch-up+build+insert+COMMIT) "
+             "p50 {:6.2f} ms p99 {:6.2f} ms max {:6.2f} ms\n",
+             r.commits.calls,
+             r.commits.calls ? static_cast<double>(r.metadata_body_bytes) / r.commits.calls : 0.0,
+             r.commits.time.p50_ms, r.commits.time.p99_ms, r.commits.time.max_ms);
+  if (r.snapshots.calls > 0) {
+    fmt::print("  metadata snapshots    {:6}, {:6.2f} MB mean, max {:6.2f} ms\n", r.snapshots.calls,
+               static_cast<double>(r.snapshots.bytes) / r.snapshots.calls / 1e6,
+               r.snapshots.time.max_ms);
+  }
+  fmt::print("  CPU                   user {:5.2f} s  sys {:5.2f} s  = {:4.2f} of {} cores\n",
+             r.cpu_user, r.cpu_system, (r.cpu_user + r.cpu_system) / r.seconds,
+             std::thread::hardware_concurrency());
+  if (r.errors > 0) fmt::print("  ERRORS                {} (first: {})\n", r.errors, r.first_error);
+  if (!r.drained) fmt::print("  WARNING               appends still unacknowledged after the drain\n");
+}
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string JsonPhase(const PhaseResult& r) {
+  return fmt::format(
+      "{{\"mb_s\":{:.2f},\"records_s\":{:.0f},\"appends\":{},\"p50_ms\":{:.3f},\"p99_ms\":{:.3f},"
+      "\"max_ms\":{:.3f},\"max_lag_ms\":{:.3f},\"target_mb_s\":{:.2f},\"errors\":{},"
+      "\"objects\":{},\"object_mb_mean\":{:.3f},\"put_p50_ms\":{:.3f},\"put_p99_ms\":{:.3f},"
+      "\"commits\":{},\"commit_p50_ms\":{:.3f},\"commit_p99_ms\":{:.3f},\"snapshots\":{},"
+      "\"cpu_user_s\":{:.2f},\"cpu_sys_s\":{:.2f}}}",
+      r.mb_s, r.records_s, r.acked_appends, r.latency.p50_ms, r.latency.p99_ms, r.latency.max_ms,
+      r.max_lag_ms, r.target_mb_s, r.errors, r.puts.calls,
+      r.puts.calls ? static_cast<double>(r.puts.bytes) / r.puts.calls / 1e6 : 0.0,
+      r.puts.time.p50_ms, r.puts.time.p99_ms, r.commits.calls, r.commits.time.p50_ms,
+      r.commits.time.p99_ms, r.snapshots.calls, r.cpu_user, r.cpu_system);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  std::string error;
+  if (!ParseFlags(argc, argv, &flags, &error)) {
+    if (!error.empty()) fmt::print(stderr, "stream_append_bench: {}\n", error);
+    fmt::print(stderr, "{}", kUsage);
+    return error.empty() ? 0 : 2;
+  }
+  log::SetLevel(log::Level::kWarn);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+
+  std::string parent = flags.dir;
+  if (parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    parent = (tmp != nullptr && *tmp != '\0') ? tmp : "/tmp";
+  }
+  std::string templ = parent + "/mink-stream-bench-XXXXXX";
+  if (::mkdtemp(templ.data()) == nullptr) {
+    fmt::print(stderr, "stream_append_bench: cannot create a directory under {}: {}\n", parent,
+               std::strerror(errno));
+    return 1;
+  }
+  const std::string dir = templ;
+  struct Cleanup {
+    std::string dir;
+    bool keep;
+    ~Cleanup() {
+      if (keep) return;
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir, flags.keep};
+
+  const double limit_ms = flags.flush_interval_ms + 5.0;
+  fmt::print("stream_append_bench: directory {}\n", dir);
+  fmt::print(
+      "  record = {} B of opaque payload; append = one StreamStore::Append of one batch of {} "
+      "records ({} B payload + {} B batch header)\n",
+      flags.record_bytes, flags.records_per_batch,
+      flags.record_bytes * static_cast<size_t>(flags.records_per_batch), storage::kBatchHeaderSize);
+  fmt::print(
+      "  {} streams written round-robin by {} producer threads; wal.flush_interval {} ms; "
+      "{} s measured per phase after {} ms warm-up; MB = 10^6 B of record payload\n",
+      flags.streams, flags.producers, flags.flush_interval_ms, flags.seconds, flags.warmup_ms);
+
+  // Phase 1.
+  fmt::print("\nphase 1: disk, write + fdatasync of 8 MiB files (at most {} files / {} s)\n",
+             kMaxDiskFiles, flags.seconds);
+  std::fflush(stdout);
+  DiskResult disk = MeasureDisk(dir, flags.seconds);
+  fmt::print("  {} files, {:.1f} MB in {:.2f} s = {:.1f} MB/s; per file p50 {:.1f} ms p99 {:.1f} ms\n",
+             disk.files, disk.bytes / 1e6, disk.seconds, disk.mb_s, disk.file_time.p50_ms,
+             disk.file_time.p99_ms);
+  fmt::print("  4 KiB write + fdatasync: p50 {:.2f} ms p99 {:.2f} ms ({} syncs)\n",
+             disk.small_sync.p50_ms, disk.small_sync.p99_ms, disk.small_sync.count);
+  if (!disk.error.empty()) fmt::print("  ERROR {}\n", disk.error);
+  std::fflush(stdout);
+
+  // The node: SQLite metadata log and a file:// store for data (bucket -2) and WAL (bucket -3).
+  CallTimes commits, snapshots;
+  auto sqlite = metadata::OpenLogStore("sqlite:" + dir + "/meta.db");
+  if (!sqlite.ok()) {
+    fmt::print(stderr, "stream_append_bench: {}\n", sqlite.status().ToString());
+    return 1;
+  }
+  auto timed_log = std::make_unique<TimedLogStore>(std::move(*sqlite), &commits, &snapshots);
+  TimedLogStore* log_store = timed_log.get();
+  metadata::MetadataOptions mo;
+  mo.node_label = "bench-node-1";
+  auto meta = metadata::MetadataLog::Open(std::move(timed_log), mo);
+  if (!meta.ok()) {
+    fmt::print(stderr, "stream_append_bench: metadata: {}\n", meta.status().ToString());
+    return 1;
+  }
+  auto files = object_store::FileStore::Open(dir + "/objects");
+  if (!files.ok()) {
+    fmt::print(stderr, "stream_append_bench: object store: {}\n", files.status().ToString());
+    return 1;
+  }
+  auto objects = std::make_shared<TimedObjectStore>(std::move(*files));
+  storage::StoreSet stores;
+  stores.data = objects;
+  stores.data_bucket_id = -2;
+  stores.wal = objects;
+  stores.wal_bucket_id = -3;
+  storage::StorageOptions options;
+  options.wal_flush_interval = Millis(flags.flush_interval_ms);
+  options.max_pending_bytes = 2 * flags.max_pending;
+  auto identity = storage::StreamStore::RegisterNode(meta->get(), 1);
+  if (!identity.ok()) {
+    fmt::print(stderr, "stream_append_bench: register node: {}\n", identity.status().ToString());
+    return 1;
+  }
+  auto store = storage::StreamStore::Open(options, meta->get(), stores, *identity,
+                                          /*maintenance=*/false);
+  if (!store.ok()) {
+    fmt::print(stderr, "stream_append_bench: storage: {}\n", store.status().ToString());
+    return 1;
+  }
+  std::vector<uint64_t> streams;
+  for (int i = 0; i < flags.streams; ++i) {
+    auto id = (*store)->CreateStream("bench-" + std::to_string(i));
+    Status opened = id.ok() ? (*store)->OpenStream(*id) : id.status();
+    if (!opened.ok()) {
+      fmt::print(stderr, "stream_append_bench: stream {}: {}\n", i, opened.ToString());
+      return 1;
+    }
+    streams.push_back(*id);
+  }
+
+  StreamBench bench(flags, store->get(), streams, objects.get(), &commits, &snapshots, log_store);
+
+  // Phase 2.
+  fmt::print("\nphase 2: maximum throughput, closed loop, at most {} bytes in flight\n",
+             flags.max_pending);
+  std::fflush(stdout);
+  PhaseResult max = bench.RunMax();
+  PrintPhase("  result", max);
+  std::fflush(stdout);
+
+  // Phase 3.
+  PhaseResult half;
+  if (max.mb_s > 0 && !g_interrupted.load()) {
+    fmt::print("\nphase 3: half load, open loop at 50% of phase 2 = {:.1f} MB/s\n", max.mb_s / 2);
+    std::fflush(stdout);
+    half = bench.RunPaced(max.mb_s / 2 * 1e6);
+    PrintPhase("  result", half);
+  } else {
+    fmt::print("\nphase 3: skipped (phase 2 acknowledged nothing)\n");
+  }
+
+  (*store)->Stop();
+  store->reset();
+  meta->reset();
+
+  const double ratio = disk.mb_s > 0 ? max.mb_s / disk.mb_s : 0;
+  const bool throughput_ok = ratio >= 0.70;
+  const bool latency_ok = half.latency.count > 0 && half.latency.p99_ms <= limit_ms;
+  fmt::print("\nsummary\n");
+  fmt::print("  {:<44} {:>10}   {:<22} {}\n", "figure", "value", "target", "");
+  fmt::print("  {:<44} {:>10.1f}\n", "disk bandwidth, 8 MiB write+fdatasync (MB/s)", disk.mb_s);
+  fmt::print("  {:<44} {:>10.1f}\n", "stream append, acknowledged (MB/s)", max.mb_s);
+  fmt::print("  {:<44} {:>10.2f}   {:<22} {}\n", "ratio stream / disk", ratio, ">= 0.70",
+             throughput_ok ? "PASS" : "MISS");
+  fmt::print("  {:<44} {:>10.2f}\n", "ack latency p50 at max throughput (ms)", max.latency.p50_ms);
+  fmt::print("  {:<44} {:>10.2f}\n", "ack latency p99 at max throughput (ms)", max.latency.p99_ms);
+  fmt::print("  {:<44} {:>10.2f}\n", "ack latency p50 at half load (ms)", half.latency.p50_ms);
+  fmt::print("  {:<44} {:>10.2f}   {:<22} {}\n", "ack latency p99 at half load (ms)",
+             half.latency.p99_ms, fmt::format("<= {:.0f} (flush + 5)", limit_ms),
+             latency_ok ? "PASS" : "MISS");
+  fmt::print("  (measures only: the exit status does not depend on the targets)\n");
+
+  if (flags.json) {
+    fmt::print(
+        "{{\"bench\":\"stream_append\",\"record_bytes\":{},\"records_per_batch\":{},"
+        "\"streams\":{},\"producers\":{},\"flush_interval_ms\":{},\"max_pending\":{},"
+        "\"seconds\":{},\"dir\":\"{}\",\"disk\":{{\"mb_s\":{:.2f},\"files\":{},"
+        "\"file_p50_ms\":{:.3f},\"file_p99_ms\":{:.3f},\"sync4k_p50_ms\":{:.3f},"
+        "\"sync4k_p99_ms\":{:.3f}}},\"max\":{},\"half\":{},\"ratio\":{:.3f},"
+        "\"ratio_target\":0.70,\"throughput_pass\":{},\"p99_limit_ms\":{:.1f},"
+        "\"latency_pass\":{}}}\n",
+        flags.record_bytes, flags.records_per_batch, flags.streams, flags.producers,
+        flags.flush_interval_ms, flags.max_pending, flags.seconds, JsonEscape(dir), disk.mb_s,
+        disk.files, disk.file_time.p50_ms, disk.file_time.p99_ms, disk.small_sync.p50_ms,
+        disk.small_sync.p99_ms, JsonPhase(max), JsonPhase(half), ratio,
+        throughput_ok ? "true" : "false", limit_ms, latency_ok ? "true" : "false");
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace mink::bench
+
+int main(int argc, char** argv) { return mink::bench::Main(argc, argv); }

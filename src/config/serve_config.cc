@@ -1,0 +1,199 @@
+#include "config/serve_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <toml++/toml.h>
+
+#include "base/strings.h"
+
+extern char** environ;
+
+namespace mink::config {
+namespace {
+
+using Setter = std::function<Status(ServeConfig*, const std::string&)>;
+
+struct Setting {
+  SettingInfo info;
+  Setter set;
+};
+
+Setter Text(std::string ServeConfig::*field) {
+  return [field](ServeConfig* c, const std::string& v) {
+    c->*field = v;
+    return Status::Ok();
+  };
+}
+
+Setter Duration(std::chrono::milliseconds ServeConfig::*field) {
+  return [field](ServeConfig* c, const std::string& v) -> Status {
+    MINK_ASSIGN_OR_RETURN(c->*field, ParseDuration(v));
+    return Status::Ok();
+  };
+}
+
+Setter Bytes(uint64_t ServeConfig::*field) {
+  return [field](ServeConfig* c, const std::string& v) -> Status {
+    MINK_ASSIGN_OR_RETURN(c->*field, ParseByteSize(v));
+    return Status::Ok();
+  };
+}
+
+template <typename Int>
+Setter Integer(Int ServeConfig::*field, int64_t min, int64_t max) {
+  return [field, min, max](ServeConfig* c, const std::string& v) -> Status {
+    MINK_ASSIGN_OR_RETURN(int64_t n, ParseInt64(v));
+    if (n < min || n > max) {
+      return InvalidArgumentError("'" + v + "' is outside " + std::to_string(min) + ".." +
+                                  std::to_string(max));
+    }
+    c->*field = static_cast<Int>(n);
+    return Status::Ok();
+  };
+}
+
+const std::vector<Setting>& Settings() {
+  static const std::vector<Setting> settings = {
+      {{"node-id", "This node's id in the cluster", "1"},
+       Integer(&ServeConfig::node_id, 1, 1'000'000)},
+      {{"listen", "Arrow Flight listen address", "127.0.0.1:9123"}, Text(&ServeConfig::listen)},
+      {{"advertise", "Flight address handed to clients", "grpc://<listen>"},
+       Text(&ServeConfig::advertise)},
+      {{"kafka-listen", "Kafka listen address (off unless set)", ""},
+       Text(&ServeConfig::kafka_listen)},
+      {{"kafka-advertise", "Kafka address handed to clients", "<kafka-listen>"},
+       Text(&ServeConfig::kafka_advertise)},
+      {{"meta-url", "Metadata database: sqlite:<path> or postgres://user:pass@host:port/db",
+        "sqlite:./data/meta.db"},
+       Text(&ServeConfig::meta_url)},
+      {{"storage-uri", "Object store for stream data: <bucket-id>@file://<dir> or "
+                       "<bucket-id>@s3://<bucket>?region=..&endpoint=..&path-style=true",
+        "-2@file://./data/objects"},
+       Text(&ServeConfig::storage_uri)},
+      {{"wal-uri", "Object store for WAL objects", "storage URI with bucket id minus one"},
+       Text(&ServeConfig::wal_uri)},
+      {{"log-level", "debug, info, warn or error", "info"}, Text(&ServeConfig::log_level)},
+      {{"wal.flush-interval", "Seal a WAL object at least this often", "10ms"},
+       Duration(&ServeConfig::wal_flush_interval)},
+      {{"wal.max-bytes", "Seal a WAL object when it reaches this size", "8MiB"},
+       Bytes(&ServeConfig::wal_max_bytes)},
+      {{"wal.max-inflight", "WAL uploads in flight at once", "4"},
+       Integer(&ServeConfig::wal_max_inflight, 1, 256)},
+      {{"retention", "Keep stream data this long (0 = forever)", "7d"},
+       Duration(&ServeConfig::retention)},
+      {{"compaction.interval", "How often WAL objects are compacted into stream objects", "30s"},
+       Duration(&ServeConfig::compaction_interval)},
+      {{"gc.delete-grace", "Replaced objects are deleted this long after", "5m"},
+       Duration(&ServeConfig::gc_delete_grace)},
+      {{"gc.orphan-grace", "Never-committed objects are deleted once this old", "1h"},
+       Duration(&ServeConfig::gc_orphan_grace)},
+      {{"cache.block-bytes", "Read cache size", "64MiB"}, Bytes(&ServeConfig::block_cache_bytes)},
+      {{"kafka.default-partitions", "Partitions of a Kafka topic created on first use", "1"},
+       Integer(&ServeConfig::default_partitions, 1, 10'000)},
+  };
+  return settings;
+}
+
+// Flattens a TOML table into "section.key" -> text.
+Status Flatten(const toml::table& table, const std::string& prefix,
+               std::map<std::string, std::string>* out, const std::string& file) {
+  for (const auto& [k, node] : table) {
+    std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = node.as_table()) {
+      MINK_RETURN_IF_ERROR(Flatten(*sub, key, out, file));
+    } else if (const auto* s = node.as_string()) {
+      (*out)[key] = s->get();
+    } else if (const auto* i = node.as_integer()) {
+      (*out)[key] = std::to_string(i->get());
+    } else if (const auto* b = node.as_boolean()) {
+      (*out)[key] = b->get() ? "true" : "false";
+    } else {
+      return InvalidArgumentError("config file " + file + ": key '" + key +
+                                  "' must be a string, an integer or a boolean");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string SettingInfo::Flag() const {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '.', '-');
+  return flag;
+}
+
+std::string SettingInfo::Env() const {
+  std::string env = "MINK_";
+  for (char c : key) env.push_back(c == '.' || c == '-' ? '_' : static_cast<char>(std::toupper(c)));
+  return env;
+}
+
+const std::vector<SettingInfo>& ServeSettings() {
+  static const std::vector<SettingInfo> infos = [] {
+    std::vector<SettingInfo> v;
+    for (const auto& s : Settings()) v.push_back(s.info);
+    return v;
+  }();
+  return infos;
+}
+
+std::map<std::string, std::string> MinkEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    if (entry.rfind("MINK_", 0) != 0) continue;
+    size_t eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return env;
+}
+
+Result<ServeConfig> LoadServeConfig(const std::map<std::string, std::string>& flags,
+                                    const std::string& config_file,
+                                    const std::map<std::string, std::string>& env,
+                                    ConfigSources* sources) {
+  std::map<std::string, std::string> file_values;
+  if (!config_file.empty()) {
+    try {
+      toml::table table = toml::parse_file(config_file);
+      MINK_RETURN_IF_ERROR(Flatten(table, "", &file_values, config_file));
+    } catch (const toml::parse_error& e) {
+      return InvalidArgumentError("config file " + config_file + ": " + std::string(e.description()) +
+                                  " at line " + std::to_string(e.source().begin.line));
+    }
+    for (const auto& [key, value] : file_values) {
+      bool known = std::any_of(Settings().begin(), Settings().end(),
+                               [&](const Setting& s) { return s.info.key == key; });
+      if (!known) return InvalidArgumentError("config file " + config_file + ": unknown key '" + key + "'");
+    }
+  }
+  ServeConfig config;
+  ConfigSources local;
+  ConfigSources* out = sources ? sources : &local;
+  for (const Setting& s : Settings()) {
+    std::string value, origin;
+    if (auto f = flags.find(s.info.key); f != flags.end()) {
+      value = f->second;
+      origin = "flag " + s.info.Flag();
+    } else if (auto e = env.find(s.info.Env()); e != env.end()) {
+      value = e->second;
+      origin = "environment " + s.info.Env();
+    } else if (auto c = file_values.find(s.info.key); c != file_values.end()) {
+      value = c->second;
+      origin = "config file " + config_file + " key " + s.info.key;
+    } else {
+      continue;  // the default in ServeConfig
+    }
+    Status set = s.set(&config, value);
+    if (!set.ok()) return InvalidArgumentError(origin + ": " + set.message());
+    out->values[s.info.key] = value;
+    out->origins[s.info.key] = origin;
+  }
+  if (config.advertise.empty()) config.advertise = "grpc://" + config.listen;
+  if (config.kafka_advertise.empty()) config.kafka_advertise = config.kafka_listen;
+  return config;
+}
+
+}  // namespace mink::config

@@ -1,0 +1,66 @@
+#pragma once
+// The configuration of `mink serve`. Every setting has a flag (--wal-flush-interval), an
+// environment variable (MINK_WAL_FLUSH_INTERVAL) and a key in the optional --config TOML file
+// (flush-interval in section [wal]); flags override the environment, the environment overrides
+// the file, the file overrides the default.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace mink::config {
+
+struct ServeConfig {
+  int32_t node_id = 1;
+  std::string listen = "127.0.0.1:9123";  // Arrow Flight
+  std::string advertise;                  // handed to clients; default grpc://<listen>
+  std::string kafka_listen;               // off unless set
+  std::string kafka_advertise;            // default <kafka_listen>
+  std::string meta_url = "sqlite:./data/meta.db";
+  std::string storage_uri = "-2@file://./data/objects";
+  std::string wal_uri;                    // default: storage_uri with bucket id minus one
+  std::string log_level = "info";
+
+  std::chrono::milliseconds wal_flush_interval{10};
+  uint64_t wal_max_bytes = 8 << 20;
+  int wal_max_inflight = 4;
+  std::chrono::milliseconds retention{7LL * 24 * 3600 * 1000};
+  std::chrono::milliseconds compaction_interval{30'000};
+  std::chrono::milliseconds gc_delete_grace{5 * 60'000};
+  std::chrono::milliseconds gc_orphan_grace{60 * 60'000};
+  uint64_t block_cache_bytes = 64 << 20;
+  int default_partitions = 1;  // buckets of a Kafka topic created on first use
+};
+
+// One setting: its TOML key ("wal.flush-interval"), from which the flag and the environment
+// variable names are derived, its help text and its default as text.
+struct SettingInfo {
+  std::string key;
+  std::string help;
+  std::string default_text;
+  std::string Flag() const;  // --wal-flush-interval
+  std::string Env() const;   // MINK_WAL_FLUSH_INTERVAL
+};
+const std::vector<SettingInfo>& ServeSettings();
+
+// Where each value came from, for start-up logs and error messages.
+struct ConfigSources {
+  std::map<std::string, std::string> values;   // key -> text, after layering
+  std::map<std::string, std::string> origins;  // key -> "flag", "env MINK_X", "file F", "default"
+};
+
+// Layers the values. `flags` holds the settings given on the command line (by key); `env`
+// looks up environment variables; `config_file` may be empty.
+Result<ServeConfig> LoadServeConfig(const std::map<std::string, std::string>& flags,
+                                    const std::string& config_file,
+                                    const std::map<std::string, std::string>& env,
+                                    ConfigSources* sources = nullptr);
+
+// The process environment's MINK_* variables.
+std::map<std::string, std::string> MinkEnvironment();
+
+}  // namespace mink::config

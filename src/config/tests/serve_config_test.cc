@@ -1,0 +1,65 @@
+#include "config/serve_config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "test_env.h"
+
+namespace mink::config {
+namespace {
+
+std::string WriteFile(const std::string& text) {
+  std::string path = testing_env::MakeTempDir("config") + "/mink.toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ServeConfig, DefaultsMatchTheQuickStart) {
+  auto c = LoadServeConfig({}, "", {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->meta_url, "sqlite:./data/meta.db");
+  EXPECT_EQ(c->storage_uri, "-2@file://./data/objects");
+  EXPECT_EQ(c->listen, "127.0.0.1:9123");
+  EXPECT_EQ(c->advertise, "grpc://127.0.0.1:9123");
+  EXPECT_TRUE(c->kafka_listen.empty());
+}
+
+TEST(ServeConfig, FlagsOverrideEnvironmentOverrideFile) {
+  std::string file = WriteFile("node-id = 3\nlisten = \"0.0.0.0:1\"\n[wal]\nflush-interval = \"40ms\"\nmax-bytes = \"2MiB\"\n");
+  std::map<std::string, std::string> env = {{"MINK_NODE_ID", "4"}, {"MINK_WAL_FLUSH_INTERVAL", "30ms"}};
+  std::map<std::string, std::string> flags = {{"node-id", "5"}};
+  ConfigSources sources;
+  auto c = LoadServeConfig(flags, file, env, &sources);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->node_id, 5);                               // flag
+  EXPECT_EQ(c->wal_flush_interval.count(), 30);           // environment
+  EXPECT_EQ(c->wal_max_bytes, 2u << 20);                  // file
+  EXPECT_EQ(c->listen, "0.0.0.0:1");                      // file
+  EXPECT_EQ(sources.origins["node-id"], "flag --node-id");
+  EXPECT_EQ(sources.origins["wal.flush-interval"], "environment MINK_WAL_FLUSH_INTERVAL");
+}
+
+TEST(ServeConfig, ErrorsNameTheirSource) {
+  auto bad_flag = LoadServeConfig({{"wal.flush-interval", "soon"}}, "", {});
+  ASSERT_FALSE(bad_flag.ok());
+  EXPECT_NE(bad_flag.status().message().find("--wal-flush-interval"), std::string::npos);
+  auto bad_env = LoadServeConfig({}, "", {{"MINK_NODE_ID", "x"}});
+  ASSERT_FALSE(bad_env.ok());
+  EXPECT_NE(bad_env.status().message().find("MINK_NODE_ID"), std::string::npos);
+  auto unknown = LoadServeConfig({}, WriteFile("[wal]\nflush = 3\n"), {});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("wal.flush"), std::string::npos);
+  auto broken = LoadServeConfig({}, WriteFile("node-id = = 3\n"), {});
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().message().find("line 1"), std::string::npos);
+}
+
+TEST(ServeConfig, NamesAreDerivedFromTheKey) {
+  SettingInfo info{"wal.flush-interval", "", ""};
+  EXPECT_EQ(info.Flag(), "--wal-flush-interval");
+  EXPECT_EQ(info.Env(), "MINK_WAL_FLUSH_INTERVAL");
+}
+
+}  // namespace
+}  // namespace mink::config

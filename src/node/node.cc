@@ -1,0 +1,94 @@
+#include "node/node.h"
+
+#include <filesystem>
+
+#include "base/log.h"
+#include "object_store/storage_uri.h"
+
+namespace mink::node {
+namespace {
+
+// The directory that will hold a sqlite: database must exist before SQLite opens it.
+Status PrepareMetaDirectory(const std::string& meta_url) {
+  if (meta_url.rfind("sqlite:", 0) != 0) return Status::Ok();
+  std::string path = meta_url.substr(7);
+  if (path.rfind("//", 0) == 0) path = path.substr(2);
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return Status::Ok();
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) return UnavailableError("cannot create " + parent.string() + ": " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
+  auto node = std::unique_ptr<Node>(new Node(config));
+  MINK_RETURN_IF_ERROR(PrepareMetaDirectory(config.meta_url));
+  metadata::MetadataOptions meta_options;
+  meta_options.node_label = "node-" + std::to_string(config.node_id);
+  MINK_ASSIGN_OR_RETURN(node->meta_, metadata::MetadataLog::Open(config.meta_url, meta_options));
+  MINK_ASSIGN_OR_RETURN(node->identity_,
+                        storage::StreamStore::RegisterNode(node->meta_.get(), config.node_id));
+
+  MINK_ASSIGN_OR_RETURN(auto data_uri, object_store::StorageUri::Parse(config.storage_uri));
+  object_store::StorageUri wal_uri = data_uri.WalDefault();
+  if (!config.wal_uri.empty()) {
+    MINK_ASSIGN_OR_RETURN(wal_uri, object_store::StorageUri::Parse(config.wal_uri));
+  }
+  if (wal_uri.bucket_id == data_uri.bucket_id) {
+    return InvalidArgumentError("--wal-uri needs a bucket id different from --storage-uri's");
+  }
+  storage::StoreSet stores;
+  MINK_ASSIGN_OR_RETURN(stores.data, object_store::OpenObjectStore(data_uri));
+  MINK_ASSIGN_OR_RETURN(stores.wal, object_store::OpenObjectStore(wal_uri));
+  stores.data_bucket_id = data_uri.bucket_id;
+  stores.wal_bucket_id = wal_uri.bucket_id;
+
+  storage::StorageOptions options;
+  options.wal_flush_interval = config.wal_flush_interval;
+  options.wal_max_bytes = config.wal_max_bytes;
+  options.wal_max_inflight_uploads = config.wal_max_inflight;
+  options.retention = config.retention;
+  options.compaction_interval = config.compaction_interval;
+  options.delete_grace = config.gc_delete_grace;
+  options.orphan_grace = config.gc_orphan_grace;
+  options.block_cache_bytes = config.block_cache_bytes;
+  MINK_ASSIGN_OR_RETURN(node->storage_, storage::StreamStore::Open(options, node->meta_.get(),
+                                                                   stores, node->identity_));
+  node->heartbeat_ = std::thread([raw = node.get()] { raw->HeartbeatLoop(); });
+  MINK_LOG_INFO("node", "node={} epoch={} started: metadata={} storage={} wal={}", config.node_id,
+                node->identity_.node_epoch, node->meta_->store()->Describe(),
+                data_uri.ToString(), wal_uri.ToString());
+  return node;
+}
+
+Node::~Node() { Stop(); }
+
+void Node::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  if (storage_) storage_->Stop();
+  MINK_LOG_INFO("node", "node={} stopped", config_.node_id);
+}
+
+void Node::HeartbeatLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    metadata::Heartbeat beat{config_.node_id, identity_.node_epoch, config_.advertise,
+                             meta_->clock()->NowMillis()};
+    Status s = meta_->store()->UpsertHeartbeat(beat);
+    if (!s.ok()) MINK_LOG_WARN("node", "heartbeat failed: {}", s.ToString());
+    lock.lock();
+    stop_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_; });
+  }
+}
+
+}  // namespace mink::node

@@ -1,0 +1,41 @@
+#pragma once
+// Node: one `mink serve` process. Start() builds the services in dependency order (metadata log,
+// node registration, object stores, storage, heartbeats); Stop() takes them down in reverse.
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "config/serve_config.h"
+#include "metadata/metadata_log.h"
+#include "storage/stream_store.h"
+
+namespace mink::node {
+
+class Node {
+ public:
+  static Result<std::unique_ptr<Node>> Start(const config::ServeConfig& config);
+  ~Node();
+  void Stop();
+
+  storage::StreamStore* storage() { return storage_.get(); }
+  metadata::MetadataLog* meta() { return meta_.get(); }
+
+ private:
+  explicit Node(config::ServeConfig config) : config_(std::move(config)) {}
+  void HeartbeatLoop();
+
+  const config::ServeConfig config_;
+  std::unique_ptr<metadata::MetadataLog> meta_;
+  storage::NodeIdentity identity_;
+  std::unique_ptr<storage::StreamStore> storage_;
+
+  std::mutex mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread heartbeat_;
+};
+
+}  // namespace mink::node
