@@ -46,9 +46,10 @@ struct Encoder {
     return {{"node", c.node_id}, {"node_epoch", c.node_epoch}};
   }
   json operator()(const CreateStream& c) const { return {{"stream", c.stream_id}, {"name", c.name}}; }
-  json operator()(const OpenStream& c) const {
-    return {{"stream", c.stream_id}, {"epoch", c.epoch}, {"node", c.node_id},
-            {"node_epoch", c.node_epoch}};
+  json operator()(const OpenStreams& c) const {
+    json streams = json::array();
+    for (const auto& s : c.streams) streams.push_back({s.stream_id, s.epoch});
+    return {{"node", c.node_id}, {"node_epoch", c.node_epoch}, {"streams", streams}};
   }
   json operator()(const CommitObjects& c) const {
     json objects = json::array();
@@ -64,17 +65,48 @@ struct Encoder {
   }
   json operator()(const DeleteStream& c) const { return {{"stream", c.stream_id}}; }
   json operator()(const ForgetObjects& c) const { return {{"keys", c.keys}}; }
+  json operator()(const CreateDatabase& c) const { return {{"name", c.name}}; }
+  json operator()(const DropDatabase& c) const { return {{"name", c.name}, {"cascade", c.cascade}}; }
+  json operator()(const CreateTable& c) const {
+    return {{"database", c.database},       {"name", c.name},
+            {"table", c.table_id},          {"descriptor", c.descriptor},
+            {"buckets", c.bucket_count},    {"partitioned", c.partitioned},
+            {"first_stream", c.first_stream_id}, {"owner", c.owner_node},
+            {"owner_epoch", c.owner_node_epoch}};
+  }
+  json operator()(const DropTable& c) const { return {{"database", c.database}, {"name", c.name}}; }
+  json operator()(const CreatePartition& c) const {
+    return {{"table", c.table_id},          {"name", c.name},
+            {"partition", c.partition_id},  {"first_stream", c.first_stream_id},
+            {"owner", c.owner_node},        {"owner_epoch", c.owner_node_epoch}};
+  }
+  json operator()(const AlterTable& c) const {
+    return {{"table", c.table_id}, {"descriptor", c.descriptor}};
+  }
+  json operator()(const AllocateWriterId& c) const { return {{"writer", c.writer_id}}; }
+  json operator()(const CommitKvSnapshot& c) const {
+    return {{"stream", c.stream_id}, {"key", c.key}, {"bucket", c.bucket_id},
+            {"size", c.size}, {"offset", c.offset}};
+  }
 };
 
 struct KindNamer {
   std::string operator()(const RegisterNode&) const { return "node.register"; }
   std::string operator()(const CreateStream&) const { return "stream.create"; }
-  std::string operator()(const OpenStream&) const { return "stream.open"; }
+  std::string operator()(const OpenStreams&) const { return "streams.open"; }
   std::string operator()(const CommitObjects&) const { return "objects.commit"; }
   std::string operator()(const ReplaceSegments&) const { return "stream.replace"; }
   std::string operator()(const TrimStream&) const { return "stream.trim"; }
   std::string operator()(const DeleteStream&) const { return "stream.delete"; }
   std::string operator()(const ForgetObjects&) const { return "objects.forget"; }
+  std::string operator()(const CreateDatabase&) const { return "database.create"; }
+  std::string operator()(const DropDatabase&) const { return "database.drop"; }
+  std::string operator()(const CreateTable&) const { return "table.create"; }
+  std::string operator()(const DropTable&) const { return "table.drop"; }
+  std::string operator()(const CreatePartition&) const { return "partition.create"; }
+  std::string operator()(const AlterTable&) const { return "table.alter"; }
+  std::string operator()(const AllocateWriterId&) const { return "writer.allocate"; }
+  std::string operator()(const CommitKvSnapshot&) const { return "kv.snapshot"; }
 };
 
 Command Decode(const std::string& kind, const json& j) {
@@ -84,9 +116,14 @@ Command Decode(const std::string& kind, const json& j) {
   if (kind == "stream.create") {
     return CreateStream{j.at("stream").get<uint64_t>(), j.at("name").get<std::string>()};
   }
-  if (kind == "stream.open") {
-    return OpenStream{j.at("stream").get<uint64_t>(), j.at("epoch").get<int64_t>(),
-                      j.at("node").get<int32_t>(), j.at("node_epoch").get<int64_t>()};
+  if (kind == "streams.open") {
+    OpenStreams c;
+    c.node_id = j.at("node").get<int32_t>();
+    c.node_epoch = j.at("node_epoch").get<int64_t>();
+    for (const auto& s : j.at("streams")) {
+      c.streams.push_back(StreamEpoch{s.at(0).get<uint64_t>(), s.at(1).get<int64_t>()});
+    }
+    return c;
   }
   if (kind == "objects.commit") {
     CommitObjects c;
@@ -109,6 +146,45 @@ Command Decode(const std::string& kind, const json& j) {
   }
   if (kind == "stream.delete") return DeleteStream{j.at("stream").get<uint64_t>()};
   if (kind == "objects.forget") return ForgetObjects{j.at("keys").get<std::vector<std::string>>()};
+  if (kind == "database.create") return CreateDatabase{j.at("name").get<std::string>()};
+  if (kind == "database.drop") {
+    return DropDatabase{j.at("name").get<std::string>(), j.at("cascade").get<bool>()};
+  }
+  if (kind == "table.create") {
+    CreateTable c;
+    c.database = j.at("database").get<std::string>();
+    c.name = j.at("name").get<std::string>();
+    c.table_id = j.at("table").get<int64_t>();
+    c.descriptor = j.at("descriptor").get<std::string>();
+    c.bucket_count = j.at("buckets").get<int32_t>();
+    c.partitioned = j.at("partitioned").get<bool>();
+    c.first_stream_id = j.at("first_stream").get<uint64_t>();
+    c.owner_node = j.at("owner").get<int32_t>();
+    c.owner_node_epoch = j.at("owner_epoch").get<int64_t>();
+    return c;
+  }
+  if (kind == "table.drop") {
+    return DropTable{j.at("database").get<std::string>(), j.at("name").get<std::string>()};
+  }
+  if (kind == "partition.create") {
+    CreatePartition c;
+    c.table_id = j.at("table").get<int64_t>();
+    c.name = j.at("name").get<std::string>();
+    c.partition_id = j.at("partition").get<int64_t>();
+    c.first_stream_id = j.at("first_stream").get<uint64_t>();
+    c.owner_node = j.at("owner").get<int32_t>();
+    c.owner_node_epoch = j.at("owner_epoch").get<int64_t>();
+    return c;
+  }
+  if (kind == "table.alter") {
+    return AlterTable{j.at("table").get<int64_t>(), j.at("descriptor").get<std::string>()};
+  }
+  if (kind == "writer.allocate") return AllocateWriterId{j.at("writer").get<int64_t>()};
+  if (kind == "kv.snapshot") {
+    return CommitKvSnapshot{j.at("stream").get<uint64_t>(), j.at("key").get<std::string>(),
+                            j.at("bucket").get<int32_t>(), j.at("size").get<uint64_t>(),
+                            j.at("offset").get<int64_t>()};
+  }
   throw std::invalid_argument("unknown command kind '" + kind + "'");
 }
 

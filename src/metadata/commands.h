@@ -26,13 +26,17 @@ struct CreateStream {
   std::string name;  // a label for logs and tools, e.g. "shop.orders/p1/b0"
 };
 
-// A node takes a stream at a higher epoch; from now on only commits with this epoch by this
-// node process are accepted.
-struct OpenStream {
+struct StreamEpoch {
   uint64_t stream_id = 0;
   int64_t epoch = 0;
+};
+
+// A node takes streams, each at a higher epoch than it has; from then on only commits with that
+// epoch by this node process are accepted. All or none.
+struct OpenStreams {
   int32_t node_id = 0;
   int64_t node_epoch = 0;
+  std::vector<StreamEpoch> streams;
 };
 
 // One stream's contiguous run of batches inside an object.
@@ -87,8 +91,71 @@ struct ForgetObjects {
   std::vector<std::string> keys;
 };
 
-using Command = std::variant<RegisterNode, CreateStream, OpenStream, CommitObjects,
-                             ReplaceSegments, TrimStream, DeleteStream, ForgetObjects>;
+// --- The table catalog. Descriptors are JSON the table layer owns; metadata stores them. ---
+
+struct CreateDatabase {
+  std::string name;
+};
+
+struct DropDatabase {
+  std::string name;
+  bool cascade = false;  // also drop its tables
+};
+
+// A table and, unless it is partitioned, the streams of its buckets, created open and owned by
+// the creating node process at epoch 1. table_id and first_stream_id must be the next ids.
+struct CreateTable {
+  std::string database;
+  std::string name;
+  int64_t table_id = 0;
+  std::string descriptor;
+  int32_t bucket_count = 1;
+  bool partitioned = false;
+  uint64_t first_stream_id = 0;
+  int32_t owner_node = 0;
+  int64_t owner_node_epoch = 0;
+};
+
+struct DropTable {
+  std::string database;
+  std::string name;
+};
+
+// A partition of a partitioned table and the streams of its buckets (owned as in CreateTable).
+struct CreatePartition {
+  int64_t table_id = 0;
+  std::string name;
+  int64_t partition_id = 0;  // the table's next partition id
+  uint64_t first_stream_id = 0;
+  int32_t owner_node = 0;
+  int64_t owner_node_epoch = 0;
+};
+
+// Replaces a table's descriptor (schema evolution, options).
+struct AlterTable {
+  int64_t table_id = 0;
+  std::string descriptor;
+};
+
+// A writer id for idempotent writes; writer_id must be the next one.
+struct AllocateWriterId {
+  int64_t writer_id = 0;
+};
+
+// A KV snapshot of a primary-key bucket: the KV state after every changelog record below
+// `offset`. The previous snapshot object of the stream is released.
+struct CommitKvSnapshot {
+  uint64_t stream_id = 0;
+  std::string key;
+  int32_t bucket_id = 0;
+  uint64_t size = 0;
+  int64_t offset = 0;
+};
+
+using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObjects,
+                             ReplaceSegments, TrimStream, DeleteStream, ForgetObjects,
+                             CreateDatabase, DropDatabase, CreateTable, DropTable, CreatePartition,
+                             AlterTable, AllocateWriterId, CommitKvSnapshot>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

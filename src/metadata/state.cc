@@ -23,9 +23,38 @@ int64_t State::NodeEpoch(int32_t node_id) const {
   return it == nodes_.end() ? 0 : it->second.node_epoch;
 }
 
+const TableState* State::FindTable(const std::string& database, const std::string& name) const {
+  for (const auto& [id, t] : tables_) {
+    if (t.database == database && t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+const TableState* State::FindTable(int64_t table_id) const {
+  auto it = tables_.find(table_id);
+  return it == tables_.end() ? nullptr : &it->second;
+}
+
 namespace {
 
 std::string StreamName(uint64_t id) { return "stream " + std::to_string(id); }
+
+// Database and table names: letters, digits and '_', not starting with "__", at most 200 bytes.
+Status CheckName(const std::string& what, const std::string& name) {
+  bool ok = !name.empty() && name.size() <= 200 && name.rfind("__", 0) != 0;
+  for (char c : name) {
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-');
+  }
+  if (!ok) {
+    return InvalidArgumentError(what + " name '" + name +
+                                "' must be 1-200 letters, digits, '_' or '-' (not starting with __)");
+  }
+  return Status::Ok();
+}
+
+constexpr int32_t kMaxBuckets = 4096;
+constexpr size_t kMaxPartitions = 1000;
 
 }  // namespace
 
@@ -69,17 +98,30 @@ struct Validator {
     return Status::Ok();
   }
 
-  Status operator()(const OpenStream& c) const {
-    const StreamState* st = s.FindStream(c.stream_id);
-    if (st == nullptr) return NotFoundError("no " + StreamName(c.stream_id));
-    if (s.NodeEpoch(c.node_id) != c.node_epoch) {
-      return AbortedError("node " + std::to_string(c.node_id) + " epoch " +
-                          std::to_string(c.node_epoch) + " is fenced (current " +
-                          std::to_string(s.NodeEpoch(c.node_id)) + ")");
+  Status CheckOwner(int32_t node, int64_t node_epoch) const {
+    if (node != 0 && s.NodeEpoch(node) != node_epoch) {
+      return AbortedError("node " + std::to_string(node) + " epoch " +
+                          std::to_string(node_epoch) + " is fenced (current " +
+                          std::to_string(s.NodeEpoch(node)) + ")");
     }
-    if (c.epoch <= st->epoch) {
-      return AbortedError(StreamName(c.stream_id) + " is at epoch " + std::to_string(st->epoch) +
-                          ", cannot open at epoch " + std::to_string(c.epoch));
+    return Status::Ok();
+  }
+
+  Status operator()(const OpenStreams& c) const {
+    if (c.streams.empty()) return InvalidArgumentError("no streams to open");
+    MINK_RETURN_IF_ERROR(CheckOwner(c.node_id, c.node_epoch));
+    std::map<uint64_t, bool> seen;
+    for (const auto& se : c.streams) {
+      const StreamState* st = s.FindStream(se.stream_id);
+      if (st == nullptr) return NotFoundError("no " + StreamName(se.stream_id));
+      if (!seen.emplace(se.stream_id, true).second) {
+        return InvalidArgumentError(StreamName(se.stream_id) + " appears twice");
+      }
+      if (se.epoch <= st->epoch) {
+        return AbortedError(StreamName(se.stream_id) + " is at epoch " +
+                            std::to_string(st->epoch) + ", cannot open at epoch " +
+                            std::to_string(se.epoch));
+      }
     }
     return Status::Ok();
   }
@@ -178,6 +220,99 @@ struct Validator {
     }
     return Status::Ok();
   }
+
+  Status operator()(const CreateDatabase& c) const {
+    MINK_RETURN_IF_ERROR(CheckName("database", c.name));
+    if (s.databases_.count(c.name)) {
+      return AlreadyExistsError("database " + c.name + " already exists");
+    }
+    return Status::Ok();
+  }
+
+  Status operator()(const DropDatabase& c) const {
+    if (!s.databases_.count(c.name)) return NotFoundError("database " + c.name + " does not exist");
+    if (!c.cascade) {
+      size_t tables = 0;
+      for (const auto& [id, t] : s.tables_) tables += t.database == c.name ? 1 : 0;
+      if (tables > 0) {
+        return FailedPreconditionError("database " + c.name + " is not empty (" +
+                                       std::to_string(tables) + " tables); drop them first");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status operator()(const CreateTable& c) const {
+    if (!s.databases_.count(c.database)) {
+      return NotFoundError("database " + c.database + " does not exist");
+    }
+    MINK_RETURN_IF_ERROR(CheckName("table", c.name));
+    if (s.FindTable(c.database, c.name) != nullptr) {
+      return AlreadyExistsError("table " + c.database + "." + c.name + " already exists");
+    }
+    if (c.table_id != s.next_table_id_) {
+      return AbortedError("table id " + std::to_string(c.table_id) + " is not the next id");
+    }
+    if (c.bucket_count < 1 || c.bucket_count > kMaxBuckets) {
+      return InvalidArgumentError("bucket count must be 1.." + std::to_string(kMaxBuckets));
+    }
+    if (!c.partitioned && c.first_stream_id != s.next_stream_id_) {
+      return AbortedError("stream id " + std::to_string(c.first_stream_id) + " is not the next id");
+    }
+    return CheckOwner(c.owner_node, c.owner_node_epoch);
+  }
+
+  Status operator()(const DropTable& c) const {
+    if (s.FindTable(c.database, c.name) == nullptr) {
+      return NotFoundError("table " + c.database + "." + c.name + " does not exist");
+    }
+    return Status::Ok();
+  }
+
+  Status operator()(const CreatePartition& c) const {
+    const TableState* t = s.FindTable(c.table_id);
+    if (t == nullptr) return NotFoundError("table id " + std::to_string(c.table_id) + " does not exist");
+    if (!t->partitioned) return FailedPreconditionError("table " + t->full_name() + " is not partitioned");
+    if (t->partitions.count(c.name)) {
+      return AlreadyExistsError("partition " + c.name + " of " + t->full_name() + " already exists");
+    }
+    if (t->partitions.size() >= kMaxPartitions) {
+      return ResourceExhaustedError("table " + t->full_name() + " has the maximum of " +
+                                    std::to_string(kMaxPartitions) + " partitions");
+    }
+    if (c.partition_id != t->next_partition_id || c.first_stream_id != s.next_stream_id_) {
+      return AbortedError("partition or stream id is not the next id");
+    }
+    return CheckOwner(c.owner_node, c.owner_node_epoch);
+  }
+
+  Status operator()(const AlterTable& c) const {
+    if (s.FindTable(c.table_id) == nullptr) {
+      return NotFoundError("table id " + std::to_string(c.table_id) + " does not exist");
+    }
+    return Status::Ok();
+  }
+
+  Status operator()(const AllocateWriterId& c) const {
+    if (c.writer_id != s.next_writer_id_) return AbortedError("writer id is not the next id");
+    return Status::Ok();
+  }
+
+  Status operator()(const CommitKvSnapshot& c) const {
+    const StreamState* st = s.FindStream(c.stream_id);
+    if (st == nullptr) return NotFoundError("no " + StreamName(c.stream_id));
+    if (s.objects_.count(c.key) || s.unreferenced_.count(c.key)) {
+      return AbortedError("object " + c.key + " is already committed");
+    }
+    if (c.offset > st->end_offset) {
+      return InvalidArgumentError("KV snapshot offset beyond the end of " + StreamName(c.stream_id));
+    }
+    auto prev = s.kv_snapshots_.find(c.stream_id);
+    if (prev != s.kv_snapshots_.end() && c.offset < prev->second.offset) {
+      return AbortedError("a newer KV snapshot of " + StreamName(c.stream_id) + " exists");
+    }
+    return Status::Ok();
+  }
 };
 
 Status State::Validate(const Command& command) const { return std::visit(Validator{*this}, command); }
@@ -216,11 +351,13 @@ struct Applier {
     s.streams_[c.stream_id] = std::move(st);
     s.next_stream_id_ = c.stream_id + 1;
   }
-  void operator()(const OpenStream& c) const {
-    StreamState& st = s.streams_[c.stream_id];
-    st.epoch = c.epoch;
-    st.owner_node = c.node_id;
-    st.owner_node_epoch = c.node_epoch;
+  void operator()(const OpenStreams& c) const {
+    for (const auto& se : c.streams) {
+      StreamState& st = s.streams_[se.stream_id];
+      st.epoch = se.epoch;
+      st.owner_node = c.node_id;
+      st.owner_node_epoch = c.node_epoch;
+    }
   }
   void operator()(const CommitObjects& c) const {
     for (const auto& o : c.objects) {
@@ -251,17 +388,103 @@ struct Applier {
       s.Unreference(key, time_ms);
     }
   }
-  void operator()(const DeleteStream& c) const {
-    auto found = s.streams_.find(c.stream_id);
-    std::vector<std::string> keys;
-    for (const auto& [start, seg] : found->second.segments) keys.push_back(seg.object_key);
-    s.streams_.erase(found);
-    for (const auto& key : keys) s.Unreference(key, time_ms);
-  }
+  void operator()(const DeleteStream& c) const { s.RemoveStream(c.stream_id, time_ms); }
   void operator()(const ForgetObjects& c) const {
     for (const auto& key : c.keys) s.unreferenced_.erase(key);
   }
+  void operator()(const CreateDatabase& c) const {
+    s.databases_[c.name] = DatabaseState{c.name, time_ms};
+  }
+  void operator()(const DropDatabase& c) const {
+    std::vector<int64_t> ids;
+    for (const auto& [id, t] : s.tables_) {
+      if (t.database == c.name) ids.push_back(id);
+    }
+    for (int64_t id : ids) s.RemoveTable(id, time_ms);
+    s.databases_.erase(c.name);
+  }
+  void operator()(const CreateTable& c) const {
+    TableState t;
+    t.table_id = c.table_id;
+    t.database = c.database;
+    t.name = c.name;
+    t.descriptor = c.descriptor;
+    t.bucket_count = c.bucket_count;
+    t.partitioned = c.partitioned;
+    t.created_ms = time_ms;
+    if (!c.partitioned) {
+      t.streams = s.AddStreams(c.first_stream_id, c.bucket_count, t.full_name() + "/",
+                               c.owner_node, c.owner_node_epoch);
+    }
+    s.tables_[c.table_id] = std::move(t);
+    s.next_table_id_ = c.table_id + 1;
+  }
+  void operator()(const DropTable& c) const {
+    s.RemoveTable(s.FindTable(c.database, c.name)->table_id, time_ms);
+  }
+  void operator()(const CreatePartition& c) const {
+    TableState& t = s.tables_[c.table_id];
+    PartitionState p;
+    p.partition_id = c.partition_id;
+    p.name = c.name;
+    p.streams = s.AddStreams(c.first_stream_id, t.bucket_count,
+                             t.full_name() + "/p" + std::to_string(c.partition_id) + "/",
+                             c.owner_node, c.owner_node_epoch);
+    t.partitions[c.name] = std::move(p);
+    t.next_partition_id = c.partition_id + 1;
+  }
+  void operator()(const AlterTable& c) const { s.tables_[c.table_id].descriptor = c.descriptor; }
+  void operator()(const AllocateWriterId& c) const { s.next_writer_id_ = c.writer_id + 1; }
+  void operator()(const CommitKvSnapshot& c) const {
+    auto prev = s.kv_snapshots_.find(c.stream_id);
+    if (prev != s.kv_snapshots_.end()) s.Unreference(prev->second.key, time_ms);
+    s.objects_[c.key] = ObjectState{c.key, c.bucket_id, c.size, 1, time_ms};
+    s.kv_snapshots_[c.stream_id] = KvSnapshotState{c.key, c.bucket_id, c.size, c.offset};
+  }
 };
+
+std::vector<uint64_t> State::AddStreams(uint64_t first, int32_t count, const std::string& prefix,
+                                        int32_t owner, int64_t owner_epoch) {
+  std::vector<uint64_t> ids;
+  for (int32_t b = 0; b < count; ++b) {
+    StreamState st;
+    st.stream_id = first + static_cast<uint64_t>(b);
+    st.name = prefix + "b" + std::to_string(b);
+    if (owner != 0) {
+      st.epoch = 1;
+      st.owner_node = owner;
+      st.owner_node_epoch = owner_epoch;
+    }
+    streams_[st.stream_id] = std::move(st);
+    ids.push_back(first + static_cast<uint64_t>(b));
+  }
+  next_stream_id_ = first + static_cast<uint64_t>(count);
+  return ids;
+}
+
+void State::RemoveStream(uint64_t stream_id, int64_t time_ms) {
+  auto found = streams_.find(stream_id);
+  if (found == streams_.end()) return;
+  std::vector<std::string> keys;
+  for (const auto& [start, seg] : found->second.segments) keys.push_back(seg.object_key);
+  streams_.erase(found);
+  for (const auto& key : keys) Unreference(key, time_ms);
+  auto snapshot = kv_snapshots_.find(stream_id);
+  if (snapshot != kv_snapshots_.end()) {
+    Unreference(snapshot->second.key, time_ms);
+    kv_snapshots_.erase(snapshot);
+  }
+}
+
+void State::RemoveTable(int64_t table_id, int64_t time_ms) {
+  auto found = tables_.find(table_id);
+  if (found == tables_.end()) return;
+  for (uint64_t id : found->second.streams) RemoveStream(id, time_ms);
+  for (const auto& [name, p] : found->second.partitions) {
+    for (uint64_t id : p.streams) RemoveStream(id, time_ms);
+  }
+  tables_.erase(found);
+}
 
 void State::Apply(const Command& command, int64_t seq, int64_t time_ms) {
   std::visit(Applier{*this, time_ms}, command);
@@ -299,6 +522,34 @@ std::string State::Serialize() const {
   }
   j["objects"] = objects;
   j["unreferenced"] = unreferenced_;
+  j["next_table_id"] = next_table_id_;
+  j["next_writer_id"] = next_writer_id_;
+  json databases = json::array();
+  for (const auto& [name, d] : databases_) databases.push_back({name, d.created_ms});
+  j["databases"] = databases;
+  json tables = json::array();
+  for (const auto& [id, t] : tables_) {
+    json partitions = json::array();
+    for (const auto& [name, p] : t.partitions) {
+      partitions.push_back({p.partition_id, name, p.streams});
+    }
+    tables.push_back({{"id", id},
+                      {"database", t.database},
+                      {"name", t.name},
+                      {"descriptor", t.descriptor},
+                      {"buckets", t.bucket_count},
+                      {"partitioned", t.partitioned},
+                      {"streams", t.streams},
+                      {"partitions", partitions},
+                      {"next_partition", t.next_partition_id},
+                      {"created_ms", t.created_ms}});
+  }
+  j["tables"] = tables;
+  json snapshots = json::array();
+  for (const auto& [id, k] : kv_snapshots_) {
+    snapshots.push_back({id, k.key, k.bucket_id, k.size, k.offset});
+  }
+  j["kv_snapshots"] = snapshots;
   return j.dump();
 }
 
@@ -338,6 +589,35 @@ Result<State> State::Deserialize(const std::string& text) {
                                     o.at(3).get<int64_t>(), o.at(4).get<int64_t>()};
     }
     s.unreferenced_ = j.at("unreferenced").get<std::map<std::string, int64_t>>();
+    s.next_table_id_ = j.at("next_table_id").get<int64_t>();
+    s.next_writer_id_ = j.at("next_writer_id").get<int64_t>();
+    for (const auto& d : j.at("databases")) {
+      std::string name = d.at(0).get<std::string>();
+      s.databases_[name] = DatabaseState{name, d.at(1).get<int64_t>()};
+    }
+    for (const auto& jt : j.at("tables")) {
+      TableState t;
+      t.table_id = jt.at("id").get<int64_t>();
+      t.database = jt.at("database").get<std::string>();
+      t.name = jt.at("name").get<std::string>();
+      t.descriptor = jt.at("descriptor").get<std::string>();
+      t.bucket_count = jt.at("buckets").get<int32_t>();
+      t.partitioned = jt.at("partitioned").get<bool>();
+      t.streams = jt.at("streams").get<std::vector<uint64_t>>();
+      for (const auto& p : jt.at("partitions")) {
+        PartitionState ps{p.at(0).get<int64_t>(), p.at(1).get<std::string>(),
+                          p.at(2).get<std::vector<uint64_t>>()};
+        t.partitions[ps.name] = std::move(ps);
+      }
+      t.next_partition_id = jt.at("next_partition").get<int64_t>();
+      t.created_ms = jt.at("created_ms").get<int64_t>();
+      s.tables_[t.table_id] = std::move(t);
+    }
+    for (const auto& k : j.at("kv_snapshots")) {
+      s.kv_snapshots_[k.at(0).get<uint64_t>()] =
+          KvSnapshotState{k.at(1).get<std::string>(), k.at(2).get<int32_t>(),
+                          k.at(3).get<uint64_t>(), k.at(4).get<int64_t>()};
+    }
     return s;
   } catch (const std::exception& e) {
     return DataLossError(std::string("metadata snapshot does not parse: ") + e.what());

@@ -52,6 +52,39 @@ struct ObjectState {
   int64_t committed_ms = 0;
 };
 
+struct DatabaseState {
+  std::string name;
+  int64_t created_ms = 0;
+};
+
+struct PartitionState {
+  int64_t partition_id = 0;
+  std::string name;
+  std::vector<uint64_t> streams;  // one per bucket
+};
+
+struct TableState {
+  int64_t table_id = 0;
+  std::string database;
+  std::string name;
+  std::string descriptor;  // JSON owned by the table layer
+  int32_t bucket_count = 1;
+  bool partitioned = false;
+  std::vector<uint64_t> streams;                    // unpartitioned: one per bucket
+  std::map<std::string, PartitionState> partitions;  // partitioned: by partition name
+  int64_t next_partition_id = 1;
+  int64_t created_ms = 0;
+
+  std::string full_name() const { return database + "." + name; }
+};
+
+struct KvSnapshotState {
+  std::string key;
+  int32_t bucket_id = 0;
+  uint64_t size = 0;
+  int64_t offset = 0;
+};
+
 class State {
  public:
   int64_t applied_seq() const { return applied_seq_; }
@@ -64,6 +97,14 @@ class State {
 
   const StreamState* FindStream(uint64_t id) const;
   int64_t NodeEpoch(int32_t node_id) const;
+
+  const std::map<std::string, DatabaseState>& databases() const { return databases_; }
+  const std::map<int64_t, TableState>& tables() const { return tables_; }
+  const TableState* FindTable(const std::string& database, const std::string& name) const;
+  const TableState* FindTable(int64_t table_id) const;
+  int64_t next_table_id() const { return next_table_id_; }
+  int64_t next_writer_id() const { return next_writer_id_; }
+  const std::map<uint64_t, KvSnapshotState>& kv_snapshots() const { return kv_snapshots_; }
 
   // Checks `command` against this state; the error explains the refusal. Fencing and
   // conflicts are Aborted, malformed commands InvalidArgument, missing things NotFound.
@@ -82,6 +123,11 @@ class State {
   friend struct Validator;
   void AddObject(const ObjectEntry& object, int64_t time_ms);
   void Unreference(const std::string& key, int64_t time_ms);
+  // Creates `count` streams from `first`, open and owned at epoch 1 (owner 0 = unowned).
+  std::vector<uint64_t> AddStreams(uint64_t first, int32_t count, const std::string& prefix,
+                                   int32_t owner, int64_t owner_epoch);
+  void RemoveStream(uint64_t stream_id, int64_t time_ms);
+  void RemoveTable(int64_t table_id, int64_t time_ms);
 
   int64_t applied_seq_ = 0;
   uint64_t next_stream_id_ = 1;
@@ -89,6 +135,11 @@ class State {
   std::map<uint64_t, StreamState> streams_;
   std::map<std::string, ObjectState> objects_;
   std::map<std::string, int64_t> unreferenced_;
+  std::map<std::string, DatabaseState> databases_;
+  std::map<int64_t, TableState> tables_;
+  int64_t next_table_id_ = 1;
+  int64_t next_writer_id_ = 1;
+  std::map<uint64_t, KvSnapshotState> kv_snapshots_;
 };
 
 }  // namespace mink::metadata

@@ -77,7 +77,7 @@ Status StreamStore::OpenStream(uint64_t stream_id) {
   auto seq = meta_->Append([&](const State& s) -> Result<Command> {
     const metadata::StreamState* st = s.FindStream(stream_id);
     if (st == nullptr) return NotFoundError("no stream " + std::to_string(stream_id));
-    return Command(metadata::OpenStream{stream_id, st->epoch + 1, node_.node_id, node_.node_epoch});
+    return Command(metadata::OpenStreams{node_.node_id, node_.node_epoch, {{stream_id, st->epoch + 1}}});
   });
   if (!seq.ok()) return seq.status();
   int64_t epoch = 0, end = 0;

@@ -27,7 +27,7 @@ class StateTest : public ::testing::Test {
     MustApply(&s_, RegisterNode{1, 1});
     MustApply(&s_, RegisterNode{2, 1});
     MustApply(&s_, CreateStream{1, "t/b0"});
-    MustApply(&s_, OpenStream{1, 1, 1, 1});
+    MustApply(&s_, OpenStreams{1, 1, {{1, 1}}});
   }
   State s_;
 };
@@ -60,20 +60,20 @@ TEST_F(StateTest, CommitMustContinueTheCommittedEnd) {
 
 TEST_F(StateTest, AHigherEpochFencesTheOldOwner) {
   MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}});
-  MustApply(&s_, OpenStream{1, 2, 2, 1});
+  MustApply(&s_, OpenStreams{2, 1, {{1, 2}}});
   Status old_owner = s_.Validate(CommitObjects{1, 1, {Obj("o2", 1, 1, 10, 20)}});
   EXPECT_TRUE(IsAborted(old_owner));
   EXPECT_NE(old_owner.message().find("fenced"), std::string::npos) << old_owner;
   EXPECT_TRUE(s_.Validate(CommitObjects{2, 1, {Obj("o2", 1, 2, 10, 20)}}).ok());
   // Reopening at an epoch that is not higher is refused.
-  EXPECT_TRUE(IsAborted(s_.Validate(OpenStream{1, 2, 1, 1})));
+  EXPECT_TRUE(IsAborted(s_.Validate(OpenStreams{1, 1, {{1, 2}}})));
 }
 
 TEST_F(StateTest, ARestartedNodeFencesItsOlderProcess) {
   MustApply(&s_, RegisterNode{1, 2});
   EXPECT_TRUE(IsAborted(s_.Validate(CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}})));
-  EXPECT_TRUE(IsAborted(s_.Validate(OpenStream{1, 2, 1, 1})));
-  EXPECT_TRUE(s_.Validate(OpenStream{1, 2, 1, 2}).ok());
+  EXPECT_TRUE(IsAborted(s_.Validate(OpenStreams{1, 1, {{1, 2}}})));
+  EXPECT_TRUE(s_.Validate(OpenStreams{1, 2, {{1, 2}}}).ok());
 }
 
 TEST_F(StateTest, AnObjectKeyIsNeverCommittedTwice) {
@@ -99,7 +99,7 @@ TEST_F(StateTest, ReplaceSegmentsSwapsObjectsAndReleasesTheOldOnes) {
 
 TEST_F(StateTest, WalObjectIsReleasedOnlyWhenEveryStreamMovedOut) {
   MustApply(&s_, CreateStream{2, "t/b1"});
-  MustApply(&s_, OpenStream{2, 1, 1, 1});
+  MustApply(&s_, OpenStreams{1, 1, {{2, 1}}});
   ObjectEntry wal = Obj("wal1", 1, 1, 0, 5);
   wal.segments.push_back(SegmentEntry{2, 1, 0, 3, 0, 50, 5});
   MustApply(&s_, CommitObjects{1, 1, {wal}});
@@ -131,6 +131,59 @@ TEST_F(StateTest, SerializeRoundTripsExactly) {
   EXPECT_EQ(loaded->Serialize(), text);
   EXPECT_EQ(loaded->applied_seq(), s_.applied_seq());
   EXPECT_FALSE(State::Deserialize("{nope").ok());
+}
+
+TEST_F(StateTest, CatalogDatabasesTablesAndPartitions) {
+  EXPECT_EQ(s_.Validate(CreateTable{"shop", "orders", 1, "{}", 2, true, 0, 1, 1}).code(),
+            StatusCode::kNotFound);
+  MustApply(&s_, CreateDatabase{"shop"});
+  EXPECT_EQ(s_.Validate(CreateDatabase{"shop"}).code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(s_.Validate(CreateDatabase{"bad name"}).code(), StatusCode::kInvalidArgument);
+  // Unpartitioned: the bucket streams come with the table, open and owned by the creator.
+  uint64_t first = s_.next_stream_id();
+  MustApply(&s_, CreateTable{"shop", "events", 1, "{\"d\":1}", 3, false, first, 1, 1});
+  const TableState* events = s_.FindTable("shop", "events");
+  ASSERT_NE(events, nullptr);
+  ASSERT_EQ(events->streams.size(), 3u);
+  EXPECT_EQ(s_.FindStream(events->streams[2])->name, "shop.events/b2");
+  EXPECT_EQ(s_.FindStream(events->streams[0])->owner_node, 1);
+  EXPECT_EQ(s_.FindStream(events->streams[0])->epoch, 1);
+  EXPECT_EQ(s_.Validate(CreateTable{"shop", "events", 2, "{}", 1, false, s_.next_stream_id(), 1, 1}).code(),
+            StatusCode::kAlreadyExists);
+  // Partitioned: partitions get ids from 1 in order of creation.
+  MustApply(&s_, CreateTable{"shop", "orders", 2, "{}", 2, true, 0, 1, 1});
+  MustApply(&s_, CreatePartition{2, "us", 1, s_.next_stream_id(), 1, 1});
+  MustApply(&s_, CreatePartition{2, "eu", 2, s_.next_stream_id(), 1, 1});
+  const TableState* orders = s_.FindTable(2);
+  ASSERT_EQ(orders->partitions.size(), 2u);
+  EXPECT_EQ(s_.FindStream(orders->partitions.at("us").streams[0])->name, "shop.orders/p1/b0");
+  EXPECT_EQ(s_.FindStream(orders->partitions.at("eu").streams[1])->name, "shop.orders/p2/b1");
+  EXPECT_EQ(s_.Validate(CreatePartition{2, "us", 3, s_.next_stream_id(), 1, 1}).code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(s_.Validate(DropDatabase{"shop", false}).code(), StatusCode::kFailedPrecondition);
+  // Serialization keeps the catalog.
+  auto loaded = State::Deserialize(s_.Serialize());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->Serialize(), s_.Serialize());
+  uint64_t us_stream = orders->partitions.at("us").streams[0];
+  MustApply(&s_, DropTable{"shop", "orders"});
+  EXPECT_EQ(s_.FindTable("shop", "orders"), nullptr);
+  EXPECT_EQ(s_.FindStream(us_stream), nullptr);
+  MustApply(&s_, DropDatabase{"shop", true});
+  EXPECT_TRUE(s_.databases().empty());
+  EXPECT_TRUE(s_.tables().empty());
+}
+
+TEST_F(StateTest, KvSnapshotsReplaceEachOther) {
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o1", 1, 1, 0, 10)}});
+  MustApply(&s_, CommitKvSnapshot{1, "kv1", -2, 50, 5});
+  MustApply(&s_, CommitKvSnapshot{1, "kv2", -2, 60, 10});
+  EXPECT_EQ(s_.kv_snapshots().at(1).key, "kv2");
+  EXPECT_EQ(s_.unreferenced().count("kv1"), 1u);
+  EXPECT_TRUE(IsAborted(s_.Validate(CommitKvSnapshot{1, "kv3", -2, 60, 7})));
+  EXPECT_FALSE(s_.Validate(CommitKvSnapshot{1, "kv3", -2, 60, 11}).ok());
+  MustApply(&s_, AllocateWriterId{1});
+  EXPECT_EQ(s_.next_writer_id(), 2);
 }
 
 TEST(Commands, EncodeDecodeRoundTrip) {
