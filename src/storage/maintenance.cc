@@ -57,6 +57,9 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
     if (st == nullptr) return;
     uint64_t bytes = 0;
     bool has_wal = false;
+    std::set<std::string> objects;  // distinct objects in the run
+    // Worth rewriting: it frees a WAL object, or it merges two or more stream objects.
+    auto worth_it = [&] { return has_wal || objects.size() >= 2; };
     for (const auto& [start, seg] : st->segments) {
       auto object = s.objects().find(seg.object_key);
       bool wal = IsWalKey(seg.object_key);
@@ -68,19 +71,22 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
         run.push_back(seg);
         bytes += seg.length;
         has_wal |= wal;
+        objects.insert(seg.object_key);
         continue;
       }
-      if (has_wal || run.size() >= 2) break;  // worth it
+      if (worth_it()) break;
       run.clear();
+      objects.clear();
       bytes = 0;
       has_wal = false;
       if (eligible) {
         run.push_back(seg);
         bytes = seg.length;
         has_wal = wal;
+        objects.insert(seg.object_key);
       }
     }
-    if (!has_wal && run.size() < 2) run.clear();
+    if (!worth_it()) run.clear();
   });
   if (run.empty()) return Status::Ok();
 
@@ -120,7 +126,13 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
   }
   std::string data = builder.Finish();
   object.size = data.size();
+  const auto upload_start = SteadyNow();
   MINK_RETURN_IF_ERROR(PutWithRetry(stores_.data.get(), object.key, data));
+  if (SteadyNow() - upload_start > options_.orphan_grace / 2) {
+    // The orphan sweep may already consider it never committed: do not commit it.
+    (void)stores_.data->Delete(object.key);
+    return UnavailableError("compaction output " + object.key + " took too long to upload");
+  }
 
   metadata::ReplaceSegments replace;
   replace.stream_id = stream_id;

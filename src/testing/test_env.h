@@ -1,5 +1,5 @@
 #pragma once
-// Test-only helpers: temporary directories and the services the harness (scripts/test-services)
+// Test-only helpers: temporary directories and the services the harness (scripts/with-test-services)
 // starts for `make test`.
 
 #include <string>

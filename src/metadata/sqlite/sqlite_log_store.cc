@@ -130,13 +130,26 @@ Status SqliteLogStore::InTransaction(const std::function<Status()>& fn, bool imm
   in_transaction_ = true;
   Status s = fn();
   in_transaction_ = false;
+  bool wake = wake_after_commit_;
+  wake_after_commit_ = false;
   if (!s.ok()) {
     (void)Exec("ROLLBACK");
     return s;
   }
   Status committed = Exec("COMMIT");
-  if (!committed.ok()) (void)Exec("ROLLBACK");
+  if (!committed.ok()) {
+    (void)Exec("ROLLBACK");
+  } else if (wake) {
+    WakeTailers();
+  }
   return committed;
+}
+
+void SqliteLogStore::WakeTailers() {
+  Waker& w = WakerFor(path_);
+  std::lock_guard<std::mutex> lock(w.mutex);
+  ++w.version;
+  w.cv.notify_all();
 }
 
 Status SqliteLogStore::Migrate() {
@@ -183,7 +196,8 @@ Result<std::vector<CommandRecord>> SqliteLogStore::ReadAfter(int64_t after_seq, 
 }
 
 Status SqliteLogStore::Insert(const CommandRecord& r) {
-  Status s = InTransaction(
+  // Tailers are woken once the (possibly enclosing) transaction has committed.
+  return InTransaction(
       [&]() -> Status {
         Stmt stmt(db_,
                   "INSERT INTO commands (seq, id, time_ms, node, kind, body)"
@@ -196,16 +210,10 @@ Status SqliteLogStore::Insert(const CommandRecord& r) {
         stmt.Bind(5, r.kind);
         stmt.Bind(6, r.body);
         if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "insert command");
+        wake_after_commit_ = true;
         return Status::Ok();
       },
       /*immediate=*/true);
-  if (s.ok()) {
-    Waker& w = WakerFor(path_);
-    std::lock_guard<std::mutex> lock(w.mutex);
-    ++w.version;
-    w.cv.notify_all();
-  }
-  return s;
 }
 
 Status SqliteLogStore::WithAppendLock(const std::function<Status()>& fn) {

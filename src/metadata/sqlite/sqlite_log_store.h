@@ -39,11 +39,13 @@ class SqliteLogStore final : public LogStore {
   Status Exec(const std::string& sql);
   // Runs `fn` in a transaction unless one is open on this connection already.
   Status InTransaction(const std::function<Status()>& fn, bool immediate);
+  void WakeTailers();
 
   const std::string path_;
   sqlite3* db_;
   std::recursive_mutex mutex_;  // one connection; WithAppendLock holds it across its callback
   bool in_transaction_ = false;
+  bool wake_after_commit_ = false;  // a command was inserted in the open transaction
 };
 
 }  // namespace mink::metadata
