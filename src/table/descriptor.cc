@@ -1,0 +1,279 @@
+#include "table/descriptor.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/strings.h"
+
+namespace mink::table {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<int> Indexes(const TableSchema& schema, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  for (const auto& n : names) out.push_back(schema.Find(n));
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+const std::set<std::string>& AggregateFunctions() {
+  static const std::set<std::string> fns = {
+      "sum", "product", "max", "min", "last_value", "last_value_ignore_nulls", "first_value",
+      "first_value_ignore_nulls", "listagg", "string_agg", "bool_and", "bool_or"};
+  return fns;
+}
+
+bool PartitionTypeAllowed(const LogicalType& t) {
+  return !t.IsNested() && t.kind != TypeKind::kDecimal && t.kind != TypeKind::kTimestampLtz;
+}
+
+}  // namespace
+
+bool IsReservedColumnName(const std::string& name) {
+  static const std::set<std::string> reserved = {"__offset", "__timestamp", "__bucket",
+                                                 "__change", "_change_type", "_log_offset",
+                                                 "_commit_timestamp"};
+  return reserved.count(name) > 0;
+}
+
+std::vector<int> TableDescriptor::PrimaryKeyIndexes() const { return Indexes(schema, primary_key); }
+std::vector<int> TableDescriptor::PartitionKeyIndexes() const {
+  return Indexes(schema, partition_keys);
+}
+std::vector<int> TableDescriptor::BucketKeyIndexes() const { return Indexes(schema, bucket_keys); }
+
+Result<TableDescriptor> MakeDescriptor(const TableSpec& spec) {
+  TableDescriptor d;
+  if (spec.columns.empty()) return InvalidArgumentError("a table needs at least one column");
+  for (const auto& text : spec.columns) {
+    MINK_ASSIGN_OR_RETURN(Column c, ParseColumn(text));
+    if (IsReservedColumnName(c.name)) {
+      return InvalidArgumentError("column name '" + c.name + "' is reserved");
+    }
+    if (d.schema.Find(c.name) >= 0) {
+      return InvalidArgumentError("column '" + c.name + "' is defined twice");
+    }
+    d.schema.columns.push_back(std::move(c));
+  }
+  auto check_known = [&](const std::vector<std::string>& names, const std::string& what) -> Status {
+    std::set<std::string> seen;
+    for (const auto& n : names) {
+      if (d.schema.Find(n) < 0) {
+        return InvalidArgumentError(what + " column '" + n + "' is not a column of the table");
+      }
+      if (!seen.insert(n).second) return InvalidArgumentError(what + " column '" + n + "' is listed twice");
+    }
+    return Status::Ok();
+  };
+  MINK_RETURN_IF_ERROR(check_known(spec.primary_key, "primary key"));
+  MINK_RETURN_IF_ERROR(check_known(spec.partition_by, "partition"));
+  MINK_RETURN_IF_ERROR(check_known(spec.bucket_key, "bucket key"));
+  d.primary_key = spec.primary_key;
+  d.partition_keys = spec.partition_by;
+
+  for (const auto& k : d.primary_key) {
+    Column& c = d.schema.columns[static_cast<size_t>(d.schema.Find(k))];
+    if (c.type.IsNested()) {
+      return InvalidArgumentError("primary key column '" + k + "' cannot be " + c.type.ToString());
+    }
+    c.not_null = true;  // primary-key columns are never null
+    c.type.nullable = false;
+  }
+  for (const auto& p : d.partition_keys) {
+    const Column& c = d.schema.columns[static_cast<size_t>(d.schema.Find(p))];
+    if (!PartitionTypeAllowed(c.type)) {
+      return InvalidArgumentError("partition column '" + p + "' cannot be " + c.type.ToString());
+    }
+    if (d.has_primary_key() && !Contains(d.primary_key, p)) {
+      return InvalidArgumentError("partition column '" + p +
+                                  "' must be part of the primary key of a primary-key table");
+    }
+  }
+  if (!spec.bucket_key.empty()) {
+    for (const auto& b : spec.bucket_key) {
+      if (Contains(d.partition_keys, b)) {
+        return InvalidArgumentError("bucket key column '" + b + "' must not be a partition column");
+      }
+      if (d.has_primary_key() && !Contains(d.primary_key, b)) {
+        return InvalidArgumentError("bucket key column '" + b +
+                                    "' must be part of the primary key");
+      }
+      const Column& c = d.schema.columns[static_cast<size_t>(d.schema.Find(b))];
+      if (c.type.IsNested()) {
+        return InvalidArgumentError("bucket key column '" + b + "' cannot be " + c.type.ToString());
+      }
+    }
+    d.bucket_keys = spec.bucket_key;
+  } else if (d.has_primary_key()) {
+    for (const auto& k : d.primary_key) {
+      if (!Contains(d.partition_keys, k)) d.bucket_keys.push_back(k);
+    }
+    if (d.bucket_keys.empty()) {
+      return InvalidArgumentError("the primary key has no column besides the partition columns");
+    }
+  }
+  if (spec.bucket_count < 0 || spec.bucket_count > 4096) {
+    return InvalidArgumentError("bucket count must be 1..4096");
+  }
+  d.bucket_count = spec.bucket_count == 0 ? 1 : spec.bucket_count;
+
+  std::map<std::string, std::string> options = spec.options;
+  d.options = options;
+  auto take = [&](const std::string& key) -> std::string {
+    auto it = options.find(key);
+    if (it == options.end()) return "";
+    std::string v = it->second;
+    options.erase(it);
+    return v;
+  };
+  if (std::string f = take("bucket.function"); !f.empty()) {
+    MINK_ASSIGN_OR_RETURN(d.bucket_function, ParseBucketFunction(f));
+  }
+  if (d.bucket_function == BucketFunction::kIceberg && d.bucket_keys.size() != 1) {
+    return InvalidArgumentError("Iceberg bucketing needs exactly one bucket-key column");
+  }
+  std::string engine = take("table.merge-engine");
+  if (!engine.empty() && !d.has_primary_key()) {
+    return InvalidArgumentError("a merge engine needs a primary-key table");
+  }
+  if (engine.empty() || engine == "default" || engine == "last_row") {
+    d.merge_engine = MergeEngineKind::kDefault;
+  } else if (engine == "first_row") {
+    d.merge_engine = MergeEngineKind::kFirstRow;
+  } else if (engine == "versioned") {
+    d.merge_engine = MergeEngineKind::kVersioned;
+    d.version_column = take("table.merge-engine.versioned.ver-column");
+    int idx = d.schema.Find(d.version_column);
+    if (idx < 0) {
+      return InvalidArgumentError("the versioned merge engine needs "
+                                  "table.merge-engine.versioned.ver-column naming a column");
+    }
+    TypeKind k = d.schema.columns[static_cast<size_t>(idx)].type.kind;
+    if (k != TypeKind::kInt && k != TypeKind::kBigInt && k != TypeKind::kTimestamp &&
+        k != TypeKind::kTimestampLtz) {
+      return InvalidArgumentError("version column '" + d.version_column +
+                                  "' must be INT, BIGINT, TIMESTAMP or TIMESTAMP_LTZ");
+    }
+  } else if (engine == "aggregation") {
+    d.merge_engine = MergeEngineKind::kAggregation;
+  } else {
+    return InvalidArgumentError("unknown merge engine '" + engine +
+                                "' (default, first_row, versioned, aggregation)");
+  }
+  for (auto it = options.begin(); it != options.end();) {
+    const std::string& key = it->first;
+    if (key.rfind("fields.", 0) == 0 && key.size() > 11 && key.substr(key.size() - 4) == ".agg") {
+      std::string column = key.substr(7, key.size() - 11);
+      if (d.merge_engine != MergeEngineKind::kAggregation) {
+        return InvalidArgumentError("aggregate functions need table.merge-engine=aggregation");
+      }
+      if (d.schema.Find(column) < 0) {
+        return InvalidArgumentError("option " + key + " names an unknown column");
+      }
+      if (Contains(d.primary_key, column)) {
+        return InvalidArgumentError("primary key column '" + column + "' cannot be aggregated");
+      }
+      if (!AggregateFunctions().count(it->second)) {
+        return InvalidArgumentError("unknown aggregate function '" + it->second + "' for " + column);
+      }
+      d.aggregations[column] = it->second;
+      it = options.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (std::string image = take("table.changelog.image"); !image.empty()) {
+    if (!d.has_primary_key()) return InvalidArgumentError("table.changelog.image needs a primary key");
+    if (image == "full" || image == "FULL") d.changelog_image = ChangelogImage::kFull;
+    else if (image == "wal" || image == "WAL") d.changelog_image = ChangelogImage::kWal;
+    else return InvalidArgumentError("table.changelog.image must be full or wal");
+    if (d.changelog_image == ChangelogImage::kWal &&
+        d.merge_engine == MergeEngineKind::kAggregation) {
+      return InvalidArgumentError("the wal changelog image cannot be used with the aggregation engine");
+    }
+  }
+  // first_row and versioned ignore deletes unless told otherwise; ALLOW is refused for them.
+  if (d.merge_engine == MergeEngineKind::kFirstRow || d.merge_engine == MergeEngineKind::kVersioned) {
+    d.delete_behavior = DeleteBehavior::kIgnore;
+  }
+  if (std::string del = take("table.delete.behavior"); !del.empty()) {
+    if (!d.has_primary_key()) return InvalidArgumentError("table.delete.behavior needs a primary key");
+    if (del == "allow" || del == "ALLOW") d.delete_behavior = DeleteBehavior::kAllow;
+    else if (del == "ignore" || del == "IGNORE") d.delete_behavior = DeleteBehavior::kIgnore;
+    else if (del == "disable" || del == "DISABLE") d.delete_behavior = DeleteBehavior::kDisable;
+    else return InvalidArgumentError("table.delete.behavior must be allow, ignore or disable");
+    if (d.delete_behavior == DeleteBehavior::kAllow &&
+        (d.merge_engine == MergeEngineKind::kFirstRow ||
+         d.merge_engine == MergeEngineKind::kVersioned)) {
+      return InvalidArgumentError("deletes cannot be allowed with the first_row or versioned engine");
+    }
+  }
+  if (std::string ttl = take("table.log.ttl"); !ttl.empty()) {
+    MINK_ASSIGN_OR_RETURN(auto ms, ParseDuration(ttl));
+    d.log_ttl_ms = ms.count();
+  }
+  if (!options.empty()) {
+    return InvalidArgumentError("unknown table option '" + options.begin()->first + "'");
+  }
+  return d;
+}
+
+std::string TableDescriptor::ToJson() const {
+  json columns = json::array();
+  for (const auto& c : schema.columns) {
+    columns.push_back({{"name", c.name}, {"type", c.type.ToString()}, {"not_null", c.not_null}});
+  }
+  json j = {{"columns", columns},
+            {"schema_id", schema.schema_id},
+            {"primary_key", primary_key},
+            {"partition_keys", partition_keys},
+            {"bucket_keys", bucket_keys},
+            {"bucket_count", bucket_count},
+            {"bucket_function", std::string(BucketFunctionName(bucket_function))},
+            {"merge_engine", static_cast<int>(merge_engine)},
+            {"version_column", version_column},
+            {"aggregations", aggregations},
+            {"changelog_image", static_cast<int>(changelog_image)},
+            {"delete_behavior", static_cast<int>(delete_behavior)},
+            {"log_ttl_ms", log_ttl_ms},
+            {"options", options}};
+  return j.dump();
+}
+
+Result<TableDescriptor> TableDescriptor::FromJson(const std::string& text) {
+  try {
+    json j = json::parse(text);
+    TableDescriptor d;
+    for (const auto& c : j.at("columns")) {
+      MINK_ASSIGN_OR_RETURN(LogicalType t, ParseType(c.at("type").get<std::string>()));
+      Column col{c.at("name").get<std::string>(), t, c.at("not_null").get<bool>()};
+      col.type.nullable = !col.not_null;
+      d.schema.columns.push_back(std::move(col));
+    }
+    d.schema.schema_id = j.at("schema_id").get<int32_t>();
+    d.primary_key = j.at("primary_key").get<std::vector<std::string>>();
+    d.partition_keys = j.at("partition_keys").get<std::vector<std::string>>();
+    d.bucket_keys = j.at("bucket_keys").get<std::vector<std::string>>();
+    d.bucket_count = j.at("bucket_count").get<int32_t>();
+    MINK_ASSIGN_OR_RETURN(d.bucket_function,
+                          ParseBucketFunction(j.at("bucket_function").get<std::string>()));
+    d.merge_engine = static_cast<MergeEngineKind>(j.at("merge_engine").get<int>());
+    d.version_column = j.at("version_column").get<std::string>();
+    d.aggregations = j.at("aggregations").get<std::map<std::string, std::string>>();
+    d.changelog_image = static_cast<ChangelogImage>(j.at("changelog_image").get<int>());
+    d.delete_behavior = static_cast<DeleteBehavior>(j.at("delete_behavior").get<int>());
+    d.log_ttl_ms = j.at("log_ttl_ms").get<int64_t>();
+    d.options = j.at("options").get<std::map<std::string, std::string>>();
+    return d;
+  } catch (const std::exception& e) {
+    return DataLossError(std::string("table descriptor does not parse: ") + e.what());
+  }
+}
+
+}  // namespace mink::table

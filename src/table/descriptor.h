@@ -1,0 +1,65 @@
+#pragma once
+// TableDescriptor: everything about a table but its data — columns, primary key, partitioning,
+// bucketing, merge engine and options — with the validation rules of Fluss
+// (../shared/reference/fluss.md §1-§3). Stored as JSON in the metadata catalog.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "table/bucketing.h"
+#include "table/types.h"
+
+namespace mink::table {
+
+enum class MergeEngineKind { kDefault, kFirstRow, kVersioned, kAggregation };
+enum class ChangelogImage { kFull, kWal };
+enum class DeleteBehavior { kAllow, kIgnore, kDisable };
+
+struct TableDescriptor {
+  TableSchema schema;
+  std::vector<std::string> primary_key;
+  std::vector<std::string> partition_keys;
+  std::vector<std::string> bucket_keys;  // resolved: a PK table's default is PK minus partitions
+  int32_t bucket_count = 1;
+  BucketFunction bucket_function = BucketFunction::kNative;
+  MergeEngineKind merge_engine = MergeEngineKind::kDefault;
+  std::string version_column;                      // versioned engine
+  std::map<std::string, std::string> aggregations;  // aggregation engine: column -> function
+  ChangelogImage changelog_image = ChangelogImage::kFull;
+  DeleteBehavior delete_behavior = DeleteBehavior::kAllow;
+  int64_t log_ttl_ms = 7LL * 24 * 3600 * 1000;
+  std::map<std::string, std::string> options;  // as given, for describe
+
+  bool has_primary_key() const { return !primary_key.empty(); }
+  bool partitioned() const { return !partition_keys.empty(); }
+
+  // Column indexes of the primary key, partition keys and bucket keys.
+  std::vector<int> PrimaryKeyIndexes() const;
+  std::vector<int> PartitionKeyIndexes() const;
+  std::vector<int> BucketKeyIndexes() const;
+
+  std::string ToJson() const;
+  static Result<TableDescriptor> FromJson(const std::string& json);
+};
+
+struct TableSpec {
+  std::vector<std::string> columns;  // "name TYPE [NOT NULL]"
+  std::vector<std::string> primary_key;
+  std::vector<std::string> partition_by;
+  std::vector<std::string> bucket_key;
+  int32_t bucket_count = 0;  // 0 = default (1)
+  // table.merge-engine, table.merge-engine.versioned.ver-column, fields.<col>.agg,
+  // table.changelog.image, table.delete.behavior, table.log.ttl, bucket.function
+  std::map<std::string, std::string> options;
+};
+
+// Parses and validates a create-table request; errors name the offending column or option.
+Result<TableDescriptor> MakeDescriptor(const TableSpec& spec);
+
+// Names of the metadata columns reads can add; not allowed as column names.
+bool IsReservedColumnName(const std::string& name);
+
+}  // namespace mink::table
