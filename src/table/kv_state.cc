@@ -1,0 +1,82 @@
+#include "table/kv_state.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "base/bytes.h"
+#include "codec/crc32c.h"
+#include "table/row_codec.h"
+
+namespace mink::table {
+namespace {
+
+constexpr char kMagic[] = "MKKV0001";
+
+}  // namespace
+
+void KvState::Put(const std::string& key, std::string value) {
+  auto [it, inserted] = map_.try_emplace(key);
+  if (!inserted) bytes_ -= it->first.size() + it->second.size();
+  bytes_ += key.size() + value.size();
+  it->second = std::move(value);
+}
+
+void KvState::Erase(const std::string& key) {
+  auto it = map_.find(key);
+  if (it == map_.end()) return;
+  bytes_ -= it->first.size() + it->second.size();
+  map_.erase(it);
+}
+
+std::string KvState::Snapshot(int64_t offset) const {
+  std::vector<const std::pair<const std::string, std::string>*> sorted;
+  sorted.reserve(map_.size());
+  for (const auto& e : map_) sorted.push_back(&e);
+  std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  std::string out(kMagic, 8);
+  out.reserve(bytes_ + 10 * map_.size() + 32);
+  PutI64(&out, offset);
+  PutU64(&out, map_.size());
+  for (const auto* e : sorted) {
+    PutVarint64(&out, e->first.size());
+    out += e->first;
+    PutVarint64(&out, e->second.size());
+    out += e->second;
+  }
+  PutU32(&out, codec::Crc32c(out));
+  return out;
+}
+
+Result<KvState> KvState::Load(std::string_view data, const std::string& object_key,
+                              int64_t* offset) {
+  auto corrupt = [&](const std::string& what) {
+    return DataLossError("KV snapshot " + object_key + ": " + what);
+  };
+  if (data.size() < 8 + 16 + 4 || data.substr(0, 8) != std::string_view(kMagic, 8)) {
+    return corrupt("not a KV snapshot (bad magic or truncated)");
+  }
+  uint32_t crc = LoadU32(data.data() + data.size() - 4);
+  if (codec::Crc32c(data.substr(0, data.size() - 4)) != crc) return corrupt("checksum mismatch");
+  ByteReader header(data.substr(8, 16));
+  uint64_t count;
+  header.ReadI64(offset);
+  header.ReadU64(&count);
+  std::string_view body = data.substr(24, data.size() - 28);
+  KvState state;
+  std::string previous;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t klen, vlen;
+    if (!GetVarint64(&body, &klen) || klen > body.size()) return corrupt("truncated entry");
+    std::string key(body.substr(0, klen));
+    body.remove_prefix(klen);
+    if (!GetVarint64(&body, &vlen) || vlen > body.size()) return corrupt("truncated entry");
+    if (i > 0 && key <= previous) return corrupt("keys out of order");
+    state.Put(key, std::string(body.substr(0, vlen)));
+    body.remove_prefix(vlen);
+    previous = std::move(key);
+  }
+  if (!body.empty()) return corrupt("trailing bytes");
+  return state;
+}
+
+}  // namespace mink::table

@@ -1,0 +1,51 @@
+#include "table/kv_state.h"
+
+#include <gtest/gtest.h>
+
+#include "table/writer_state.h"
+
+namespace mink::table {
+namespace {
+
+TEST(KvState, SnapshotRoundTripsAndDetectsDamage) {
+  KvState kv;
+  for (int i = 0; i < 1000; ++i) kv.Put("key" + std::to_string(i), std::string(i % 50, 'v'));
+  kv.Put("key5", "replaced");
+  kv.Erase("key7");
+  std::string snap = kv.Snapshot(1234);
+  int64_t offset = 0;
+  auto loaded = KvState::Load(snap, "kv/1", &offset);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(offset, 1234);
+  EXPECT_EQ(loaded->size(), 999u);
+  EXPECT_EQ(*loaded->Get("key5"), "replaced");
+  EXPECT_EQ(loaded->Get("key7"), nullptr);
+  EXPECT_EQ(loaded->bytes(), kv.bytes());
+  std::string bad = snap;
+  bad[100] ^= 1;
+  auto damaged = KvState::Load(bad, "kv/1", &offset);
+  EXPECT_TRUE(IsDataLoss(damaged.status()));
+  EXPECT_NE(damaged.status().message().find("kv/1"), std::string::npos);
+  EXPECT_TRUE(IsDataLoss(KvState::Load(snap.substr(0, 30), "kv/1", &offset).status()));
+}
+
+TEST(WriterStates, RetriesAreRecognisedAndGapsRefused) {
+  WriterStates w;
+  EXPECT_FALSE(w.Check(7, 0, true)->has_value());
+  w.Record(7, {0, 0, 10});
+  w.Record(7, {1, 10, 12});
+  auto retry = w.Check(7, 0, true);
+  ASSERT_TRUE(retry.ok());
+  ASSERT_TRUE(retry->has_value());
+  EXPECT_EQ((*retry)->base_offset, 0);
+  EXPECT_FALSE(w.Check(7, 2, true)->has_value());
+  EXPECT_EQ(w.Check(7, 4, true).status().code(), StatusCode::kOutOfRange);  // a gap
+  EXPECT_TRUE(w.Check(7, 4, false).ok());                                    // non-strict: grows
+  EXPECT_EQ(w.Check(9, 3, true).status().code(), StatusCode::kOutOfRange);  // new writer starts at 0
+  for (int s = 2; s < 10; ++s) w.Record(7, {s, 12 + s, 13 + s});
+  EXPECT_EQ(w.Check(7, 1, false).status().code(), StatusCode::kOutOfRange);  // forgotten
+  EXPECT_TRUE(w.Check(7, 5, false)->has_value());
+}
+
+}  // namespace
+}  // namespace mink::table
