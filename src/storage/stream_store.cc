@@ -1,5 +1,7 @@
 #include "storage/stream_store.h"
 
+#include <optional>
+
 #include "base/log.h"
 
 namespace mink::storage {
@@ -73,30 +75,85 @@ Result<uint64_t> StreamStore::CreateStream(const std::string& name) {
   return id;
 }
 
-Status StreamStore::OpenStream(uint64_t stream_id) {
+Status StreamStore::OpenStreams(const std::vector<uint64_t>& stream_ids) {
+  if (stream_ids.empty()) return Status::Ok();
   auto seq = meta_->Append([&](const State& s) -> Result<Command> {
-    const metadata::StreamState* st = s.FindStream(stream_id);
-    if (st == nullptr) return NotFoundError("no stream " + std::to_string(stream_id));
-    return Command(metadata::OpenStreams{node_.node_id, node_.node_epoch, {{stream_id, st->epoch + 1}}});
+    metadata::OpenStreams open{node_.node_id, node_.node_epoch, {}};
+    for (uint64_t id : stream_ids) {
+      const metadata::StreamState* st = s.FindStream(id);
+      if (st == nullptr) return NotFoundError("no stream " + std::to_string(id));
+      open.streams.push_back({id, st->epoch + 1});
+    }
+    return Command(std::move(open));
   });
   if (!seq.ok()) return seq.status();
-  int64_t epoch = 0, end = 0;
-  bool ours = meta_->Read([&](const State& s) {
+  for (uint64_t id : stream_ids) {
+    int64_t epoch = 0, end = 0;
+    bool ours = meta_->Read([&](const State& s) {
+      const metadata::StreamState* st = s.FindStream(id);
+      if (st == nullptr || st->owner_node != node_.node_id ||
+          st->owner_node_epoch != node_.node_epoch) {
+        return false;
+      }
+      epoch = st->epoch;
+      end = st->end_offset;
+      return true;
+    });
+    if (!ours) return AbortedError("stream " + std::to_string(id) + " was taken by another owner");
+    tail_.Drop(id);
+    writer_->Adopt(id, epoch, end);
+    MINK_LOG_DEBUG("storage", "opened stream={} epoch={} end={} node={}", id, epoch, end,
+                   node_.node_id);
+  }
+  return Status::Ok();
+}
+
+void StreamStore::AdoptOwned(const std::vector<uint64_t>& stream_ids) {
+  for (uint64_t id : stream_ids) {
+    int64_t epoch = 0, end = 0;
+    bool ours = meta_->Read([&](const State& s) {
+      const metadata::StreamState* st = s.FindStream(id);
+      if (st == nullptr || st->owner_node != node_.node_id ||
+          st->owner_node_epoch != node_.node_epoch) {
+        return false;
+      }
+      epoch = st->epoch;
+      end = st->end_offset;
+      return true;
+    });
+    if (ours && !writer_->Owns(id)) writer_->Adopt(id, epoch, end);
+  }
+}
+
+Result<int64_t> StreamStore::OffsetAtTime(uint64_t stream_id, int64_t timestamp_ms) {
+  // The first segment that holds a batch committed at or after the time, then its batches.
+  std::optional<metadata::Segment> segment;
+  int64_t start = 0, end = 0;
+  bool found = meta_->Read([&](const State& s) {
     const metadata::StreamState* st = s.FindStream(stream_id);
-    if (st == nullptr || st->owner_node != node_.node_id ||
-        st->owner_node_epoch != node_.node_epoch) {
-      return false;
-    }
-    epoch = st->epoch;
+    if (st == nullptr) return false;
+    start = st->start_offset;
     end = st->end_offset;
+    for (const auto& [first, seg] : st->segments) {
+      if (seg.end_offset > st->start_offset && seg.max_timestamp_ms >= timestamp_ms) {
+        segment = seg;
+        break;
+      }
+    }
     return true;
   });
-  if (!ours) return AbortedError("stream " + std::to_string(stream_id) + " was taken by another owner");
-  tail_.Drop(stream_id);
-  writer_->Adopt(stream_id, epoch, end);
-  MINK_LOG_INFO("storage", "opened stream={} epoch={} end={} node={}", stream_id, epoch, end,
-                node_.node_id);
-  return Status::Ok();
+  if (!found) return NotFoundError("no stream " + std::to_string(stream_id));
+  if (!segment) return end;
+  int64_t at = std::max(start, segment->start_offset);
+  while (at < end) {
+    MINK_ASSIGN_OR_RETURN(ReadResult r, reader_->Read(stream_id, at, 1 << 20));
+    if (r.batches.empty()) break;
+    for (const auto& b : r.batches) {
+      if (b->timestamp_ms >= timestamp_ms) return std::max(b->base_offset, start);
+      at = b->end_offset();
+    }
+  }
+  return end;
 }
 
 void StreamStore::CloseStream(uint64_t stream_id) {

@@ -61,7 +61,13 @@ class StreamStore {
   Result<uint64_t> CreateStream(const std::string& name);
   // Takes ownership of a stream at its epoch + 1 (fencing the previous owner) and starts writing
   // it at its committed end.
-  Status OpenStream(uint64_t stream_id);
+  Status OpenStream(uint64_t stream_id) { return OpenStreams({stream_id}); }
+  // The same for several streams with one metadata command.
+  Status OpenStreams(const std::vector<uint64_t>& stream_ids);
+  // Starts writing streams the metadata already shows as owned by this node process (created
+  // owned, e.g. with a table). Streams owned by someone else are skipped.
+  void AdoptOwned(const std::vector<uint64_t>& stream_ids);
+  bool Writes(uint64_t stream_id) const { return writer_->Owns(stream_id); }
   // Stops writing a stream here (local; the next owner fences us anyway).
   void CloseStream(uint64_t stream_id);
   Status DeleteStream(uint64_t stream_id);
@@ -77,6 +83,9 @@ class StreamStore {
   }
   // Makes offsets below `new_start` unreadable.
   Status Trim(uint64_t stream_id, int64_t new_start);
+  // The first offset whose batch was committed at or after `timestamp_ms` (the end offset if
+  // there is none).
+  Result<int64_t> OffsetAtTime(uint64_t stream_id, int64_t timestamp_ms);
 
   // One round of each maintenance task (the maintenance thread runs them periodically).
   Status RunCompaction();

@@ -417,5 +417,20 @@ TEST_F(StreamStoreTest, RetentionTrimsBatchesOlderThanTheLimit) {
   EXPECT_EQ(none->start_offset, 5);
 }
 
+TEST_F(StreamStoreTest, OffsetAtTimeFindsTheFirstBatchCommittedSince) {
+  ManualClock clock;
+  auto node = Node(1, &clock);
+  uint64_t s = NewOpenStream(node.get());
+  int64_t t0 = clock.NowMillis();
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("a", 2)).ok());
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("b", 3)).ok());
+  clock.Advance(1000);
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("c", 1)).ok());
+  EXPECT_EQ(*node->store->OffsetAtTime(s, t0 - 10), 0);
+  EXPECT_EQ(*node->store->OffsetAtTime(s, t0 + 500), 5);
+  EXPECT_EQ(*node->store->OffsetAtTime(s, t0 + 5000), 6);
+  EXPECT_EQ(node->store->OffsetAtTime(99, 0).status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace mink::storage
