@@ -3,6 +3,7 @@
 #include <lz4frame.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -40,23 +41,29 @@ Status Lz4Decompress(std::string_view input, uint8_t* output, int64_t output_siz
   size_t src_left = input.size();
   uint8_t* dst = output;
   size_t dst_left = static_cast<size_t>(output_size);
+  // Once the output is full the frame may still hold its end mark or checksum; LZ4F needs some
+  // output room to step past them, so it gets a spill area that must stay unused.
+  uint8_t spill[64];
   while (true) {
+    const bool full = dst_left == 0;
     size_t src_size = src_left;
-    size_t dst_size = dst_left;
-    size_t hint = LZ4F_decompress(ctx, dst, &dst_size, src, &src_size, nullptr);
+    size_t dst_size = full ? sizeof(spill) : dst_left;
+    size_t hint = LZ4F_decompress(ctx, full ? spill : dst, &dst_size, src, &src_size, nullptr);
     if (LZ4F_isError(hint)) {
       return InvalidArgumentError(std::string("corrupt LZ4 frame: ") + LZ4F_getErrorName(hint));
     }
+    if (full && dst_size > 0) {
+      return InvalidArgumentError("LZ4 frame expands beyond its declared length " +
+                                  std::to_string(output_size));
+    }
     src += src_size;
     src_left -= src_size;
-    dst += dst_size;
-    dst_left -= dst_size;
-    if (hint == 0) break;  // frame complete
-    if (src_size == 0 && dst_size == 0) {
-      return InvalidArgumentError(dst_left == 0
-                                      ? "LZ4 frame expands beyond its declared length"
-                                      : "truncated LZ4 frame");
+    if (!full) {
+      dst += dst_size;
+      dst_left -= dst_size;
     }
+    if (hint == 0) break;  // frame complete
+    if (src_size == 0 && dst_size == 0) return InvalidArgumentError("truncated LZ4 frame");
   }
   if (dst_left != 0) {
     return InvalidArgumentError("LZ4 frame expands to " +
@@ -88,7 +95,85 @@ Status ZstdDecompress(std::string_view input, uint8_t* output, int64_t output_si
   return Status::Ok();
 }
 
+// Grows `out` (doubling, at most to max_size); false when it is already at max_size.
+bool Grow(std::string* out, int64_t max_size) {
+  const int64_t size = static_cast<int64_t>(out->size());
+  if (size >= max_size) return false;
+  out->resize(static_cast<size_t>(std::min(max_size, std::max<int64_t>(4096, size * 2))));
+  return true;
+}
+
+Result<std::string> Lz4DecompressToFit(std::string_view input, int64_t max_size) {
+  LZ4F_dctx* ctx = ThreadLz4Context();
+  if (ctx == nullptr) return InternalError("cannot create an LZ4 decompression context");
+  LZ4F_resetDecompressionContext(ctx);
+  std::string out;
+  size_t produced = 0;
+  const char* src = input.data();
+  size_t src_left = input.size();
+  while (true) {
+    if (produced == out.size() && !Grow(&out, max_size)) {
+      return InvalidArgumentError("LZ4 frame expands beyond " + std::to_string(max_size) + " bytes");
+    }
+    size_t src_size = src_left;
+    size_t dst_size = out.size() - produced;
+    size_t hint = LZ4F_decompress(ctx, out.data() + produced, &dst_size, src, &src_size, nullptr);
+    if (LZ4F_isError(hint)) {
+      return InvalidArgumentError(std::string("corrupt LZ4 frame: ") + LZ4F_getErrorName(hint));
+    }
+    src += src_size;
+    src_left -= src_size;
+    produced += dst_size;
+    if (hint == 0) break;
+    if (src_size == 0 && dst_size == 0 && produced < out.size()) {
+      return InvalidArgumentError("truncated LZ4 frame");
+    }
+  }
+  if (src_left != 0) return InvalidArgumentError("trailing bytes after the LZ4 frame");
+  out.resize(produced);
+  return out;
+}
+
+Result<std::string> ZstdDecompressToFit(std::string_view input, int64_t max_size) {
+  ZSTD_DCtx* ctx = ThreadZstdContext();
+  if (ctx == nullptr) return InternalError("cannot create a ZSTD decompression context");
+  ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
+  std::string out;
+  ZSTD_inBuffer in{input.data(), input.size(), 0};
+  size_t produced = 0;
+  while (true) {
+    if (produced == out.size() && !Grow(&out, max_size)) {
+      return InvalidArgumentError("ZSTD frame expands beyond " + std::to_string(max_size) +
+                                  " bytes");
+    }
+    ZSTD_outBuffer dst{out.data(), out.size(), produced};
+    size_t ret = ZSTD_decompressStream(ctx, &dst, &in);
+    if (ZSTD_isError(ret)) {
+      return InvalidArgumentError(std::string("corrupt ZSTD frame: ") + ZSTD_getErrorName(ret));
+    }
+    const bool progress = dst.pos != produced;
+    produced = dst.pos;
+    if (ret == 0) break;  // frame complete
+    if (!progress && in.pos == in.size && produced < out.size()) {
+      return InvalidArgumentError("truncated ZSTD frame");
+    }
+  }
+  if (in.pos != in.size) return InvalidArgumentError("trailing bytes after the ZSTD frame");
+  out.resize(produced);
+  return out;
+}
+
 }  // namespace
+
+Result<std::string> DecompressBufferToFit(CompressionCodec codec, std::string_view input,
+                                          int64_t max_size) {
+  switch (codec) {
+    case CompressionCodec::kLz4Frame: return Lz4DecompressToFit(input, max_size);
+    case CompressionCodec::kZstd: return ZstdDecompressToFit(input, max_size);
+    case CompressionCodec::kNone: break;
+  }
+  return InvalidArgumentError("DecompressBufferToFit: no codec");
+}
 
 std::string_view CompressionCodecName(CompressionCodec codec) {
   switch (codec) {

@@ -26,6 +26,12 @@ Result<int64_t> CompressBuffer(CompressionCodec codec, int level, std::string_vi
 Status DecompressBuffer(CompressionCodec codec, std::string_view input, uint8_t* output,
                         int64_t output_size);
 
+// Decompresses one frame whose uncompressed size is not known in advance into a new buffer of
+// at most `max_size` bytes (growing as it goes). For writers that put something other than the
+// uncompressed length in the prefix (Arrow JS 21 writes the compressed length there).
+Result<std::string> DecompressBufferToFit(CompressionCodec codec, std::string_view input,
+                                          int64_t max_size);
+
 // The largest expansion a frame of `compressed_size` bytes can claim before it is rejected
 // without being decompressed (a bound from the codec's format, so that a forged length cannot
 // make the reader allocate).

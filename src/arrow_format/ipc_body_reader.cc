@@ -2,6 +2,7 @@
 // body, every decompressed length against a plausibility bound and the per-message budget, and
 // the resulting arrays pass ValidateArrayData before anyone reads them.
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -101,6 +102,9 @@ class BodyReader {
       return Invalid("too few field nodes (at field " + field.name() + ")");
     }
     FieldNodeInfo node = message_.nodes[node_index_++];
+    // Every slot of a null-type array is null whatever the count says (Arrow JS writes -1 for
+    // sliced null arrays).
+    if (field.type()->id() == TypeId::kNull && node.length >= 0) node.null_count = node.length;
     if (node.length < 0 || node.null_count < 0 || node.null_count > node.length) {
       return Invalid("field " + field.name() + " has length " + std::to_string(node.length) +
                      " and null count " + std::to_string(node.null_count));
@@ -144,6 +148,27 @@ class BodyReader {
         reinterpret_cast<const char*>(body_->data() + region.offset)));
     const int64_t payload = region.length - 8;
     if (declared == -1) return Reference(region.offset + 8, payload);
+    std::string_view input(reinterpret_cast<const char*>(body_->data() + region.offset + 8),
+                           static_cast<size_t>(payload));
+    if (declared == payload) {
+      // Arrow JS (up to at least 21.2) writes the compressed length here instead of the
+      // uncompressed one; a conforming writer only gets here when the sizes happen to agree.
+      // Decompress to fit, bounded like a declared length would be.
+      const int64_t limit =
+          std::min(MaxPlausibleDecompressedSize(message_.compression, payload),
+                   options_.max_decoded_bytes_per_message - decoded_bytes_);
+      auto decoded = DecompressBufferToFit(message_.compression, input, limit);
+      if (!decoded.ok()) {
+        return Invalid(std::string("the ") + what + " buffer of field " + field.name() + ": " +
+                       decoded.status().message());
+      }
+      MINK_RETURN_IF_ERROR(Charge(static_cast<int64_t>(decoded->size()), field));
+      BufferPtr result = Buffer::FromString(std::move(decoded).value());
+      if (reinterpret_cast<uintptr_t>(result->data()) % 8 != 0) {
+        result = Buffer::Copy(result->data(), result->size());
+      }
+      return result;
+    }
     if (declared < 0 ||
         declared > MaxPlausibleDecompressedSize(message_.compression, payload)) {
       return Invalid(std::string("compressed ") + what + " buffer of field " + field.name() +
@@ -153,8 +178,6 @@ class BodyReader {
     if (declared == 0) return Buffer::Empty();
     uint8_t* out = AllocateOrDie(declared);
     BufferPtr result = Buffer::FromMalloc(out, declared);
-    std::string_view input(reinterpret_cast<const char*>(body_->data() + region.offset + 8),
-                           static_cast<size_t>(payload));
     Status s = DecompressBuffer(message_.compression, input, out, declared);
     if (!s.ok()) {
       return Invalid(std::string("the ") + what + " buffer of field " + field.name() + ": " +
