@@ -11,6 +11,7 @@ namespace mink::storage {
 
 inline constexpr char kWalPrefix[] = "wal/";
 inline constexpr char kStreamPrefix[] = "streams/";
+inline constexpr char kKvPrefix[] = "kv/";  // KV snapshots of primary-key buckets
 
 inline std::string WalObjectKey(int32_t node_id, int64_t node_epoch, uint64_t seq) {
   char buf[96];

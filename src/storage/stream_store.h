@@ -95,6 +95,9 @@ class StreamStore {
   ReadStats read_stats() const { return reader_->stats(); }
 
   const NodeIdentity& node() const { return node_; }
+  // The store for objects other than WAL objects (stream objects, KV snapshots).
+  object_store::ObjectStore* data_store() const { return stores_.data.get(); }
+  int32_t data_bucket_id() const { return stores_.data_bucket_id; }
   metadata::MetadataLog* meta() { return meta_; }
 
  private:

@@ -1,0 +1,305 @@
+// TableStore's read path: logs and changelogs from the bucket streams, snapshots from the KV
+// state, with projection and metadata columns.
+
+#include <algorithm>
+
+#include "arrow_format/builder.h"
+#include "base/strings.h"
+#include "table/arrow_rows.h"
+#include "table/changelog.h"
+#include "table/payload.h"
+#include "table/row_codec.h"
+#include "table/table_internal.h"
+
+namespace mink::table {
+
+using metadata::State;
+
+Result<std::vector<TableStore::Target>> TableStore::ReadTargets(const Table& table,
+                                                               const ReadRequest& request) const {
+  std::vector<Target> targets;
+  bool partition_found = !request.partition.has_value();
+  meta_->Read([&](const State& s) {
+    const metadata::TableState* t = s.FindTable(table.id);
+    if (t == nullptr) return;
+    auto add = [&](const std::vector<uint64_t>& streams, int64_t partition_id) {
+      for (size_t b = 0; b < streams.size(); ++b) {
+        if (request.bucket && *request.bucket != static_cast<int32_t>(b)) continue;
+        std::string label = "b" + std::to_string(b);
+        if (partition_id > 0) label = "p" + std::to_string(partition_id) + "/" + label;
+        targets.push_back(Target{label, streams[b]});
+      }
+    };
+    if (!t->partitioned) {
+      add(t->streams, 0);
+      return;
+    }
+    std::vector<const metadata::PartitionState*> partitions;
+    for (const auto& [name, p] : t->partitions) {
+      if (request.partition && *request.partition != name) continue;
+      partition_found = true;
+      partitions.push_back(&p);
+    }
+    std::sort(partitions.begin(), partitions.end(),
+              [](auto* a, auto* b) { return a->partition_id < b->partition_id; });
+    for (auto* p : partitions) add(p->streams, p->partition_id);
+  });
+  if (request.partition && !table.d.partitioned()) {
+    return InvalidArgumentError("table " + table.name + " is not partitioned");
+  }
+  if (!partition_found) {
+    return NotFoundError("partition '" + *request.partition + "' of " + table.name +
+                         " does not exist");
+  }
+  if (request.bucket && (*request.bucket < 0 || *request.bucket >= table.d.bucket_count)) {
+    return InvalidArgumentError("table " + table.name + " has buckets 0.." +
+                                std::to_string(table.d.bucket_count - 1));
+  }
+  return targets;
+}
+
+namespace {
+
+struct Projection {
+  std::vector<int> columns;  // table column indexes
+  arrow::SchemaPtr schema;   // output schema
+};
+
+Result<Projection> Project(const arrow::SchemaPtr& table_schema, const TableDescriptor& d,
+                           const ReadRequest& request, bool snapshot) {
+  Projection p;
+  std::vector<arrow::Field> fields;
+  if (request.columns.empty()) {
+    for (int i = 0; i < table_schema->num_fields(); ++i) p.columns.push_back(i);
+  } else {
+    for (const auto& c : request.columns) {
+      int i = d.schema.Find(c);
+      if (i < 0) return InvalidArgumentError("unknown column '" + c + "'");
+      p.columns.push_back(i);
+    }
+  }
+  for (int i : p.columns) fields.push_back(table_schema->field(i));
+  if (request.meta) {
+    fields.emplace_back("__bucket", arrow::Utf8(), false);
+    if (!snapshot) {
+      fields.emplace_back("__offset", arrow::Int64(), false);
+      fields.emplace_back("__change", arrow::Utf8(), false);
+    }
+  }
+  if (request.timestamp && !snapshot) {
+    fields.emplace_back("__timestamp", arrow::Timestamp(arrow::TimeUnit::kMilli, "UTC"), false);
+  }
+  p.schema = std::make_shared<arrow::Schema>(std::move(fields));
+  return p;
+}
+
+// A column holding `value` `rows` times.
+Result<arrow::ArrayDataPtr> ConstantString(const std::string& value, int64_t rows) {
+  arrow::StringBuilder b;
+  b.Reserve(rows);
+  b.ReserveData(static_cast<int64_t>(value.size()) * rows);
+  for (int64_t i = 0; i < rows; ++i) MINK_RETURN_IF_ERROR(b.Append(value));
+  return b.Finish();
+}
+
+}  // namespace
+
+Result<arrow::SchemaPtr> TableStore::ReadSchema(const ReadRequest& request) const {
+  MINK_ASSIGN_OR_RETURN(auto table, FindTable(request.table));
+  MINK_ASSIGN_OR_RETURN(Projection p, Project(table->schema, table->d, request,
+                                              request.mode == ReadMode::kSnapshot));
+  return p.schema;
+}
+
+Status TableStore::Read(const ReadRequest& request, const BatchSink& sink,
+                        const std::function<bool()>& cancelled) {
+  MINK_ASSIGN_OR_RETURN(auto table, FindTable(request.table));
+  switch (request.mode) {
+    case ReadMode::kLog: return ReadLog(*table, request, sink, cancelled);
+    case ReadMode::kSnapshot:
+      if (!table->d.has_primary_key()) {
+        return FailedPreconditionError("snapshot mode reads the KV state of a primary-key table; " +
+                                       table->name + " is a log table (use --mode log)");
+      }
+      return ReadSnapshot(*table, request, sink);
+    case ReadMode::kUnion:
+      return FailedPreconditionError("table " + table->name +
+                                     " is not tiered: union reads need a table created with "
+                                     "--lake iceberg");
+  }
+  return InvalidArgumentError("unknown read mode");
+}
+
+Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const BatchSink& sink,
+                           const std::function<bool()>& cancelled) {
+  MINK_ASSIGN_OR_RETURN(Projection proj, Project(table.schema, table.d, request, false));
+  MINK_ASSIGN_OR_RETURN(PayloadDecoder decoder, PayloadDecoder::Make(table.schema));
+  std::optional<int64_t> from_offset;
+  if (request.from != "earliest" && request.from != "latest") {
+    auto n = ParseInt64(request.from);
+    if (!n.ok() || *n < 0) {
+      return InvalidArgumentError("--from must be earliest, latest or an offset, not '" +
+                                  request.from + "'");
+    }
+    from_offset = *n;
+  }
+  int64_t remaining = request.limit < 0 ? INT64_MAX : request.limit;
+  bool stop = false;
+
+  // Sends the rows of `batch` from offset `at` on; returns the next offset.
+  auto emit = [&](const Target& target, const storage::BatchPtr& b, int64_t at) -> Status {
+    std::shared_ptr<const std::string> payload(b, &b->payload);
+    MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch, decoder.Decode(payload));
+    int64_t skip = std::max<int64_t>(0, at - b->base_offset);
+    int64_t take = std::min<int64_t>(b->record_count - skip, remaining);
+    if (take <= 0) return Status::Ok();
+    if (skip > 0 || take < b->record_count) {
+      // Part of a batch: rebuild those rows.
+      std::vector<Row> rows = BatchToRows(*batch, table.types);
+      std::vector<const Row*> subset;
+      for (int64_t i = skip; i < skip + take; ++i) subset.push_back(&rows[static_cast<size_t>(i)]);
+      MINK_ASSIGN_OR_RETURN(batch, RowsToBatch(subset, table.schema, table.types));
+    }
+    MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(proj.columns));
+    std::vector<arrow::ArrayDataPtr> columns = projected->columns();
+    if (request.meta) {
+      MINK_ASSIGN_OR_RETURN(auto bucket, ConstantString(target.label, take));
+      columns.push_back(bucket);
+      arrow::Int64Builder offsets;
+      offsets.Reserve(take);
+      arrow::StringBuilder changes;
+      changes.Reserve(take);
+      for (int64_t i = 0; i < take; ++i) {
+        offsets.Append(b->base_offset + skip + i);
+        auto type = b->change_types.empty()
+                        ? ChangeType::kAppend
+                        : static_cast<ChangeType>(b->change_types[static_cast<size_t>(skip + i)]);
+        MINK_RETURN_IF_ERROR(changes.Append(ChangeTypeName(type)));
+      }
+      MINK_ASSIGN_OR_RETURN(auto offset_column, offsets.Finish());
+      MINK_ASSIGN_OR_RETURN(auto change_column, changes.Finish());
+      columns.push_back(offset_column);
+      columns.push_back(change_column);
+    }
+    if (request.timestamp) {
+      arrow::TimestampBuilder ts(arrow::Timestamp(arrow::TimeUnit::kMilli, "UTC"));
+      ts.Reserve(take);
+      for (int64_t i = 0; i < take; ++i) ts.Append(b->timestamp_ms);
+      MINK_ASSIGN_OR_RETURN(auto ts_column, ts.Finish());
+      columns.push_back(ts_column);
+    }
+    MINK_ASSIGN_OR_RETURN(auto out, arrow::RecordBatch::Make(proj.schema, take, std::move(columns)));
+    remaining -= take;
+    if (!sink(out)) stop = true;
+    return Status::Ok();
+  };
+
+  auto start_of = [&](const Target& t) -> Result<int64_t> {
+    int64_t start = 0, end = 0;
+    meta_->Read([&](const State& s) {
+      const metadata::StreamState* st = s.FindStream(t.stream_id);
+      if (st != nullptr) {
+        start = st->start_offset;
+        end = st->end_offset;
+      }
+    });
+    if (request.from == "earliest") return start;
+    if (request.from == "latest") return end;
+    if (*from_offset < start) {
+      return OutOfRangeError("offset " + std::to_string(*from_offset) + " of " + table.name + " " +
+                             t.label + " is before its start " + std::to_string(start));
+    }
+    return std::min(*from_offset, end);
+  };
+  constexpr size_t kReadBytes = 4 << 20;
+
+  if (!request.follow) {
+    MINK_ASSIGN_OR_RETURN(auto targets, ReadTargets(table, request));
+    for (const auto& t : targets) {
+      MINK_ASSIGN_OR_RETURN(int64_t at, start_of(t));
+      while (remaining > 0 && !stop && !(cancelled && cancelled())) {
+        MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(t.stream_id, at, kReadBytes));
+        if (r.batches.empty()) break;
+        for (const auto& b : r.batches) {
+          MINK_RETURN_IF_ERROR(emit(t, b, at));
+          at = b->end_offset();
+          if (remaining <= 0 || stop) break;
+        }
+        if (at >= r.end_offset) break;
+      }
+      if (remaining <= 0 || stop) break;
+    }
+    return Status::Ok();
+  }
+
+  // Follow: poll every bucket (new partitions included) and wait for commits when idle.
+  std::map<uint64_t, int64_t> positions;
+  while (remaining > 0 && !stop && !(cancelled && cancelled())) {
+    int64_t seen_seq = meta_->applied_seq();
+    MINK_ASSIGN_OR_RETURN(auto targets, ReadTargets(table, request));
+    bool progressed = false;
+    for (const auto& t : targets) {
+      auto pos = positions.find(t.stream_id);
+      if (pos == positions.end()) {
+        MINK_ASSIGN_OR_RETURN(int64_t at, start_of(t));
+        pos = positions.emplace(t.stream_id, at).first;
+      }
+      MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(t.stream_id, pos->second, kReadBytes));
+      for (const auto& b : r.batches) {
+        MINK_RETURN_IF_ERROR(emit(t, b, pos->second));
+        pos->second = b->end_offset();
+        progressed = true;
+        if (remaining <= 0 || stop) break;
+      }
+      if (remaining <= 0 || stop) break;
+    }
+    if (!progressed) meta_->WaitApplied(seen_seq, std::chrono::milliseconds(200));
+  }
+  return Status::Ok();
+}
+
+Status TableStore::ReadSnapshot(const Table& table, const ReadRequest& request,
+                                const BatchSink& sink) {
+  MINK_ASSIGN_OR_RETURN(Projection proj, Project(table.schema, table.d, request, true));
+  MINK_ASSIGN_OR_RETURN(auto targets, ReadTargets(table, request));
+  int64_t remaining = request.limit < 0 ? INT64_MAX : request.limit;
+  for (const auto& t : targets) {
+    MINK_ASSIGN_OR_RETURN(Bucket * bucket, GetBucket(table, t.stream_id, t.label));
+    std::vector<std::pair<std::string, std::string>> entries;
+    {
+      std::lock_guard<std::mutex> lock(bucket->mutex);
+      MINK_RETURN_IF_ERROR(LoadBucket(table, bucket));
+      entries.assign(bucket->kv.entries().begin(), bucket->kv.entries().end());
+    }
+    std::sort(entries.begin(), entries.end());
+    size_t i = 0;
+    while (i < entries.size() && remaining > 0) {
+      size_t n = static_cast<size_t>(std::min<int64_t>(
+          {options_.snapshot_batch_rows, remaining, static_cast<int64_t>(entries.size() - i)}));
+      std::vector<Row> rows;
+      rows.reserve(n);
+      for (size_t j = i; j < i + n; ++j) {
+        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(entries[j].second, table.types));
+        rows.push_back(std::move(row));
+      }
+      std::vector<const Row*> pointers;
+      for (const auto& r : rows) pointers.push_back(&r);
+      MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(pointers, table.schema, table.types));
+      MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(proj.columns));
+      std::vector<arrow::ArrayDataPtr> columns = projected->columns();
+      if (request.meta) {
+        MINK_ASSIGN_OR_RETURN(auto label, ConstantString(t.label, static_cast<int64_t>(n)));
+        columns.push_back(label);
+      }
+      MINK_ASSIGN_OR_RETURN(auto out, arrow::RecordBatch::Make(proj.schema, static_cast<int64_t>(n),
+                                                               std::move(columns)));
+      if (!sink(out)) return Status::Ok();
+      remaining -= static_cast<int64_t>(n);
+      i += n;
+    }
+    if (remaining <= 0) break;
+  }
+  return Status::Ok();
+}
+
+}  // namespace mink::table
