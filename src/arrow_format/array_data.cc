@@ -25,9 +25,9 @@ int32_t LoadOffset(const Buffer& offsets, int64_t i) {
 Status ValidateOffsets(const ArrayData& data, const BufferPtr& offsets, int64_t limit,
                        const char* limit_name) {
   if (!offsets) return Invalid(data, "missing offsets buffer");
-  if (offsets->size() / 4 < data.length + 1) {
+  if (data.length > offsets->size() / 4 - 1) {
     return Invalid(data, "offsets buffer has " + std::to_string(offsets->size()) +
-                             " bytes, needs " + std::to_string((data.length + 1) * 4));
+                             " bytes, too few for " + std::to_string(data.length) + " values");
   }
   int32_t prev = LoadOffset(*offsets, 0);
   if (prev < 0) return Invalid(data, "first offset is negative");

@@ -7,7 +7,8 @@
 
 namespace mink::arrow::bits {
 
-inline int64_t BytesForBits(int64_t bits) { return (bits + 7) / 8; }
+// Overflow-safe for any non-negative count.
+inline int64_t BytesForBits(int64_t bits) { return bits / 8 + (bits % 8 != 0 ? 1 : 0); }
 
 inline bool GetBit(const uint8_t* bitmap, int64_t i) {
   return (bitmap[i >> 3] >> (i & 7)) & 1;

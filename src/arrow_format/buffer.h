@@ -79,7 +79,23 @@ class BufferBuilder {
     Reserve(sizeof(T));
     UnsafeAppend(value);
   }
-  // The caller reserved the room.
+  // The caller reserved the room. Short runs are copied inline (no memcpy call).
+  void UnsafeAppendBytes(const void* bytes, int64_t n) {
+    uint8_t* dst = data_ + size_;
+    const auto* src = static_cast<const uint8_t*>(bytes);
+    if (n >= 8 && n <= 16) {
+      std::memcpy(dst, src, 8);
+      std::memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+      std::memcpy(dst, src, 4);
+      std::memcpy(dst + n - 4, src + n - 4, 4);
+    } else if (n < 4) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+    } else {
+      std::memcpy(dst, src, static_cast<size_t>(n));
+    }
+    size_ += n;
+  }
   template <typename T>
   void UnsafeAppend(T value) {
     std::memcpy(data_ + size_, &value, sizeof(T));

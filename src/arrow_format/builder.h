@@ -212,8 +212,10 @@ class BinaryBuilder final : public ArrayBuilder {
 
   // Fails only when the data would pass 2 GiB (int32 offsets).
   Status Append(std::string_view value) {
-    if (static_cast<int64_t>(value.size()) > kMaxDataSize - data_.size()) return Overflow();
-    data_.Append(value.data(), static_cast<int64_t>(value.size()));
+    const auto n = static_cast<int64_t>(value.size());
+    if (n > kMaxDataSize - data_.size()) return Overflow();
+    data_.Reserve(n);
+    data_.UnsafeAppendBytes(value.data(), n);
     offsets_.Append(static_cast<int32_t>(data_.size()));
     validity_.AppendValid();
     return Status::Ok();

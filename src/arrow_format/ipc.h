@@ -39,6 +39,9 @@ struct IpcWriteOptions {
 struct IpcReadOptions {
   // Largest flatbuffer metadata accepted per message.
   int64_t max_metadata_size = 64 << 20;
+  // Largest row count of a record batch (a batch of only null-type columns has no buffer that
+  // would bound its length).
+  int64_t max_rows_per_batch = INT32_MAX;
   // Largest total of decompressed and materialised bytes per message (compressed buffers and
   // dictionary-encoded columns); protects against small inputs that claim huge outputs.
   int64_t max_decoded_bytes_per_message = int64_t{1} << 31;

@@ -321,6 +321,10 @@ Result<std::vector<ArrayDataPtr>> ReadBody(const MessageInfo& message,
                                            const std::vector<WireField>& fields,
                                            const BufferPtr& body, const DictionaryMap& dictionaries,
                                            const IpcReadOptions& options) {
+  if (message.length > options.max_rows_per_batch) {
+    return Invalid("record batch of " + std::to_string(message.length) +
+                   " rows exceeds the limit of " + std::to_string(options.max_rows_per_batch));
+  }
   BodyReader reader(message, body, dictionaries, options);
   std::vector<ArrayDataPtr> columns;
   columns.reserve(fields.size());

@@ -20,6 +20,8 @@ class Collector {
  public:
   Status Visit(const ArrayData& a, int depth) {
     if (!a.type) return InvalidArgumentError("array without a type");
+    // Sizes below are computed from the length; keep them far from overflow.
+    if (a.length < 0 || a.length > (int64_t{1} << 58)) return Bad(a, "bad length");
     if (depth > kMaxDepth) return InvalidArgumentError("array nested too deeply");
     if (static_cast<int>(a.buffers.size()) != NumBuffers(a.type->id())) {
       return Bad(a, "wrong number of buffers");
@@ -68,7 +70,7 @@ class Collector {
     return InvalidArgumentError("cannot write " + a.type->ToString() + " array: " + what);
   }
   Status Add(const ArrayData& a, const BufferPtr& buffer, int64_t needed, const char* name) {
-    if (needed < 0) return Bad(a, std::string("negative ") + name + " size");
+    if (needed < 0) return Bad(a, std::string("bad ") + name + " size");
     if (!buffer || buffer->size() < needed) {
       return Bad(a, std::string(name) + " buffer is smaller than " + std::to_string(needed) +
                         " bytes");
