@@ -57,10 +57,18 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   options.block_cache_bytes = config.block_cache_bytes;
   MINK_ASSIGN_OR_RETURN(node->storage_, storage::StreamStore::Open(options, node->meta_.get(),
                                                                    stores, node->identity_));
+  node->tables_ = std::make_unique<table::TableStore>(node->meta_.get(), node->storage_.get());
+  MINK_RETURN_IF_ERROR(node->tables_->Start());
   node->heartbeat_ = std::thread([raw = node.get()] { raw->HeartbeatLoop(); });
+  std::string advertise = config.advertise.empty() ? "grpc://" + config.listen : config.advertise;
+  node->flight_service_ = std::make_unique<flight::TableFlightService>(node->tables_.get(), advertise);
+  MINK_ASSIGN_OR_RETURN(node->flight_,
+                        flight::FlightServer::Start(config.listen, node->flight_service_.get()));
   MINK_LOG_INFO("node", "node={} epoch={} started: metadata={} storage={} wal={}", config.node_id,
                 node->identity_.node_epoch, node->meta_->store()->Describe(),
                 data_uri.ToString(), wal_uri.ToString());
+  MINK_LOG_INFO("node", "Arrow Flight listening on {} (advertised as {})", node->flight_->address(),
+                advertise);
   return node;
 }
 
@@ -73,7 +81,9 @@ void Node::Stop() {
     stopping_ = true;
   }
   stop_cv_.notify_all();
+  if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));
   if (heartbeat_.joinable()) heartbeat_.join();
+  if (tables_) tables_->Stop();
   if (storage_) storage_->Stop();
   MINK_LOG_INFO("node", "node={} stopped", config_.node_id);
 }

@@ -9,8 +9,11 @@
 #include <thread>
 
 #include "config/serve_config.h"
+#include "flight/server/flight_server.h"
+#include "flight/service/table_flight_service.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
+#include "table/table_store.h"
 
 namespace mink::node {
 
@@ -22,6 +25,9 @@ class Node {
 
   storage::StreamStore* storage() { return storage_.get(); }
   metadata::MetadataLog* meta() { return meta_.get(); }
+  table::TableStore* tables() { return tables_.get(); }
+  // The Flight port actually bound (useful with --listen host:0).
+  int flight_port() const { return flight_ ? flight_->port() : 0; }
 
  private:
   explicit Node(config::ServeConfig config) : config_(std::move(config)) {}
@@ -31,6 +37,9 @@ class Node {
   std::unique_ptr<metadata::MetadataLog> meta_;
   storage::NodeIdentity identity_;
   std::unique_ptr<storage::StreamStore> storage_;
+  std::unique_ptr<table::TableStore> tables_;
+  std::unique_ptr<flight::TableFlightService> flight_service_;
+  std::unique_ptr<flight::FlightServer> flight_;
 
   std::mutex mutex_;
   std::condition_variable stop_cv_;

@@ -214,21 +214,43 @@ Status StreamStore::RunGarbageCollection() {
   return Status::Ok();
 }
 
+void StreamStore::SetRetentionPolicy(RetentionPolicy policy) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  retention_policy_ = std::move(policy);
+}
+
 Status StreamStore::RunRetention() {
-  if (options_.retention.count() <= 0) return Status::Ok();
-  const int64_t cutoff = meta_->clock()->NowMillis() - options_.retention.count();
-  std::vector<std::pair<uint64_t, int64_t>> trims;
+  const int64_t now = meta_->clock()->NowMillis();
+  RetentionPolicy policy;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    policy = retention_policy_;
+  }
+  std::vector<uint64_t> owned;
   meta_->Read([&](const State& s) {
     for (const auto& [id, st] : s.streams()) {
-      if (st.owner_node != node_.node_id || st.owner_node_epoch != node_.node_epoch) continue;
-      int64_t new_start = st.end_offset;  // everything expired unless a newer segment exists
-      for (const auto& [start, seg] : st.segments) {
+      if (st.owner_node == node_.node_id && st.owner_node_epoch == node_.node_epoch) owned.push_back(id);
+    }
+  });
+  std::map<uint64_t, RetentionRule> rules;
+  for (uint64_t id : owned) {
+    rules[id] = policy ? policy(id) : RetentionRule{options_.retention.count(), INT64_MAX};
+  }
+  std::vector<std::pair<uint64_t, int64_t>> trims;
+  meta_->Read([&](const State& s) {
+    for (const auto& [id, rule] : rules) {
+      const metadata::StreamState* st = s.FindStream(id);
+      if (st == nullptr || rule.ttl_ms <= 0) continue;
+      const int64_t cutoff = now - rule.ttl_ms;
+      int64_t new_start = st->end_offset;  // everything expired unless a newer segment exists
+      for (const auto& [start, seg] : st->segments) {
         if (seg.max_timestamp_ms >= cutoff) {
-          new_start = std::max(seg.start_offset, st.start_offset);
+          new_start = std::max(seg.start_offset, st->start_offset);
           break;
         }
       }
-      if (new_start > st.start_offset) trims.emplace_back(id, new_start);
+      new_start = std::min(new_start, rule.max_trim_offset);
+      if (new_start > st->start_offset) trims.emplace_back(id, new_start);
     }
   });
   for (const auto& [id, new_start] : trims) {

@@ -41,6 +41,7 @@ class ObjectBuilder {
   void EndRun();
 
   size_t size() const { return data_.size(); }
+  void Reserve(size_t bytes) { data_.reserve(bytes); }
   const std::vector<RunEntry>& runs() const { return runs_; }
   // Appends index and footer and returns the object bytes.
   std::string Finish();

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -36,6 +37,14 @@ struct AppendResult {
   int64_t base_offset = 0;
   int64_t end_offset = 0;
 };
+
+// How long a stream keeps its data, and how far it may be trimmed at most (a primary-key
+// changelog only as far as its newest KV snapshot covers).
+struct RetentionRule {
+  int64_t ttl_ms = 0;  // 0 = forever
+  int64_t max_trim_offset = INT64_MAX;
+};
+using RetentionPolicy = std::function<RetentionRule(uint64_t stream_id)>;
 
 struct MaintenanceStats {
   uint64_t compactions = 0;        // ReplaceSegments committed
@@ -87,6 +96,10 @@ class StreamStore {
   // there is none).
   Result<int64_t> OffsetAtTime(uint64_t stream_id, int64_t timestamp_ms);
 
+  // Per-stream retention (the table layer's TTLs); without a policy every stream keeps its data
+  // for options.retention.
+  void SetRetentionPolicy(RetentionPolicy policy);
+
   // One round of each maintenance task (the maintenance thread runs them periodically).
   Status RunCompaction();
   Status RunGarbageCollection();
@@ -121,6 +134,7 @@ class StreamStore {
   std::condition_variable stop_cv_;
   bool stopping_ = false;
   MaintenanceStats stats_;
+  RetentionPolicy retention_policy_;
   uint64_t next_object_seq_ = 0;
   std::thread maintenance_;
 };

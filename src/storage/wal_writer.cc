@@ -101,9 +101,26 @@ void WalWriter::SealLoop() {
         continue;
       }
     }
-    std::vector<Pending> batches = std::move(open_);
-    open_.clear();
-    open_bytes_ = 0;
+    // Seal at most wal_max_bytes (at least one batch); what is left is sealed next, so a busy
+    // node uploads several objects in parallel instead of one huge one.
+    std::vector<Pending> batches;
+    if (open_bytes_ <= options_.wal_max_bytes) {
+      batches = std::move(open_);
+      open_.clear();
+      open_bytes_ = 0;
+    } else {
+      size_t take = 0, n = 0;
+      while (n < open_.size()) {
+        size_t size = EncodedBatchSize(open_[n].input);
+        if (n > 0 && take + size > options_.wal_max_bytes) break;
+        take += size;
+        ++n;
+      }
+      batches.assign(std::make_move_iterator(open_.begin()),
+                     std::make_move_iterator(open_.begin() + static_cast<std::ptrdiff_t>(n)));
+      open_.erase(open_.begin(), open_.begin() + static_cast<std::ptrdiff_t>(n));
+      open_bytes_ -= take;
+    }
     // Appends of streams released or rewound since they were queued never go out.
     std::vector<Pending> live, dropped;
     size_t dropped_bytes = 0;
@@ -147,6 +164,7 @@ std::shared_ptr<WalWriter::Sealed> WalWriter::Seal(std::vector<Pending> batches)
     sealed->pending_bytes += EncodedBatchSize(p.input);
   }
   ObjectBuilder builder(ObjectKind::kWal);
+  builder.Reserve(sealed->pending_bytes + 4 + 48 * by_stream.size() + 32);
   for (auto& [stream_id, list] : by_stream) {
     builder.BeginRun(stream_id);
     SealedRun run;

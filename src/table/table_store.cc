@@ -93,7 +93,16 @@ TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storag
                        TableOptions options)
     : meta_(meta), storage_(storage), options_(options) {}
 
-TableStore::~TableStore() = default;
+TableStore::~TableStore() { Stop(); }
+
+void TableStore::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(stop_mutex_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (snapshotter_.joinable()) snapshotter_.join();
+}
 
 Status TableStore::Start() {
   const auto& node = storage_->node();
@@ -115,6 +124,42 @@ Status TableStore::Start() {
   if (!reopen.empty()) {
     MINK_RETURN_IF_ERROR(storage_->OpenStreams(reopen));
     MINK_LOG_INFO("table", "took back {} bucket streams", reopen.size());
+  }
+  // A table's log expires after its TTL; a primary-key changelog only as far as a KV snapshot
+  // covers it, so the state can always be rebuilt.
+  storage_->SetRetentionPolicy([this](uint64_t stream_id) {
+    storage::RetentionRule rule;
+    meta_->Read([&](const State& s) {
+      for (const auto& [id, t] : s.tables()) {
+        bool found = std::find(t.streams.begin(), t.streams.end(), stream_id) != t.streams.end();
+        for (const auto& [n, p] : t.partitions) {
+          found = found || std::find(p.streams.begin(), p.streams.end(), stream_id) != p.streams.end();
+        }
+        if (!found) continue;
+        auto d = TableDescriptor::FromJson(t.descriptor);
+        if (!d.ok()) return;
+        rule.ttl_ms = d->log_ttl_ms;
+        if (d->has_primary_key()) {
+          auto snap = s.kv_snapshots().find(stream_id);
+          rule.max_trim_offset = snap == s.kv_snapshots().end() ? 0 : snap->second.offset;
+        }
+        return;
+      }
+    });
+    return rule;
+  });
+  if (options_.kv_snapshot_interval.count() > 0) {
+    snapshotter_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(stop_mutex_);
+      while (!stopping_) {
+        stop_cv_.wait_for(lock, options_.kv_snapshot_interval, [&] { return stopping_; });
+        if (stopping_) break;
+        lock.unlock();
+        Status s = SnapshotAll();
+        if (!s.ok()) MINK_LOG_WARN("table", "periodic KV snapshots failed: {}", s.ToString());
+        lock.lock();
+      }
+    });
   }
   return Status::Ok();
 }

@@ -9,6 +9,9 @@
 // parallel.
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,6 +34,9 @@ struct TableOptions {
   int64_t snapshot_batch_rows = 8192;
   // Writer states of log tables are rebuilt from at most this many trailing offsets.
   int64_t writer_state_replay_offsets = 100'000;
+  // Every primary-key bucket whose state moved is snapshotted at least this often, so its
+  // changelog can expire (0 = only by kv_snapshot_records).
+  std::chrono::milliseconds kv_snapshot_interval{10 * 60'000};
 };
 
 enum class WriteMode { kUpsert, kDelete };
@@ -88,8 +94,10 @@ class TableStore {
   TableStore(metadata::MetadataLog* meta, storage::StreamStore* storage, TableOptions options = {});
   ~TableStore();
 
-  // Takes back the bucket streams this node owned before a restart (one metadata command).
+  // Takes back the bucket streams this node owned before a restart (one metadata command),
+  // installs the tables' retention rules and starts periodic KV snapshots.
   Status Start();
+  void Stop();
 
   Status CreateDatabase(const std::string& name);
   Status DropDatabase(const std::string& name, bool cascade);
@@ -148,6 +156,11 @@ class TableStore {
   std::map<uint64_t, std::unique_ptr<Bucket>> buckets_;  // by stream id
   mutable std::map<int64_t, std::shared_ptr<const Table>> tables_;  // parsed descriptors
   std::atomic<uint64_t> sticky_{0};
+
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread snapshotter_;
 };
 
 }  // namespace mink::table

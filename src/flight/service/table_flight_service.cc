@@ -1,0 +1,358 @@
+#include "flight/service/table_flight_service.h"
+
+#include <nlohmann/json.hpp>
+
+#include "arrow_format/ipc.h"
+#include "table/arrow_rows.h"
+
+namespace mink::flight {
+
+using nlohmann::json;
+
+namespace {
+
+Result<json> ParseJson(const std::string& text, const std::string& what) {
+  try {
+    json j = json::parse(text.empty() ? "{}" : text);
+    if (!j.is_object()) return InvalidArgumentError(what + " must be a JSON object");
+    return j;
+  } catch (const std::exception& e) {
+    return InvalidArgumentError(what + " is not valid JSON: " + e.what());
+  }
+}
+
+// Typed access to JSON fields with errors that name the field.
+class Fields {
+ public:
+  Fields(const json& j, std::string what) : j_(j), what_(std::move(what)) {}
+
+  Result<std::string> String(const char* name, bool required = true) const {
+    if (!j_.contains(name) || j_[name].is_null()) {
+      if (required) return InvalidArgumentError(what_ + ": missing \"" + name + "\"");
+      return std::string();
+    }
+    if (!j_[name].is_string()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be a string");
+    return j_[name].get<std::string>();
+  }
+  Result<std::vector<std::string>> Strings(const char* name) const {
+    std::vector<std::string> out;
+    if (!j_.contains(name) || j_[name].is_null()) return out;
+    if (!j_[name].is_array()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be an array of strings");
+    for (const auto& v : j_[name]) {
+      if (!v.is_string()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be an array of strings");
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+  Result<int64_t> Int(const char* name, int64_t fallback) const {
+    if (!j_.contains(name) || j_[name].is_null()) return fallback;
+    if (!j_[name].is_number_integer()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be an integer");
+    return j_[name].get<int64_t>();
+  }
+  Result<bool> Bool(const char* name) const {
+    if (!j_.contains(name) || j_[name].is_null()) return false;
+    if (!j_[name].is_boolean()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be true or false");
+    return j_[name].get<bool>();
+  }
+  bool Has(const char* name) const { return j_.contains(name) && !j_[name].is_null(); }
+
+ private:
+  const json& j_;
+  std::string what_;
+};
+
+std::string EngineName(table::MergeEngineKind k) {
+  switch (k) {
+    case table::MergeEngineKind::kDefault: return "default";
+    case table::MergeEngineKind::kFirstRow: return "first_row";
+    case table::MergeEngineKind::kVersioned: return "versioned";
+    case table::MergeEngineKind::kAggregation: return "aggregation";
+  }
+  return "default";
+}
+
+json Describe(const table::TableInfo& info) {
+  const table::TableDescriptor& d = info.descriptor;
+  json columns = json::array();
+  for (const auto& c : d.schema.columns) {
+    columns.push_back({{"name", c.name}, {"type", c.type.ToString()}, {"not_null", c.not_null}});
+  }
+  json partitions = json::array();
+  for (const auto& [name, id] : info.partitions) partitions.push_back({{"name", name}, {"id", id}});
+  return {{"table", info.name},
+          {"columns", columns},
+          {"primary_key", d.primary_key},
+          {"partition_keys", d.partition_keys},
+          {"bucket_keys", d.bucket_keys},
+          {"bucket_count", d.bucket_count},
+          {"bucket_function", std::string(table::BucketFunctionName(d.bucket_function))},
+          {"merge_engine", EngineName(d.merge_engine)},
+          {"changelog_image", d.changelog_image == table::ChangelogImage::kWal ? "wal" : "full"},
+          {"log_ttl_ms", d.log_ttl_ms},
+          {"options", d.options},
+          {"partitions", partitions},
+          {"schema_id", d.schema.schema_id}};
+}
+
+Result<table::ReadRequest> ParseTicket(const std::string& ticket) {
+  MINK_ASSIGN_OR_RETURN(json j, ParseJson(ticket, "ticket"));
+  Fields f(j, "ticket");
+  table::ReadRequest r;
+  MINK_ASSIGN_OR_RETURN(r.table, f.String("table"));
+  MINK_ASSIGN_OR_RETURN(std::string mode, f.String("mode", false));
+  if (mode.empty() || mode == "log") r.mode = table::ReadMode::kLog;
+  else if (mode == "snapshot") r.mode = table::ReadMode::kSnapshot;
+  else if (mode == "union") r.mode = table::ReadMode::kUnion;
+  else return InvalidArgumentError("ticket: mode must be log, snapshot or union, not '" + mode + "'");
+  if (j.contains("from") && j["from"].is_number_integer()) {
+    r.from = std::to_string(j["from"].get<int64_t>());
+  } else {
+    MINK_ASSIGN_OR_RETURN(std::string from, f.String("from", false));
+    if (!from.empty()) r.from = from;
+  }
+  MINK_ASSIGN_OR_RETURN(r.limit, f.Int("limit", -1));
+  MINK_ASSIGN_OR_RETURN(r.follow, f.Bool("follow"));
+  if (f.Has("partition")) {
+    MINK_ASSIGN_OR_RETURN(std::string p, f.String("partition"));
+    r.partition = p;
+  }
+  if (f.Has("bucket")) {
+    MINK_ASSIGN_OR_RETURN(int64_t b, f.Int("bucket", 0));
+    r.bucket = static_cast<int32_t>(b);
+  }
+  MINK_ASSIGN_OR_RETURN(r.columns, f.Strings("columns"));
+  MINK_ASSIGN_OR_RETURN(r.meta, f.Bool("meta"));
+  MINK_ASSIGN_OR_RETURN(r.timestamp, f.Bool("timestamp"));
+  return r;
+}
+
+}  // namespace
+
+Result<std::string> TableFlightService::TableOf(const FlightDescriptor& d) const {
+  if (d.type == FlightDescriptor::Type::kPath) {
+    if (d.path.size() != 2) {
+      return InvalidArgumentError("a flight path is [database, table], not " + d.ToString());
+    }
+    return d.path[0] + "." + d.path[1];
+  }
+  if (d.type == FlightDescriptor::Type::kCmd) {
+    MINK_ASSIGN_OR_RETURN(json j, ParseJson(d.cmd, "descriptor command"));
+    return Fields(j, "descriptor command").String("table");
+  }
+  return InvalidArgumentError("the flight descriptor names no table");
+}
+
+Result<FlightInfo> TableFlightService::InfoFor(const std::string& name) {
+  MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->DescribeTable(name));
+  FlightInfo fi;
+  fi.schema = arrow::SerializeSchema(*table::ToArrowSchema(info.descriptor.schema));
+  size_t dot = name.find('.');
+  fi.descriptor = FlightDescriptor::Path({name.substr(0, dot), name.substr(dot + 1)});
+  MINK_ASSIGN_OR_RETURN(auto offsets, tables_->Offsets(name, std::nullopt));
+  int64_t records = 0;
+  auto endpoint = [&](std::optional<std::string> partition, int32_t bucket) {
+    json ticket = {{"table", name}, {"bucket", bucket}};
+    if (partition) ticket["partition"] = *partition;
+    FlightEndpoint e;
+    e.ticket = ticket.dump();
+    e.locations = {advertise_};
+    fi.endpoints.push_back(std::move(e));
+  };
+  if (info.descriptor.partitioned()) {
+    for (const auto& [partition, id] : info.partitions) {
+      for (int32_t b = 0; b < info.descriptor.bucket_count; ++b) endpoint(partition, b);
+    }
+  } else {
+    for (int32_t b = 0; b < info.descriptor.bucket_count; ++b) endpoint(std::nullopt, b);
+  }
+  for (const auto& o : offsets) records += o.end - o.start;
+  fi.total_records = info.descriptor.has_primary_key() ? -1 : records;
+  return fi;
+}
+
+Result<std::vector<FlightInfo>> TableFlightService::ListFlights(const std::string& /*criteria*/) {
+  MINK_ASSIGN_OR_RETURN(auto names, tables_->ListTables(""));
+  std::vector<FlightInfo> out;
+  for (const auto& name : names) {
+    auto info = InfoFor(name);
+    if (info.ok()) out.push_back(std::move(*info));  // a table dropped meanwhile is skipped
+  }
+  return out;
+}
+
+Result<FlightInfo> TableFlightService::GetFlightInfo(const FlightDescriptor& descriptor) {
+  MINK_ASSIGN_OR_RETURN(std::string name, TableOf(descriptor));
+  return InfoFor(name);
+}
+
+Result<std::string> TableFlightService::GetSchema(const FlightDescriptor& descriptor) {
+  MINK_ASSIGN_OR_RETURN(std::string name, TableOf(descriptor));
+  MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->DescribeTable(name));
+  return arrow::SerializeSchema(*table::ToArrowSchema(info.descriptor.schema));
+}
+
+Status TableFlightService::DoGet(const std::string& ticket, FlightDataWriter& writer) {
+  MINK_ASSIGN_OR_RETURN(table::ReadRequest request, ParseTicket(ticket));
+  MINK_ASSIGN_OR_RETURN(arrow::SchemaPtr schema, tables_->ReadSchema(request));
+  arrow::IpcMessage schema_message = arrow::EncodeSchemaMessage(*schema);
+  if (!writer.Write(FlightData{std::nullopt, std::move(schema_message.metadata), "", ""})) {
+    return Status::Ok();
+  }
+  Status encode_error;
+  Status s = tables_->Read(
+      request,
+      [&](const arrow::RecordBatchPtr& batch) {
+        auto message = arrow::EncodeRecordBatchMessage(*batch);
+        if (!message.ok()) {
+          encode_error = message.status();
+          return false;
+        }
+        return writer.Write(
+            FlightData{std::nullopt, std::move(message->metadata), std::move(message->body), ""});
+      },
+      [&] { return writer.IsCancelled(); });
+  MINK_RETURN_IF_ERROR(encode_error);
+  return s;
+}
+
+Status TableFlightService::DoPut(FlightDataReader& reader, PutResultWriter& writer) {
+  FlightData data;
+  MINK_ASSIGN_OR_RETURN(bool more, reader.Next(&data));
+  if (!more || !data.descriptor) return InvalidArgumentError("DoPut needs a descriptor naming the table");
+  table::WriteRequest request;
+  {
+    if (data.descriptor->type == FlightDescriptor::Type::kPath) {
+      MINK_ASSIGN_OR_RETURN(request.table, TableOf(*data.descriptor));
+    } else {
+      MINK_ASSIGN_OR_RETURN(json j, ParseJson(data.descriptor->cmd, "DoPut descriptor"));
+      Fields f(j, "DoPut descriptor");
+      MINK_ASSIGN_OR_RETURN(request.table, f.String("table"));
+      MINK_ASSIGN_OR_RETURN(std::string mode, f.String("mode", false));
+      if (mode.empty() || mode == "upsert" || mode == "append") request.mode = table::WriteMode::kUpsert;
+      else if (mode == "delete") request.mode = table::WriteMode::kDelete;
+      else return InvalidArgumentError("DoPut descriptor: mode must be upsert or delete, not '" + mode + "'");
+      MINK_ASSIGN_OR_RETURN(request.columns, f.Strings("columns"));
+      MINK_ASSIGN_OR_RETURN(request.writer_id, f.Int("writer_id", -1));
+      MINK_ASSIGN_OR_RETURN(int64_t seq, f.Int("sequence", -1));
+      request.sequence = static_cast<int32_t>(seq);
+    }
+  }
+  // Every message first (the whole put is validated before anything is written).
+  arrow::IpcDecoder decoder;
+  std::vector<arrow::RecordBatchPtr> batches;
+  int64_t message_no = 0;
+  while (true) {
+    if (!data.data_header.empty()) {
+      ++message_no;
+      auto body = arrow::Buffer::FromString(std::move(data.body));
+      auto decoded = decoder.Decode(data.data_header, body);
+      if (!decoded.ok()) {
+        return InvalidArgumentError("DoPut message " + std::to_string(message_no) + ": " +
+                                    decoded.status().message());
+      }
+      if (decoded->kind == arrow::IpcDecoder::Kind::kRecordBatch) {
+        Status valid = decoded->batch->Validate();
+        if (!valid.ok()) {
+          return InvalidArgumentError("DoPut message " + std::to_string(message_no) + ": " + valid.message());
+        }
+        batches.push_back(decoded->batch);
+      }
+    }
+    MINK_ASSIGN_OR_RETURN(more, reader.Next(&data));
+    if (!more) break;
+  }
+  MINK_ASSIGN_OR_RETURN(table::WriteResult result, tables_->Write(request, batches));
+  json buckets = json::array();
+  for (const auto& b : result.buckets) {
+    buckets.push_back({{"bucket", b.bucket}, {"base_offset", b.base_offset}, {"end_offset", b.end_offset}});
+  }
+  writer.Write(PutResult{json{{"rows", result.rows}, {"buckets", buckets}}.dump()});
+  return Status::Ok();
+}
+
+Status TableFlightService::DoAction(const Action& action, ActionResultWriter& writer) {
+  const std::string what = "action " + action.type;
+  MINK_ASSIGN_OR_RETURN(json body, ParseJson(action.body, what + " body"));
+  Fields f(body, what);
+  json out = json::object();
+  if (action.type == "create-database") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("name"));
+    MINK_RETURN_IF_ERROR(tables_->CreateDatabase(name));
+    out = {{"name", name}};
+  } else if (action.type == "drop-database") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("name"));
+    MINK_ASSIGN_OR_RETURN(bool cascade, f.Bool("cascade"));
+    MINK_RETURN_IF_ERROR(tables_->DropDatabase(name, cascade));
+  } else if (action.type == "list-databases") {
+    out = {{"databases", tables_->ListDatabases()}};
+  } else if (action.type == "create-table") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
+    table::TableSpec spec;
+    MINK_ASSIGN_OR_RETURN(spec.columns, f.Strings("columns"));
+    MINK_ASSIGN_OR_RETURN(spec.primary_key, f.Strings("primary_key"));
+    MINK_ASSIGN_OR_RETURN(spec.partition_by, f.Strings("partition_by"));
+    MINK_ASSIGN_OR_RETURN(spec.bucket_key, f.Strings("bucket_key"));
+    MINK_ASSIGN_OR_RETURN(int64_t buckets, f.Int("bucket_count", 0));
+    spec.bucket_count = static_cast<int32_t>(buckets);
+    if (f.Has("options")) {
+      if (!body["options"].is_object()) return InvalidArgumentError(what + ": \"options\" must be an object");
+      for (const auto& [k, v] : body["options"].items()) {
+        if (!v.is_string()) return InvalidArgumentError(what + ": option '" + k + "' must be a string");
+        spec.options[k] = v.get<std::string>();
+      }
+    }
+    MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->CreateTable(name, spec));
+    out = Describe(info);
+  } else if (action.type == "drop-table") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
+    MINK_RETURN_IF_ERROR(tables_->DropTable(name));
+  } else if (action.type == "list-tables") {
+    MINK_ASSIGN_OR_RETURN(std::string database, f.String("database", false));
+    MINK_ASSIGN_OR_RETURN(auto names, tables_->ListTables(database));
+    out = {{"tables", names}};
+  } else if (action.type == "describe-table") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
+    MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->DescribeTable(name));
+    out = Describe(info);
+  } else if (action.type == "offsets") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
+    std::optional<int64_t> at;
+    if (f.Has("at")) {
+      MINK_ASSIGN_OR_RETURN(int64_t at_ms, f.Int("at", 0));
+      at = at_ms;
+    }
+    MINK_ASSIGN_OR_RETURN(auto offsets, tables_->Offsets(name, at));
+    json buckets = json::array();
+    for (const auto& o : offsets) {
+      json b = {{"bucket", o.bucket}, {"start", o.start}, {"end", o.end}};
+      if (o.at) b["at"] = *o.at;
+      buckets.push_back(b);
+    }
+    out = {{"buckets", buckets}};
+  } else if (action.type == "init-writer") {
+    MINK_ASSIGN_OR_RETURN(int64_t id, tables_->InitWriter());
+    out = {{"writer_id", id}};
+  } else {
+    return InvalidArgumentError("unknown action '" + action.type + "' (see ListActions)");
+  }
+  writer.Write(ActionResult{out.dump()});
+  return Status::Ok();
+}
+
+Result<std::vector<ActionType>> TableFlightService::ListActions() {
+  return std::vector<ActionType>{
+      {"create-database", "{\"name\"}: create a database"},
+      {"drop-database", "{\"name\", \"cascade\"}: drop a database"},
+      {"list-databases", "{}: the databases"},
+      {"create-table", "{\"table\", \"columns\", \"primary_key\", \"partition_by\", \"bucket_count\", "
+                       "\"bucket_key\", \"options\"}: create a table"},
+      {"drop-table", "{\"table\"}: drop a table"},
+      {"list-tables", "{\"database\"}: the tables of a database (or all)"},
+      {"describe-table", "{\"table\"}: columns, keys, partitioning, buckets and options"},
+      {"offsets", "{\"table\", \"at\"}: start and end offset of every bucket; with at (epoch ms) "
+                  "the first offset committed at or after it"},
+      {"init-writer", "{}: a writer id for idempotent writes"},
+  };
+}
+
+}  // namespace mink::flight

@@ -1,0 +1,35 @@
+#pragma once
+// TableFlightService: the Flight API of a node (docs/flight-api.md) over the table layer.
+// Commands are JSON in Action.body, FlightDescriptor.cmd and Ticket; data is Arrow IPC.
+// Thread-safe: gRPC calls every method concurrently.
+
+#include <string>
+
+#include "flight/server/flight_handler.h"
+#include "table/table_store.h"
+
+namespace mink::flight {
+
+class TableFlightService final : public FlightHandler {
+ public:
+  // `advertise` is the location handed out in FlightInfo endpoints (grpc://host:port).
+  TableFlightService(table::TableStore* tables, std::string advertise)
+      : tables_(tables), advertise_(std::move(advertise)) {}
+
+  Result<std::vector<FlightInfo>> ListFlights(const std::string& criteria) override;
+  Result<FlightInfo> GetFlightInfo(const FlightDescriptor& descriptor) override;
+  Result<std::string> GetSchema(const FlightDescriptor& descriptor) override;
+  Status DoGet(const std::string& ticket, FlightDataWriter& writer) override;
+  Status DoPut(FlightDataReader& reader, PutResultWriter& writer) override;
+  Status DoAction(const Action& action, ActionResultWriter& writer) override;
+  Result<std::vector<ActionType>> ListActions() override;
+
+ private:
+  Result<std::string> TableOf(const FlightDescriptor& descriptor) const;
+  Result<FlightInfo> InfoFor(const std::string& table);
+
+  table::TableStore* const tables_;
+  const std::string advertise_;
+};
+
+}  // namespace mink::flight
