@@ -6,7 +6,7 @@
 //   DECIMAL: 16 bytes LE two's complement; STRING, BYTES: varint length + bytes;
 //   ARRAY: varint count + elements each prefixed by a null flag byte; MAP: varint count + (key,
 //   flag, value) pairs; ROW: a nested row (bitmap + fields).
-// docs/formats/kv-row.md has the details. Decoding checks every length against the input.
+// docs/formats/kv-snapshot.md has the details. Decoding checks every length against the input.
 
 #include <string>
 #include <string_view>
