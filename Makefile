@@ -1,6 +1,9 @@
 # The two commands of the README: `make run` and `make test`. Both set the machine up first
 # (scripts/setup is idempotent and quick when everything is there).
 BUILD ?= build
+# ccache hits across clones in different directories (CI builds a fresh clone).
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 
