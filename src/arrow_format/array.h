@@ -46,9 +46,9 @@ template <typename T>
 class NumericArray : public Array {
  public:
   explicit NumericArray(ArrayDataPtr data) : Array(std::move(data)) {
-    CheckPhysicalType(data_->type->byte_width() == sizeof(T) &&
-                          data_->type->id() != TypeId::kDecimal128,
-                      "NumericArray");
+    CheckPhysicalType(
+        data_->type->byte_width() == sizeof(T) && data_->type->id() != TypeId::kDecimal128,
+        "NumericArray");
     values_ = data_->buffers[1]->template data_as<T>();
   }
   T Value(int64_t i) const { return values_[i]; }

@@ -58,9 +58,12 @@ Status ValidateBufferSize(const ArrayData& data, int index, int64_t needed, cons
 size_t ExpectedChildren(const DataType& type) {
   switch (type.id()) {
     case TypeId::kList:
-    case TypeId::kMap: return 1;
-    case TypeId::kStruct: return type.children().size();
-    default: return 0;
+    case TypeId::kMap:
+      return 1;
+    case TypeId::kStruct:
+      return type.children().size();
+    default:
+      return 0;
   }
 }
 
@@ -129,8 +132,8 @@ Status Validate(const ArrayData& data, int depth) {
         const ArrayData* child = data.children[i].get();
         if (!child || !child->type) return Invalid(data, "missing child array");
         if (!child->type->Equals(*type.children()[i].type())) {
-          return Invalid(data, "child " + std::to_string(i) + " has type " +
-                                   child->type->ToString());
+          return Invalid(data,
+                         "child " + std::to_string(i) + " has type " + child->type->ToString());
         }
         if (child->length != data.length) {
           return Invalid(data, "child " + type.children()[i].name() + " has length " +
@@ -174,15 +177,15 @@ bool SlotEquals(const ArrayData& a, const ArrayData& b, int64_t i, int64_t j) {
     case TypeId::kBinary: {
       int32_t a0 = LoadOffset(*a.buffers[1], i), a1 = LoadOffset(*a.buffers[1], i + 1);
       int32_t b0 = LoadOffset(*b.buffers[1], j), b1 = LoadOffset(*b.buffers[1], j + 1);
-      return a1 - a0 == b1 - b0 &&
-             std::memcmp(a.buffers[2]->data() + a0, b.buffers[2]->data() + b0,
-                         static_cast<size_t>(a1 - a0)) == 0;
+      return a1 - a0 == b1 - b0 && std::memcmp(a.buffers[2]->data() + a0, b.buffers[2]->data() + b0,
+                                               static_cast<size_t>(a1 - a0)) == 0;
     }
     case TypeId::kList:
     case TypeId::kMap: {
       int32_t a0 = LoadOffset(*a.buffers[1], i), a1 = LoadOffset(*a.buffers[1], i + 1);
       int32_t b0 = LoadOffset(*b.buffers[1], j), b1 = LoadOffset(*b.buffers[1], j + 1);
-      return a1 - a0 == b1 - b0 && ChildRangeEquals(*a.children[0], *b.children[0], a0, b0, a1 - a0);
+      return a1 - a0 == b1 - b0 &&
+             ChildRangeEquals(*a.children[0], *b.children[0], a0, b0, a1 - a0);
     }
     case TypeId::kStruct:
       for (size_t c = 0; c < a.children.size(); ++c) {
@@ -201,11 +204,15 @@ bool SlotEquals(const ArrayData& a, const ArrayData& b, int64_t i, int64_t j) {
 
 int NumBuffers(TypeId id) {
   switch (id) {
-    case TypeId::kNull: return 0;
-    case TypeId::kStruct: return 1;
+    case TypeId::kNull:
+      return 0;
+    case TypeId::kStruct:
+      return 1;
     case TypeId::kUtf8:
-    case TypeId::kBinary: return 3;
-    default: return 2;
+    case TypeId::kBinary:
+      return 3;
+    default:
+      return 2;
   }
 }
 

@@ -10,9 +10,7 @@ namespace mink::arrow::bits {
 // Overflow-safe for any non-negative count.
 inline int64_t BytesForBits(int64_t bits) { return bits / 8 + (bits % 8 != 0 ? 1 : 0); }
 
-inline bool GetBit(const uint8_t* bitmap, int64_t i) {
-  return (bitmap[i >> 3] >> (i & 7)) & 1;
-}
+inline bool GetBit(const uint8_t* bitmap, int64_t i) { return (bitmap[i >> 3] >> (i & 7)) & 1; }
 inline void SetBit(uint8_t* bitmap, int64_t i) {
   bitmap[i >> 3] = static_cast<uint8_t>(bitmap[i >> 3] | (1u << (i & 7)));
 }

@@ -9,16 +9,46 @@ namespace {
 
 template <typename T>
 const DataTypePtr& DefaultType();
-template <> const DataTypePtr& DefaultType<int8_t>() { return Int8(); }
-template <> const DataTypePtr& DefaultType<int16_t>() { return Int16(); }
-template <> const DataTypePtr& DefaultType<int32_t>() { return Int32(); }
-template <> const DataTypePtr& DefaultType<int64_t>() { return Int64(); }
-template <> const DataTypePtr& DefaultType<uint8_t>() { return UInt8(); }
-template <> const DataTypePtr& DefaultType<uint16_t>() { return UInt16(); }
-template <> const DataTypePtr& DefaultType<uint32_t>() { return UInt32(); }
-template <> const DataTypePtr& DefaultType<uint64_t>() { return UInt64(); }
-template <> const DataTypePtr& DefaultType<float>() { return Float32(); }
-template <> const DataTypePtr& DefaultType<double>() { return Float64(); }
+template <>
+const DataTypePtr& DefaultType<int8_t>() {
+  return Int8();
+}
+template <>
+const DataTypePtr& DefaultType<int16_t>() {
+  return Int16();
+}
+template <>
+const DataTypePtr& DefaultType<int32_t>() {
+  return Int32();
+}
+template <>
+const DataTypePtr& DefaultType<int64_t>() {
+  return Int64();
+}
+template <>
+const DataTypePtr& DefaultType<uint8_t>() {
+  return UInt8();
+}
+template <>
+const DataTypePtr& DefaultType<uint16_t>() {
+  return UInt16();
+}
+template <>
+const DataTypePtr& DefaultType<uint32_t>() {
+  return UInt32();
+}
+template <>
+const DataTypePtr& DefaultType<uint64_t>() {
+  return UInt64();
+}
+template <>
+const DataTypePtr& DefaultType<float>() {
+  return Float32();
+}
+template <>
+const DataTypePtr& DefaultType<double>() {
+  return Float64();
+}
 
 template <typename T>
 bool IsFloat() {
@@ -101,11 +131,11 @@ NumericBuilder<T>::NumericBuilder() : ArrayBuilder(DefaultType<T>()) {}
 
 template <typename T>
 NumericBuilder<T>::NumericBuilder(DataTypePtr type) : ArrayBuilder(std::move(type)) {
-  CheckType(type_ && type_->byte_width() == static_cast<int>(sizeof(T)) &&
-                type_->id() != TypeId::kDecimal128 &&
-                ((type_->id() == TypeId::kFloat32 || type_->id() == TypeId::kFloat64) ==
-                 IsFloat<T>()),
-            "NumericBuilder");
+  CheckType(
+      type_ && type_->byte_width() == static_cast<int>(sizeof(T)) &&
+          type_->id() != TypeId::kDecimal128 &&
+          ((type_->id() == TypeId::kFloat32 || type_->id() == TypeId::kFloat64) == IsFloat<T>()),
+      "NumericBuilder");
 }
 
 template <typename T>
@@ -157,8 +187,8 @@ Result<ArrayDataPtr> BinaryBuilder::Finish() {
   int64_t length = validity_.length();
   int64_t null_count = validity_.null_count();
   BufferPtr validity = validity_.Finish();
-  ArrayDataPtr out = MakeData(type_, length, null_count,
-                              {std::move(validity), offsets_.Finish(), data_.Finish()});
+  ArrayDataPtr out =
+      MakeData(type_, length, null_count, {std::move(validity), offsets_.Finish(), data_.Finish()});
   offsets_.Append(int32_t{0});
   return out;
 }

@@ -158,32 +158,52 @@ Status FillArray(const ArrayDataPtr& data, ArrowArray* out, int depth) {
 
 std::string CDataFormat(const DataType& type) {
   switch (type.id()) {
-    case TypeId::kNull: return "n";
-    case TypeId::kBool: return "b";
-    case TypeId::kInt8: return "c";
-    case TypeId::kUInt8: return "C";
-    case TypeId::kInt16: return "s";
-    case TypeId::kUInt16: return "S";
-    case TypeId::kInt32: return "i";
-    case TypeId::kUInt32: return "I";
-    case TypeId::kInt64: return "l";
-    case TypeId::kUInt64: return "L";
-    case TypeId::kFloat32: return "f";
-    case TypeId::kFloat64: return "g";
+    case TypeId::kNull:
+      return "n";
+    case TypeId::kBool:
+      return "b";
+    case TypeId::kInt8:
+      return "c";
+    case TypeId::kUInt8:
+      return "C";
+    case TypeId::kInt16:
+      return "s";
+    case TypeId::kUInt16:
+      return "S";
+    case TypeId::kInt32:
+      return "i";
+    case TypeId::kUInt32:
+      return "I";
+    case TypeId::kInt64:
+      return "l";
+    case TypeId::kUInt64:
+      return "L";
+    case TypeId::kFloat32:
+      return "f";
+    case TypeId::kFloat64:
+      return "g";
     case TypeId::kDecimal128:
       return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale());
-    case TypeId::kUtf8: return "u";
-    case TypeId::kBinary: return "z";
-    case TypeId::kDate32: return "tdD";
-    case TypeId::kTime32: return type.unit() == TimeUnit::kSecond ? "tts" : "ttm";
-    case TypeId::kTime64: return type.unit() == TimeUnit::kMicro ? "ttu" : "ttn";
+    case TypeId::kUtf8:
+      return "u";
+    case TypeId::kBinary:
+      return "z";
+    case TypeId::kDate32:
+      return "tdD";
+    case TypeId::kTime32:
+      return type.unit() == TimeUnit::kSecond ? "tts" : "ttm";
+    case TypeId::kTime64:
+      return type.unit() == TimeUnit::kMicro ? "ttu" : "ttn";
     case TypeId::kTimestamp: {
       static const char kUnits[] = {'s', 'm', 'u', 'n'};
       return std::string("ts") + kUnits[static_cast<int>(type.unit())] + ":" + type.timezone();
     }
-    case TypeId::kList: return "+l";
-    case TypeId::kMap: return "+m";
-    case TypeId::kStruct: return "+s";
+    case TypeId::kList:
+      return "+l";
+    case TypeId::kMap:
+      return "+m";
+    case TypeId::kStruct:
+      return "+s";
   }
   return "";
 }

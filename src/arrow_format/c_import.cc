@@ -59,10 +59,14 @@ Result<KeyValueMetadata> DecodeMetadata(const char* p) {
 
 Result<TimeUnit> ParseUnit(char c, std::string_view format) {
   switch (c) {
-    case 's': return TimeUnit::kSecond;
-    case 'm': return TimeUnit::kMilli;
-    case 'u': return TimeUnit::kMicro;
-    case 'n': return TimeUnit::kNano;
+    case 's':
+      return TimeUnit::kSecond;
+    case 'm':
+      return TimeUnit::kMilli;
+    case 'u':
+      return TimeUnit::kMicro;
+    case 'n':
+      return TimeUnit::kNano;
   }
   return Invalid("bad time unit in format \"" + std::string(format) + "\"");
 }
@@ -81,20 +85,34 @@ Result<DataTypePtr> ParseType(const ArrowSchema* s, std::vector<Field>& children
   if (f.size() == 1) {
     MINK_RETURN_IF_ERROR(need(0));
     switch (f[0]) {
-      case 'n': return Null();
-      case 'b': return Bool();
-      case 'c': return Int8();
-      case 'C': return UInt8();
-      case 's': return Int16();
-      case 'S': return UInt16();
-      case 'i': return Int32();
-      case 'I': return UInt32();
-      case 'l': return Int64();
-      case 'L': return UInt64();
-      case 'f': return Float32();
-      case 'g': return Float64();
-      case 'u': return Utf8();
-      case 'z': return Binary();
+      case 'n':
+        return Null();
+      case 'b':
+        return Bool();
+      case 'c':
+        return Int8();
+      case 'C':
+        return UInt8();
+      case 's':
+        return Int16();
+      case 'S':
+        return UInt16();
+      case 'i':
+        return Int32();
+      case 'I':
+        return UInt32();
+      case 'l':
+        return Int64();
+      case 'L':
+        return UInt64();
+      case 'f':
+        return Float32();
+      case 'g':
+        return Float64();
+      case 'u':
+        return Utf8();
+      case 'z':
+        return Binary();
     }
   } else if (f == "tdD") {
     MINK_RETURN_IF_ERROR(need(0));
@@ -110,11 +128,13 @@ Result<DataTypePtr> ParseType(const ArrowSchema* s, std::vector<Field>& children
   } else if (f.substr(0, 2) == "d:") {
     MINK_RETURN_IF_ERROR(need(0));
     std::vector<std::string> parts = Split(f.substr(2), ',');
-    if (parts.size() < 2 || parts.size() > 3) return Invalid("bad decimal format " + std::string(f));
+    if (parts.size() < 2 || parts.size() > 3)
+      return Invalid("bad decimal format " + std::string(f));
     auto precision = ParseInt64(parts[0]);
     auto scale = ParseInt64(parts[1]);
     if (!precision.ok() || !scale.ok()) return Invalid("bad decimal format " + std::string(f));
-    if (parts.size() == 3 && parts[2] != "128") return Unsupported("decimal format " + std::string(f));
+    if (parts.size() == 3 && parts[2] != "128")
+      return Unsupported("decimal format " + std::string(f));
     auto type = MakeDecimal128(static_cast<int32_t>(*precision), static_cast<int32_t>(*scale));
     if (!type.ok()) return Invalid(type.status().message());
     return type;
@@ -218,9 +238,9 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
   switch (type->id()) {
     case TypeId::kBool:
       if (count > 0) MINK_RETURN_IF_ERROR(need(1));
-      return MakeData(type, count, null_count,
-                      {validity, count > 0 ? CopyBitsToBuffer(a->buffers[1], begin, count)
-                                           : Buffer::Empty()});
+      return MakeData(
+          type, count, null_count,
+          {validity, count > 0 ? CopyBitsToBuffer(a->buffers[1], begin, count) : Buffer::Empty()});
     case TypeId::kUtf8:
     case TypeId::kBinary:
     case TypeId::kList:
@@ -245,10 +265,10 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
       }
       if (type->id() == TypeId::kUtf8 || type->id() == TypeId::kBinary) {
         if (last > first) MINK_RETURN_IF_ERROR(need(2));
-        BufferPtr data = last > first ? Buffer::Copy(static_cast<const uint8_t*>(a->buffers[2]) +
-                                                         first,
-                                                     last - first)
-                                      : Buffer::Empty();
+        BufferPtr data =
+            last > first
+                ? Buffer::Copy(static_cast<const uint8_t*>(a->buffers[2]) + first, last - first)
+                : Buffer::Empty();
         return MakeData(type, count, null_count, {validity, offsets.Finish(), data});
       }
       MINK_ASSIGN_OR_RETURN(ArrayDataPtr child, CopyRange(a->children[0], type->child(0).type(),
@@ -258,9 +278,9 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
     case TypeId::kStruct: {
       std::vector<ArrayDataPtr> children;
       for (size_t i = 0; i < n_children; ++i) {
-        MINK_ASSIGN_OR_RETURN(ArrayDataPtr child,
-                              CopyRange(a->children[i], type->children()[i].type(), begin, count,
-                                        depth + 1));
+        MINK_ASSIGN_OR_RETURN(
+            ArrayDataPtr child,
+            CopyRange(a->children[i], type->children()[i].type(), begin, count, depth + 1));
         children.push_back(std::move(child));
       }
       return MakeData(type, count, null_count, {validity}, std::move(children));
@@ -268,10 +288,10 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
     default: {
       const int w = type->byte_width();
       if (count > 0) MINK_RETURN_IF_ERROR(need(1));
-      BufferPtr values = count > 0 ? Buffer::Copy(static_cast<const uint8_t*>(a->buffers[1]) +
-                                                      begin * w,
-                                                  count * w)
-                                   : Buffer::Empty();
+      BufferPtr values =
+          count > 0
+              ? Buffer::Copy(static_cast<const uint8_t*>(a->buffers[1]) + begin * w, count * w)
+              : Buffer::Empty();
       return MakeData(type, count, null_count, {validity, values});
     }
   }

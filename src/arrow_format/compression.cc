@@ -113,7 +113,8 @@ Result<std::string> Lz4DecompressToFit(std::string_view input, int64_t max_size)
   size_t src_left = input.size();
   while (true) {
     if (produced == out.size() && !Grow(&out, max_size)) {
-      return InvalidArgumentError("LZ4 frame expands beyond " + std::to_string(max_size) + " bytes");
+      return InvalidArgumentError("LZ4 frame expands beyond " + std::to_string(max_size) +
+                                  " bytes");
     }
     size_t src_size = src_left;
     size_t dst_size = out.size() - produced;
@@ -168,18 +169,24 @@ Result<std::string> ZstdDecompressToFit(std::string_view input, int64_t max_size
 Result<std::string> DecompressBufferToFit(CompressionCodec codec, std::string_view input,
                                           int64_t max_size) {
   switch (codec) {
-    case CompressionCodec::kLz4Frame: return Lz4DecompressToFit(input, max_size);
-    case CompressionCodec::kZstd: return ZstdDecompressToFit(input, max_size);
-    case CompressionCodec::kNone: break;
+    case CompressionCodec::kLz4Frame:
+      return Lz4DecompressToFit(input, max_size);
+    case CompressionCodec::kZstd:
+      return ZstdDecompressToFit(input, max_size);
+    case CompressionCodec::kNone:
+      break;
   }
   return InvalidArgumentError("DecompressBufferToFit: no codec");
 }
 
 std::string_view CompressionCodecName(CompressionCodec codec) {
   switch (codec) {
-    case CompressionCodec::kNone: return "none";
-    case CompressionCodec::kLz4Frame: return "lz4_frame";
-    case CompressionCodec::kZstd: return "zstd";
+    case CompressionCodec::kNone:
+      return "none";
+    case CompressionCodec::kLz4Frame:
+      return "lz4_frame";
+    case CompressionCodec::kZstd:
+      return "zstd";
   }
   return "?";
 }
@@ -193,7 +200,8 @@ int64_t MaxCompressedSize(CompressionCodec codec, int64_t input_size) {
     }
     case CompressionCodec::kZstd:
       return static_cast<int64_t>(ZSTD_compressBound(static_cast<size_t>(input_size)));
-    case CompressionCodec::kNone: return input_size;
+    case CompressionCodec::kNone:
+      return input_size;
   }
   return input_size;
 }
@@ -220,7 +228,8 @@ Result<int64_t> CompressBuffer(CompressionCodec codec, int level, std::string_vi
       }
       return static_cast<int64_t>(n);
     }
-    case CompressionCodec::kNone: break;
+    case CompressionCodec::kNone:
+      break;
   }
   return InvalidArgumentError("CompressBuffer: no codec");
 }
@@ -228,9 +237,12 @@ Result<int64_t> CompressBuffer(CompressionCodec codec, int level, std::string_vi
 Status DecompressBuffer(CompressionCodec codec, std::string_view input, uint8_t* output,
                         int64_t output_size) {
   switch (codec) {
-    case CompressionCodec::kLz4Frame: return Lz4Decompress(input, output, output_size);
-    case CompressionCodec::kZstd: return ZstdDecompress(input, output, output_size);
-    case CompressionCodec::kNone: break;
+    case CompressionCodec::kLz4Frame:
+      return Lz4Decompress(input, output, output_size);
+    case CompressionCodec::kZstd:
+      return ZstdDecompress(input, output, output_size);
+    case CompressionCodec::kNone:
+      break;
   }
   return InvalidArgumentError("DecompressBuffer: no codec");
 }
@@ -239,9 +251,12 @@ int64_t MaxPlausibleDecompressedSize(CompressionCodec codec, int64_t compressed_
   // LZ4 sequences encode at most ~255 output bytes per input byte; a Zstandard RLE block turns
   // 4 bytes into up to 128 KiB. The constant covers frame headers of tiny inputs.
   switch (codec) {
-    case CompressionCodec::kLz4Frame: return compressed_size * 256 + 4096;
-    case CompressionCodec::kZstd: return compressed_size * 32768 + 131072;
-    case CompressionCodec::kNone: return compressed_size;
+    case CompressionCodec::kLz4Frame:
+      return compressed_size * 256 + 4096;
+    case CompressionCodec::kZstd:
+      return compressed_size * 32768 + 131072;
+    case CompressionCodec::kNone:
+      return compressed_size;
   }
   return compressed_size;
 }

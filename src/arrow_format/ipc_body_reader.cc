@@ -124,17 +124,16 @@ class BodyReader {
 
   Result<BufferPtr> NextBuffer(const Field& field, const char* what) {
     if (buffer_index_ >= message_.buffers.size()) {
-      return Invalid(std::string("too few buffers (at the ") + what + " of field " +
-                     field.name() + ")");
+      return Invalid(std::string("too few buffers (at the ") + what + " of field " + field.name() +
+                     ")");
     }
     const BufferRegion region = message_.buffers[buffer_index_++];
     const int64_t body_size = body_->size();
     if (region.offset < 0 || region.length < 0 || region.offset > body_size ||
         region.length > body_size - region.offset) {
-      return Invalid(std::string("the ") + what + " buffer of field " + field.name() +
-                     " (offset " + std::to_string(region.offset) + ", length " +
-                     std::to_string(region.length) + ") lies outside the body of " +
-                     std::to_string(body_size) + " bytes");
+      return Invalid(std::string("the ") + what + " buffer of field " + field.name() + " (offset " +
+                     std::to_string(region.offset) + ", length " + std::to_string(region.length) +
+                     ") lies outside the body of " + std::to_string(body_size) + " bytes");
     }
     if (region.length == 0) return Buffer::Empty();
     if (message_.compression == CompressionCodec::kNone) {
@@ -144,8 +143,8 @@ class BodyReader {
       return Invalid(std::string("compressed ") + what + " buffer of field " + field.name() +
                      " is shorter than its 8-byte length prefix");
     }
-    const int64_t declared = static_cast<int64_t>(LoadU64(
-        reinterpret_cast<const char*>(body_->data() + region.offset)));
+    const int64_t declared =
+        static_cast<int64_t>(LoadU64(reinterpret_cast<const char*>(body_->data() + region.offset)));
     const int64_t payload = region.length - 8;
     if (declared == -1) return Reference(region.offset + 8, payload);
     std::string_view input(reinterpret_cast<const char*>(body_->data() + region.offset + 8),
@@ -154,9 +153,8 @@ class BodyReader {
       // Arrow JS (up to at least 21.2) writes the compressed length here instead of the
       // uncompressed one; a conforming writer only gets here when the sizes happen to agree.
       // Decompress to fit, bounded like a declared length would be.
-      const int64_t limit =
-          std::min(MaxPlausibleDecompressedSize(message_.compression, payload),
-                   options_.max_decoded_bytes_per_message - decoded_bytes_);
+      const int64_t limit = std::min(MaxPlausibleDecompressedSize(message_.compression, payload),
+                                     options_.max_decoded_bytes_per_message - decoded_bytes_);
       auto decoded = DecompressBufferToFit(message_.compression, input, limit);
       if (!decoded.ok()) {
         return Invalid(std::string("the ") + what + " buffer of field " + field.name() + ": " +
@@ -169,8 +167,7 @@ class BodyReader {
       }
       return result;
     }
-    if (declared < 0 ||
-        declared > MaxPlausibleDecompressedSize(message_.compression, payload)) {
+    if (declared < 0 || declared > MaxPlausibleDecompressedSize(message_.compression, payload)) {
       return Invalid(std::string("compressed ") + what + " buffer of field " + field.name() +
                      " declares an implausible uncompressed length " + std::to_string(declared));
     }
@@ -207,7 +204,8 @@ class BodyReader {
 
 int64_t LoadIndex(const uint8_t* p, int64_t i, int width, bool is_signed) {
   switch (width) {
-    case 8: return is_signed ? static_cast<int8_t>(p[i]) : static_cast<int64_t>(p[i]);
+    case 8:
+      return is_signed ? static_cast<int8_t>(p[i]) : static_cast<int64_t>(p[i]);
     case 16: {
       uint16_t v;
       std::memcpy(&v, p + i * 2, 2);
@@ -228,8 +226,7 @@ int64_t LoadIndex(const uint8_t* p, int64_t i, int width, bool is_signed) {
 
 // Replaces dictionary indices by the dictionary's values (utf8/binary), giving a plain column.
 Result<ArrayDataPtr> BodyReader::Materialize(const WireField& wire, const FieldNodeInfo& node,
-                                             const BufferPtr& validity,
-                                             const BufferPtr& indices) {
+                                             const BufferPtr& validity, const BufferPtr& indices) {
   const Field& field = wire.field;
   auto it = dictionaries_.find(wire.dictionary_id);
   if (it == dictionaries_.end()) {
@@ -240,8 +237,8 @@ Result<ArrayDataPtr> BodyReader::Materialize(const WireField& wire, const FieldN
   const int64_t n = node.length;
   const int width = wire.index_bit_width / 8;
   if (indices->size() / width < n) {
-    return Invalid("field " + field.name() + ": indices buffer too small for " +
-                   std::to_string(n) + " rows");
+    return Invalid("field " + field.name() + ": indices buffer too small for " + std::to_string(n) +
+                   " rows");
   }
   if (validity) {
     if (validity->size() < bits::BytesForBits(n)) {
@@ -361,8 +358,7 @@ Result<ArrayDataPtr> ConcatenateBinary(const ArrayData& a, const ArrayData& b,
   uint8_t* data = AllocateOrDie(total);
   BufferPtr data_buffer = Buffer::FromMalloc(data, total);
   std::memcpy(data, a.buffers[2]->data() + offset_at(a, 0), static_cast<size_t>(a_bytes));
-  std::memcpy(data + a_bytes, b.buffers[2]->data() + offset_at(b, 0),
-              static_cast<size_t>(b_bytes));
+  std::memcpy(data + a_bytes, b.buffers[2]->data() + offset_at(b, 0), static_cast<size_t>(b_bytes));
   for (int64_t i = 0; i <= a.length; ++i) {
     int32_t v = offset_at(a, i) - offset_at(a, 0);
     std::memcpy(offsets + i * 4, &v, 4);

@@ -21,10 +21,14 @@ constexpr int kMaxFieldDepth = 64;
 
 fb::TimeUnit ToWire(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kSecond: return fb::TimeUnit::SECOND;
-    case TimeUnit::kMilli: return fb::TimeUnit::MILLISECOND;
-    case TimeUnit::kMicro: return fb::TimeUnit::MICROSECOND;
-    case TimeUnit::kNano: return fb::TimeUnit::NANOSECOND;
+    case TimeUnit::kSecond:
+      return fb::TimeUnit::SECOND;
+    case TimeUnit::kMilli:
+      return fb::TimeUnit::MILLISECOND;
+    case TimeUnit::kMicro:
+      return fb::TimeUnit::MICROSECOND;
+    case TimeUnit::kNano:
+      return fb::TimeUnit::NANOSECOND;
   }
   return fb::TimeUnit::SECOND;
 }
@@ -45,28 +49,39 @@ std::pair<fb::Type, flatbuffers::Offset<void>> BuildType(FBB& fbb, const DataTyp
     return std::make_pair(fb::Type::Int, fb::CreateInt(fbb, width, is_signed).Union());
   };
   switch (type.id()) {
-    case TypeId::kNull: return {fb::Type::Null, fb::CreateNull(fbb).Union()};
-    case TypeId::kBool: return {fb::Type::Bool, fb::CreateBool(fbb).Union()};
-    case TypeId::kInt8: return int_type(8, true);
-    case TypeId::kInt16: return int_type(16, true);
-    case TypeId::kInt32: return int_type(32, true);
-    case TypeId::kInt64: return int_type(64, true);
-    case TypeId::kUInt8: return int_type(8, false);
-    case TypeId::kUInt16: return int_type(16, false);
-    case TypeId::kUInt32: return int_type(32, false);
-    case TypeId::kUInt64: return int_type(64, false);
+    case TypeId::kNull:
+      return {fb::Type::Null, fb::CreateNull(fbb).Union()};
+    case TypeId::kBool:
+      return {fb::Type::Bool, fb::CreateBool(fbb).Union()};
+    case TypeId::kInt8:
+      return int_type(8, true);
+    case TypeId::kInt16:
+      return int_type(16, true);
+    case TypeId::kInt32:
+      return int_type(32, true);
+    case TypeId::kInt64:
+      return int_type(64, true);
+    case TypeId::kUInt8:
+      return int_type(8, false);
+    case TypeId::kUInt16:
+      return int_type(16, false);
+    case TypeId::kUInt32:
+      return int_type(32, false);
+    case TypeId::kUInt64:
+      return int_type(64, false);
     case TypeId::kFloat32:
-      return {fb::Type::FloatingPoint,
-              fb::CreateFloatingPoint(fbb, fb::Precision::SINGLE).Union()};
+      return {fb::Type::FloatingPoint, fb::CreateFloatingPoint(fbb, fb::Precision::SINGLE).Union()};
     case TypeId::kFloat64:
-      return {fb::Type::FloatingPoint,
-              fb::CreateFloatingPoint(fbb, fb::Precision::DOUBLE).Union()};
+      return {fb::Type::FloatingPoint, fb::CreateFloatingPoint(fbb, fb::Precision::DOUBLE).Union()};
     case TypeId::kDecimal128:
       return {fb::Type::Decimal,
               fb::CreateDecimal(fbb, type.precision(), type.scale(), 128).Union()};
-    case TypeId::kUtf8: return {fb::Type::Utf8, fb::CreateUtf8(fbb).Union()};
-    case TypeId::kBinary: return {fb::Type::Binary, fb::CreateBinary(fbb).Union()};
-    case TypeId::kDate32: return {fb::Type::Date, fb::CreateDate(fbb, fb::DateUnit::DAY).Union()};
+    case TypeId::kUtf8:
+      return {fb::Type::Utf8, fb::CreateUtf8(fbb).Union()};
+    case TypeId::kBinary:
+      return {fb::Type::Binary, fb::CreateBinary(fbb).Union()};
+    case TypeId::kDate32:
+      return {fb::Type::Date, fb::CreateDate(fbb, fb::DateUnit::DAY).Union()};
     case TypeId::kTime32:
       return {fb::Type::Time, fb::CreateTime(fbb, ToWire(type.unit()), 32).Union()};
     case TypeId::kTime64:
@@ -75,9 +90,12 @@ std::pair<fb::Type, flatbuffers::Offset<void>> BuildType(FBB& fbb, const DataTyp
       auto tz = type.timezone().empty() ? 0 : fbb.CreateString(type.timezone());
       return {fb::Type::Timestamp, fb::CreateTimestamp(fbb, ToWire(type.unit()), tz).Union()};
     }
-    case TypeId::kList: return {fb::Type::List, fb::CreateList(fbb).Union()};
-    case TypeId::kMap: return {fb::Type::Map, fb::CreateMap(fbb, type.keys_sorted()).Union()};
-    case TypeId::kStruct: return {fb::Type::Struct_, fb::CreateStruct_(fbb).Union()};
+    case TypeId::kList:
+      return {fb::Type::List, fb::CreateList(fbb).Union()};
+    case TypeId::kMap:
+      return {fb::Type::Map, fb::CreateMap(fbb, type.keys_sorted()).Union()};
+    case TypeId::kStruct:
+      return {fb::Type::Struct_, fb::CreateStruct_(fbb).Union()};
   }
   return {fb::Type::NONE, 0};
 }
@@ -109,8 +127,7 @@ Status Unsupported(const std::string& what) {
 
 std::string Str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
-KeyValueMetadata ParseMetadata(
-    const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* kvs) {
+KeyValueMetadata ParseMetadata(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* kvs) {
   KeyValueMetadata out;
   if (kvs == nullptr) return out;
   out.reserve(kvs->size());
@@ -123,20 +140,28 @@ KeyValueMetadata ParseMetadata(
 
 Result<TimeUnit> ParseUnit(fb::TimeUnit unit) {
   switch (unit) {
-    case fb::TimeUnit::SECOND: return TimeUnit::kSecond;
-    case fb::TimeUnit::MILLISECOND: return TimeUnit::kMilli;
-    case fb::TimeUnit::MICROSECOND: return TimeUnit::kMicro;
-    case fb::TimeUnit::NANOSECOND: return TimeUnit::kNano;
+    case fb::TimeUnit::SECOND:
+      return TimeUnit::kSecond;
+    case fb::TimeUnit::MILLISECOND:
+      return TimeUnit::kMilli;
+    case fb::TimeUnit::MICROSECOND:
+      return TimeUnit::kMicro;
+    case fb::TimeUnit::NANOSECOND:
+      return TimeUnit::kNano;
   }
   return Invalid("unknown time unit " + std::to_string(static_cast<int>(unit)));
 }
 
 Result<DataTypePtr> ParseInt(int width, bool is_signed) {
   switch (width) {
-    case 8: return is_signed ? Int8() : UInt8();
-    case 16: return is_signed ? Int16() : UInt16();
-    case 32: return is_signed ? Int32() : UInt32();
-    case 64: return is_signed ? Int64() : UInt64();
+    case 8:
+      return is_signed ? Int8() : UInt8();
+    case 16:
+      return is_signed ? Int16() : UInt16();
+    case 32:
+      return is_signed ? Int32() : UInt32();
+    case 64:
+      return is_signed ? Int64() : UInt64();
   }
   return Invalid("integer bit width " + std::to_string(width));
 }
@@ -158,10 +183,18 @@ Result<DataTypePtr> ParseType(const fb::Field& f, const std::string& name,
   };
   const fb::Type type = f.type_type();
   switch (type) {
-    case fb::Type::Null: MINK_RETURN_IF_ERROR(need_children(0)); return Null();
-    case fb::Type::Bool: MINK_RETURN_IF_ERROR(need_children(0)); return Bool();
-    case fb::Type::Utf8: MINK_RETURN_IF_ERROR(need_children(0)); return Utf8();
-    case fb::Type::Binary: MINK_RETURN_IF_ERROR(need_children(0)); return Binary();
+    case fb::Type::Null:
+      MINK_RETURN_IF_ERROR(need_children(0));
+      return Null();
+    case fb::Type::Bool:
+      MINK_RETURN_IF_ERROR(need_children(0));
+      return Bool();
+    case fb::Type::Utf8:
+      MINK_RETURN_IF_ERROR(need_children(0));
+      return Utf8();
+    case fb::Type::Binary:
+      MINK_RETURN_IF_ERROR(need_children(0));
+      return Binary();
     case fb::Type::Int: {
       MINK_RETURN_IF_ERROR(need_children(0));
       MINK_ASSIGN_OR_RETURN(const fb::Int* t, TypeTable(f.type_as_Int(), name));
@@ -223,8 +256,10 @@ Result<DataTypePtr> ParseType(const fb::Field& f, const std::string& name,
       if (!map.ok()) return Invalid("field " + name + ": " + map.status().message());
       return map;
     }
-    case fb::Type::NONE: return Invalid("field " + name + " has no type");
-    default: break;
+    case fb::Type::NONE:
+      return Invalid("field " + name + " has no type");
+    default:
+      break;
   }
   const char* type_name = fb::EnumNameType(type);
   return Unsupported(std::string("Arrow type ") + (*type_name ? type_name : "(unknown)") +
@@ -256,8 +291,8 @@ Result<WireField> ParseField(const fb::Field* f, int depth) {
       }
     }
   }
-  out.field = Field(std::move(name), std::move(type), f->nullable(),
-                    ParseMetadata(f->custom_metadata()));
+  out.field =
+      Field(std::move(name), std::move(type), f->nullable(), ParseMetadata(f->custom_metadata()));
   return out;
 }
 
@@ -265,16 +300,23 @@ Status ParseBatch(const fb::RecordBatch* batch, MessageInfo* out) {
   if (batch == nullptr) return Invalid("record batch header missing");
   out->length = batch->length();
   if (out->length < 0) return Invalid("negative record batch length");
-  if (batch->nodes() != nullptr) {
-    out->nodes.reserve(batch->nodes()->size());
-    for (const fb::FieldNode* node : *batch->nodes()) {
-      out->nodes.push_back({node->length(), node->null_count()});
+  // FieldNode and Buffer are 16-byte structs of two int64s. The verifier checks that a vector
+  // lies inside the buffer but not that its structs are 8-byte aligned, so read the raw bytes.
+  static_assert(sizeof(fb::FieldNode) == 16 && sizeof(fb::Buffer) == 16);
+  if (const auto* nodes = batch->nodes()) {
+    const char* p = reinterpret_cast<const char*>(nodes->Data());
+    out->nodes.reserve(nodes->size());
+    for (uint32_t i = 0; i < nodes->size(); ++i, p += 16) {
+      out->nodes.push_back(
+          {static_cast<int64_t>(LoadU64(p)), static_cast<int64_t>(LoadU64(p + 8))});
     }
   }
-  if (batch->buffers() != nullptr) {
-    out->buffers.reserve(batch->buffers()->size());
-    for (const fb::Buffer* buffer : *batch->buffers()) {
-      out->buffers.push_back({buffer->offset(), buffer->length()});
+  if (const auto* buffers = batch->buffers()) {
+    const char* p = reinterpret_cast<const char*>(buffers->Data());
+    out->buffers.reserve(buffers->size());
+    for (uint32_t i = 0; i < buffers->size(); ++i, p += 16) {
+      out->buffers.push_back(
+          {static_cast<int64_t>(LoadU64(p)), static_cast<int64_t>(LoadU64(p + 8))});
     }
   }
   if (const fb::BodyCompression* compression = batch->compression()) {
@@ -283,8 +325,12 @@ Status ParseBatch(const fb::RecordBatch* batch, MessageInfo* out) {
                          std::to_string(static_cast<int>(compression->method())));
     }
     switch (compression->codec()) {
-      case fb::CompressionType::LZ4_FRAME: out->compression = CompressionCodec::kLz4Frame; break;
-      case fb::CompressionType::ZSTD: out->compression = CompressionCodec::kZstd; break;
+      case fb::CompressionType::LZ4_FRAME:
+        out->compression = CompressionCodec::kLz4Frame;
+        break;
+      case fb::CompressionType::ZSTD:
+        out->compression = CompressionCodec::kZstd;
+        break;
       default:
         return Invalid("unknown compression codec " +
                        std::to_string(static_cast<int>(compression->codec())));
@@ -331,11 +377,11 @@ std::string BuildRecordBatchMessage(int64_t length, const std::vector<FieldNodeI
   auto buffers_vec = fbb.CreateVectorOfStructs(fb_buffers);
   flatbuffers::Offset<fb::BodyCompression> body_compression = 0;
   if (compression != CompressionCodec::kNone) {
-    body_compression = fb::CreateBodyCompression(
-        fbb,
-        compression == CompressionCodec::kZstd ? fb::CompressionType::ZSTD
-                                               : fb::CompressionType::LZ4_FRAME,
-        fb::BodyCompressionMethod::BUFFER);
+    body_compression = fb::CreateBodyCompression(fbb,
+                                                 compression == CompressionCodec::kZstd
+                                                     ? fb::CompressionType::ZSTD
+                                                     : fb::CompressionType::LZ4_FRAME,
+                                                 fb::BodyCompressionMethod::BUFFER);
   }
   auto header = fb::CreateRecordBatch(fbb, length, nodes_vec, buffers_vec, body_compression);
   return Finish(fbb, fb::MessageHeader::RecordBatch, header.Union(), body_length);
@@ -398,8 +444,10 @@ Result<MessageInfo> ParseMessage(std::string_view metadata, const IpcReadOptions
       return out;
     }
     case fb::MessageHeader::Tensor:
-    case fb::MessageHeader::SparseTensor: return Unsupported("tensor messages");
-    default: break;
+    case fb::MessageHeader::SparseTensor:
+      return Unsupported("tensor messages");
+    default:
+      break;
   }
   return Invalid("unknown message header type " +
                  std::to_string(static_cast<int>(message->header_type())));

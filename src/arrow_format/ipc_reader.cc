@@ -21,8 +21,8 @@ Status CollectDictionaries(const std::vector<WireField>& fields,
     if (f.dictionary_encoded) {
       const TypeId id = f.field.type()->id();
       if (id != TypeId::kUtf8 && id != TypeId::kBinary) {
-        return UnimplementedError("Arrow IPC: dictionary-encoded " +
-                                  f.field.type()->ToString() + " (field " + f.field.name() +
+        return UnimplementedError("Arrow IPC: dictionary-encoded " + f.field.type()->ToString() +
+                                  " (field " + f.field.name() +
                                   ") is not supported; only utf8 and binary dictionaries are");
       }
       WireField value;
@@ -89,8 +89,7 @@ struct IpcDecoder::State {
       }
       case MessageInfo::Kind::kRecordBatch: {
         if (!schema) return Invalid("record batch before the schema");
-        MINK_ASSIGN_OR_RETURN(auto columns,
-                              ReadBody(message, fields, body, dictionaries, options));
+        MINK_ASSIGN_OR_RETURN(auto columns, ReadBody(message, fields, body, dictionaries, options));
         MINK_ASSIGN_OR_RETURN(RecordBatchPtr batch,
                               RecordBatch::Make(schema, message.length, std::move(columns)));
         return Decoded{Kind::kRecordBatch, std::move(batch)};

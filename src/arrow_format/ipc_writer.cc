@@ -72,8 +72,8 @@ class Collector {
   Status Add(const ArrayData& a, const BufferPtr& buffer, int64_t needed, const char* name) {
     if (needed < 0) return Bad(a, std::string("bad ") + name + " size");
     if (!buffer || buffer->size() < needed) {
-      return Bad(a, std::string(name) + " buffer is smaller than " + std::to_string(needed) +
-                        " bytes");
+      return Bad(
+          a, std::string(name) + " buffer is smaller than " + std::to_string(needed) + " bytes");
     }
     sources.emplace_back(reinterpret_cast<const char*>(buffer->data()),
                          static_cast<size_t>(needed));

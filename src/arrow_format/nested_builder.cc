@@ -31,25 +31,53 @@ Result<std::unique_ptr<ArrayBuilder>> Make(const DataTypePtr& type, int depth) {
   if (depth > kMaxDepth) return InvalidArgumentError("MakeBuilder: type nested too deeply");
   std::unique_ptr<ArrayBuilder> out;
   switch (type->id()) {
-    case TypeId::kNull: out = std::make_unique<NullBuilder>(); break;
-    case TypeId::kBool: out = std::make_unique<BooleanBuilder>(); break;
-    case TypeId::kInt8: out = std::make_unique<Int8Builder>(type); break;
-    case TypeId::kInt16: out = std::make_unique<Int16Builder>(type); break;
+    case TypeId::kNull:
+      out = std::make_unique<NullBuilder>();
+      break;
+    case TypeId::kBool:
+      out = std::make_unique<BooleanBuilder>();
+      break;
+    case TypeId::kInt8:
+      out = std::make_unique<Int8Builder>(type);
+      break;
+    case TypeId::kInt16:
+      out = std::make_unique<Int16Builder>(type);
+      break;
     case TypeId::kInt32:
     case TypeId::kDate32:
-    case TypeId::kTime32: out = std::make_unique<Int32Builder>(type); break;
+    case TypeId::kTime32:
+      out = std::make_unique<Int32Builder>(type);
+      break;
     case TypeId::kInt64:
     case TypeId::kTime64:
-    case TypeId::kTimestamp: out = std::make_unique<Int64Builder>(type); break;
-    case TypeId::kUInt8: out = std::make_unique<UInt8Builder>(type); break;
-    case TypeId::kUInt16: out = std::make_unique<UInt16Builder>(type); break;
-    case TypeId::kUInt32: out = std::make_unique<UInt32Builder>(type); break;
-    case TypeId::kUInt64: out = std::make_unique<UInt64Builder>(type); break;
-    case TypeId::kFloat32: out = std::make_unique<FloatBuilder>(type); break;
-    case TypeId::kFloat64: out = std::make_unique<DoubleBuilder>(type); break;
-    case TypeId::kDecimal128: out = std::make_unique<Decimal128Builder>(type); break;
+    case TypeId::kTimestamp:
+      out = std::make_unique<Int64Builder>(type);
+      break;
+    case TypeId::kUInt8:
+      out = std::make_unique<UInt8Builder>(type);
+      break;
+    case TypeId::kUInt16:
+      out = std::make_unique<UInt16Builder>(type);
+      break;
+    case TypeId::kUInt32:
+      out = std::make_unique<UInt32Builder>(type);
+      break;
+    case TypeId::kUInt64:
+      out = std::make_unique<UInt64Builder>(type);
+      break;
+    case TypeId::kFloat32:
+      out = std::make_unique<FloatBuilder>(type);
+      break;
+    case TypeId::kFloat64:
+      out = std::make_unique<DoubleBuilder>(type);
+      break;
+    case TypeId::kDecimal128:
+      out = std::make_unique<Decimal128Builder>(type);
+      break;
     case TypeId::kUtf8:
-    case TypeId::kBinary: out = std::make_unique<BinaryBuilder>(type); break;
+    case TypeId::kBinary:
+      out = std::make_unique<BinaryBuilder>(type);
+      break;
     case TypeId::kList: {
       MINK_ASSIGN_OR_RETURN(auto values, Make(type->child(0).type(), depth + 1));
       out = std::make_unique<ListBuilder>(type, std::move(values));
@@ -110,7 +138,9 @@ Result<ArrayDataPtr> ListBuilder::Finish() {
 
 MapBuilder::MapBuilder(DataTypePtr type, std::unique_ptr<ArrayBuilder> key_builder,
                        std::unique_ptr<ArrayBuilder> item_builder)
-    : ArrayBuilder(std::move(type)), keys_(std::move(key_builder)), items_(std::move(item_builder)) {
+    : ArrayBuilder(std::move(type)),
+      keys_(std::move(key_builder)),
+      items_(std::move(item_builder)) {
   CheckType(type_ && type_->id() == TypeId::kMap && keys_ && items_ &&
                 keys_->type()->Equals(*type_->child(0).type()->child(0).type()) &&
                 items_->type()->Equals(*type_->child(0).type()->child(1).type()),

@@ -10,26 +10,44 @@ const std::vector<Field>& NoChildren() {
   return none;
 }
 
-DataTypePtr MakeSimple(TypeId id) { return std::make_shared<const DataType>(id, DataType::Params{}); }
+DataTypePtr MakeSimple(TypeId id) {
+  return std::make_shared<const DataType>(id, DataType::Params{});
+}
 
 std::string_view SimpleName(TypeId id) {
   switch (id) {
-    case TypeId::kNull: return "null";
-    case TypeId::kBool: return "bool";
-    case TypeId::kInt8: return "int8";
-    case TypeId::kInt16: return "int16";
-    case TypeId::kInt32: return "int32";
-    case TypeId::kInt64: return "int64";
-    case TypeId::kUInt8: return "uint8";
-    case TypeId::kUInt16: return "uint16";
-    case TypeId::kUInt32: return "uint32";
-    case TypeId::kUInt64: return "uint64";
-    case TypeId::kFloat32: return "float";
-    case TypeId::kFloat64: return "double";
-    case TypeId::kUtf8: return "string";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kDate32: return "date32[day]";
-    default: return "";
+    case TypeId::kNull:
+      return "null";
+    case TypeId::kBool:
+      return "bool";
+    case TypeId::kInt8:
+      return "int8";
+    case TypeId::kInt16:
+      return "int16";
+    case TypeId::kInt32:
+      return "int32";
+    case TypeId::kInt64:
+      return "int64";
+    case TypeId::kUInt8:
+      return "uint8";
+    case TypeId::kUInt16:
+      return "uint16";
+    case TypeId::kUInt32:
+      return "uint32";
+    case TypeId::kUInt64:
+      return "uint64";
+    case TypeId::kFloat32:
+      return "float";
+    case TypeId::kFloat64:
+      return "double";
+    case TypeId::kUtf8:
+      return "string";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kDate32:
+      return "date32[day]";
+    default:
+      return "";
   }
 }
 
@@ -37,10 +55,14 @@ std::string_view SimpleName(TypeId id) {
 
 std::string_view TimeUnitName(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kSecond: return "s";
-    case TimeUnit::kMilli: return "ms";
-    case TimeUnit::kMicro: return "us";
-    case TimeUnit::kNano: return "ns";
+    case TimeUnit::kSecond:
+      return "s";
+    case TimeUnit::kMilli:
+      return "ms";
+    case TimeUnit::kMicro:
+      return "us";
+    case TimeUnit::kNano:
+      return "ns";
   }
   return "?";
 }
@@ -103,21 +125,27 @@ DataType::DataType(TypeId id, Params params)
 int DataType::byte_width() const {
   switch (id_) {
     case TypeId::kInt8:
-    case TypeId::kUInt8: return 1;
+    case TypeId::kUInt8:
+      return 1;
     case TypeId::kInt16:
-    case TypeId::kUInt16: return 2;
+    case TypeId::kUInt16:
+      return 2;
     case TypeId::kInt32:
     case TypeId::kUInt32:
     case TypeId::kFloat32:
     case TypeId::kDate32:
-    case TypeId::kTime32: return 4;
+    case TypeId::kTime32:
+      return 4;
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTime64:
-    case TypeId::kTimestamp: return 8;
-    case TypeId::kDecimal128: return 16;
-    default: return 0;
+    case TypeId::kTimestamp:
+      return 8;
+    case TypeId::kDecimal128:
+      return 16;
+    default:
+      return 0;
   }
 }
 
@@ -183,10 +211,10 @@ std::string DataType::ToString() const {
 
 // ---- Factories
 
-#define MINK_ARROW_SINGLETON(Name, id)                    \
-  const DataTypePtr& Name() {                             \
+#define MINK_ARROW_SINGLETON(Name, id)                      \
+  const DataTypePtr& Name() {                               \
     static const DataTypePtr type = MakeSimple(TypeId::id); \
-    return type;                                          \
+    return type;                                            \
   }
 MINK_ARROW_SINGLETON(Null, kNull)
 MINK_ARROW_SINGLETON(Bool, kBool)
@@ -228,8 +256,7 @@ DataTypePtr Time(TimeUnit unit) {
   DataType::Params p;
   p.unit = unit;
   bool narrow = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
-  return std::make_shared<const DataType>(narrow ? TypeId::kTime32 : TypeId::kTime64,
-                                          std::move(p));
+  return std::make_shared<const DataType>(narrow ? TypeId::kTime32 : TypeId::kTime64, std::move(p));
 }
 
 DataTypePtr Timestamp(TimeUnit unit, std::string timezone) {

@@ -116,7 +116,10 @@ TEST(BuilderTest, TemporalBuildersCarryTheirType) {
 TEST(BuilderTest, BooleansAreBitPacked) {
   BooleanBuilder b;
   for (int i = 0; i < 20; ++i) {
-    if (i % 7 == 6) b.AppendNull(); else b.Append(i % 3 == 0);
+    if (i % 7 == 6)
+      b.AppendNull();
+    else
+      b.Append(i % 3 == 0);
   }
   ArrayDataPtr data = FinishOk(b);
   EXPECT_EQ(data->buffers[1]->size(), 3);
@@ -305,8 +308,8 @@ TEST(RecordBatchTest, MakeChecksShape) {
 }
 
 TEST(RecordBatchTest, BuilderFlushRejectsRaggedColumns) {
-  auto schema = std::make_shared<const Schema>(
-      std::vector<Field>{Field("a", Int64()), Field("b", Utf8())});
+  auto schema =
+      std::make_shared<const Schema>(std::vector<Field>{Field("a", Int64()), Field("b", Utf8())});
   auto made = RecordBatchBuilder::Make(schema);
   ASSERT_TRUE(made.ok());
   (*made)->GetFieldAs<Int64Builder>(0)->Append(1);

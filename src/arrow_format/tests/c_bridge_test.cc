@@ -1,9 +1,10 @@
+#include "arrow_format/c_bridge.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "arrow_format/array.h"
-#include "arrow_format/c_bridge.h"
 #include "arrow_format/nested_builder.h"
 #include "test_util.h"
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <random>
 
 #include "arrow_format/array.h"
@@ -16,6 +18,18 @@
 
 namespace mink::arrow {
 namespace {
+
+// Iterations per corpus entry; MINK_FUZZ_ITERATIONS raises it for a longer run.
+int Iterations(int default_count) {
+  const char* v = std::getenv("MINK_FUZZ_ITERATIONS");
+  return v != nullptr ? std::max(1, std::atoi(v)) : default_count;
+}
+
+// MINK_FUZZ_SEED varies the mutations (the default seeds keep runs reproducible).
+uint64_t Seed(uint64_t default_seed) {
+  const char* v = std::getenv("MINK_FUZZ_SEED");
+  return v != nullptr ? default_seed ^ std::strtoull(v, nullptr, 10) : default_seed;
+}
 
 // Consumes a read result the way a caller would: every value of every batch is touched.
 void Consume(const Result<StreamContents>& r) {
@@ -35,13 +49,14 @@ void Consume(const Result<StreamContents>& r) {
 std::string DictionaryStream() { return *HexDecode(testing::kArrowJsDictionaryStreamHex); }
 
 std::vector<std::pair<std::string, std::string>> Corpus() {
-  std::vector<RecordBatchPtr> batches = {testing::AllTypesBatch(0, 6), testing::AllTypesBatch(6, 3)};
+  std::vector<RecordBatchPtr> batches = {testing::AllTypesBatch(0, 6),
+                                         testing::AllTypesBatch(6, 3)};
   std::vector<std::pair<std::string, std::string>> out;
   out.emplace_back("plain", *WriteStream(testing::AllTypesSchema(), batches));
-  out.emplace_back("lz4", *WriteStream(testing::AllTypesSchema(), batches,
-                                       {CompressionCodec::kLz4Frame, 0}));
-  out.emplace_back("zstd", *WriteStream(testing::AllTypesSchema(), batches,
-                                        {CompressionCodec::kZstd, 0}));
+  out.emplace_back(
+      "lz4", *WriteStream(testing::AllTypesSchema(), batches, {CompressionCodec::kLz4Frame, 0}));
+  out.emplace_back("zstd",
+                   *WriteStream(testing::AllTypesSchema(), batches, {CompressionCodec::kZstd, 0}));
   out.emplace_back("arrow_js_dictionary", DictionaryStream());
   return out;
 }
@@ -55,10 +70,10 @@ TEST(IpcFuzzTest, ArrowJsDictionaryFixtureDecodes) {
   for (const auto& b : read->batches) {
     for (auto& row : testing::RowsJson(*b)) rows.push_back(row);
   }
-  std::vector<nlohmann::json> expected = {
-      {{"s", "a"}, {"n", -1}},   {{"s", "ccc"}, {"n", 99}}, {{"s", nullptr}, {"n", 199}},
-      {{"s", "a"}, {"n", 299}},  {{"s", "dd"}, {"n", -1}},  {{"s", nullptr}, {"n", 99}},
-      {{"s", "a"}, {"n", 199}}};
+  std::vector<nlohmann::json> expected = {{{"s", "a"}, {"n", -1}},      {{"s", "ccc"}, {"n", 99}},
+                                          {{"s", nullptr}, {"n", 199}}, {{"s", "a"}, {"n", 299}},
+                                          {{"s", "dd"}, {"n", -1}},     {{"s", nullptr}, {"n", 99}},
+                                          {{"s", "a"}, {"n", 199}}};
   EXPECT_EQ(rows, expected);
 }
 
@@ -78,11 +93,11 @@ TEST(IpcFuzzTest, EveryTruncationIsAnErrorOrValidData) {
 }
 
 TEST(IpcFuzzTest, RandomByteFlipsAreErrorsOrValidData) {
-  std::mt19937_64 rng(20240601);
+  std::mt19937_64 rng(Seed(20240601));
   for (const auto& [name, stream] : Corpus()) {
     SCOPED_TRACE(name);
     int errors = 0;
-    for (int iteration = 0; iteration < 1500; ++iteration) {
+    for (int iteration = 0; iteration < Iterations(1500); ++iteration) {
       std::string mutated = stream;
       const int flips = 1 + static_cast<int>(rng() % 3);
       for (int f = 0; f < flips; ++f) {
@@ -99,30 +114,31 @@ TEST(IpcFuzzTest, RandomByteFlipsAreErrorsOrValidData) {
 
 TEST(IpcFuzzTest, HostileLengthsAreErrorsOrValidData) {
   // Writes extreme values over aligned words, where lengths, offsets and counts live.
-  const uint64_t kValues[] = {0,          1,          7,          0x7FFFFFFFu, 0x80000000u,
-                              0xFFFFFFFFu, UINT64_MAX, INT64_MAX, uint64_t{1} << 40,
-                              uint64_t{1} << 31};
-  std::mt19937_64 rng(99);
+  const uint64_t kValues[] = {
+      0,           1,          7,         0x7FFFFFFFu,       0x80000000u,
+      0xFFFFFFFFu, UINT64_MAX, INT64_MAX, uint64_t{1} << 40, uint64_t{1} << 31};
+  std::mt19937_64 rng(Seed(99));
   for (const auto& [name, stream] : Corpus()) {
     SCOPED_TRACE(name);
-    for (int iteration = 0; iteration < 1500; ++iteration) {
+    for (int iteration = 0; iteration < Iterations(1500); ++iteration) {
       std::string mutated = stream;
       size_t at = (rng() % (mutated.size() / 4)) * 4;
       uint64_t v = kValues[rng() % std::size(kValues)];
       const bool wide = rng() % 2 == 0 && at + 8 <= mutated.size();
-      for (size_t i = 0; i < (wide ? 8u : 4u); ++i) mutated[at + i] = static_cast<char>(v >> (8 * i));
+      for (size_t i = 0; i < (wide ? 8u : 4u); ++i)
+        mutated[at + i] = static_cast<char>(v >> (8 * i));
       Consume(ReadStream(Buffer::FromString(mutated)));
     }
   }
 }
 
 TEST(IpcFuzzTest, MutatedMessagesThroughTheDecoder) {
-  std::mt19937_64 rng(5);
+  std::mt19937_64 rng(Seed(5));
   RecordBatchPtr batch = testing::AllTypesBatch(0, 8);
   IpcMessage schema = EncodeSchemaMessage(*batch->schema());
   for (CompressionCodec codec : {CompressionCodec::kNone, CompressionCodec::kZstd}) {
     IpcMessage message = *EncodeRecordBatchMessage(*batch, {codec, 0});
-    for (int iteration = 0; iteration < 1000; ++iteration) {
+    for (int iteration = 0; iteration < Iterations(1000); ++iteration) {
       IpcDecoder decoder;
       ASSERT_TRUE(decoder.Decode(schema.metadata, nullptr).ok());
       std::string metadata = message.metadata;

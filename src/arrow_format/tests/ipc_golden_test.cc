@@ -20,7 +20,8 @@ struct FlatTable {
 
   static FlatTable Root(std::string_view buf) { return {buf, LoadU32(buf.data())}; }
   uint16_t U16(size_t p) const {
-    return static_cast<uint16_t>(static_cast<uint8_t>(buf[p]) | (static_cast<uint8_t>(buf[p + 1]) << 8));
+    return static_cast<uint16_t>(static_cast<uint8_t>(buf[p]) |
+                                 (static_cast<uint8_t>(buf[p + 1]) << 8));
   }
   size_t Field(int id) const {
     size_t vtable = pos - static_cast<int32_t>(LoadU32(buf.data() + pos));
@@ -33,10 +34,14 @@ struct FlatTable {
     size_t p = Field(id);
     if (p == 0) return 0;
     switch (width) {
-      case 1: return static_cast<uint8_t>(buf[p]);
-      case 2: return static_cast<int16_t>(U16(p));
-      case 4: return static_cast<int32_t>(LoadU32(buf.data() + p));
-      default: return static_cast<int64_t>(LoadU64(buf.data() + p));
+      case 1:
+        return static_cast<uint8_t>(buf[p]);
+      case 2:
+        return static_cast<int16_t>(U16(p));
+      case 4:
+        return static_cast<int32_t>(LoadU32(buf.data() + p));
+      default:
+        return static_cast<int64_t>(LoadU64(buf.data() + p));
     }
   }
   FlatTable Table(int id) const {
@@ -112,7 +117,7 @@ TEST(IpcGoldenTest, TinyStreamFollowsTheFramingRules) {
 
   const size_t body = p2 + 8 + len2;
   const std::string expected_body(
-      "\x05\0\0\0\0\0\0\0"                   // validity 0b101, zero padding
+      "\x05\0\0\0\0\0\0\0"                     // validity 0b101, zero padding
       "\x01\0\0\0\0\0\0\0\x03\0\0\0\0\0\0\0",  // 1, (null slot 0), 3, zero padding
       24);
   EXPECT_EQ(s.substr(body, 24), expected_body);

@@ -1,9 +1,10 @@
+#include "arrow_format/ipc.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "arrow_format/array.h"
-#include "arrow_format/ipc.h"
 #include "arrow_format/record_batch_builder.h"
 #include "base/bytes.h"
 #include "test_util.h"

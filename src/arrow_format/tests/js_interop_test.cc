@@ -51,18 +51,19 @@ int Run(const std::string& command, std::string* out, std::string* err) {
 std::string MissingTooling() {
   std::string out, err;
   if (Run("command -v node", &out, &err) != 0 || out.empty()) return "node is not on PATH";
-  if (!std::filesystem::exists(kModules)) return kModules + " is missing (run npm ci in tests/node)";
+  if (!std::filesystem::exists(kModules))
+    return kModules + " is missing (run npm ci in tests/node)";
   if (!std::filesystem::exists(kScript)) return kScript + " is missing";
   return "";
 }
 
-#define MINK_REQUIRE_NODE()                                                                 \
-  do {                                                                                      \
-    std::string missing = MissingTooling();                                                 \
-    if (!missing.empty()) {                                                                 \
-      if (RequireServices()) FAIL() << missing << ", but MINK_TEST_REQUIRE_SERVICES=1";     \
-      GTEST_SKIP() << missing;                                                              \
-    }                                                                                       \
+#define MINK_REQUIRE_NODE()                                                             \
+  do {                                                                                  \
+    std::string missing = MissingTooling();                                             \
+    if (!missing.empty()) {                                                             \
+      if (RequireServices()) FAIL() << missing << ", but MINK_TEST_REQUIRE_SERVICES=1"; \
+      GTEST_SKIP() << missing;                                                          \
+    }                                                                                   \
   } while (0)
 
 std::vector<json> RunScript(const std::string& args) {

@@ -25,10 +25,14 @@ std::string Hex(std::string_view bytes) {
 
 std::string TimeUnitJsName(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kSecond: return "SECOND";
-    case TimeUnit::kMilli: return "MILLISECOND";
-    case TimeUnit::kMicro: return "MICROSECOND";
-    case TimeUnit::kNano: return "NANOSECOND";
+    case TimeUnit::kSecond:
+      return "SECOND";
+    case TimeUnit::kMilli:
+      return "MILLISECOND";
+    case TimeUnit::kMicro:
+      return "MICROSECOND";
+    case TimeUnit::kNano:
+      return "NANOSECOND";
   }
   return "?";
 }
@@ -76,8 +80,8 @@ SchemaPtr AllTypesSchema() {
       Field("list_i32", List(Int32())),
       Field("list_str", List(Utf8())),
       Field("map_str_i64", Map(Utf8(), Int64())),
-      Field("struct_col", Struct({Field("a", Int32()), Field("b", Utf8(), false),
-                                  Field("c", List(Float64()))})),
+      Field("struct_col",
+            Struct({Field("a", Int32()), Field("b", Utf8(), false), Field("c", List(Float64()))})),
       Field("not_null_i64", Int64(), false),
   };
   return std::make_shared<const Schema>(std::move(fields),
@@ -97,21 +101,37 @@ RecordBatchPtr AllTypesBatch(int64_t first, int64_t n) {
   {
     auto* bb = b->GetFieldAs<BooleanBuilder>(1);
     for (int64_t r = first; r < end; ++r) {
-      if (IsNullAt(r, 1)) bb->AppendNull(); else bb->Append(r % 3 == 0);
+      if (IsNullAt(r, 1))
+        bb->AppendNull();
+      else
+        bb->Append(r % 3 == 0);
     }
   }
-  FillPrimitive<Int8Builder>(b, 2, first, n, [](int64_t r) { return static_cast<int8_t>((r * 19) % 256 - 128); });
-  FillPrimitive<Int16Builder>(b, 3, first, n, [](int64_t r) { return static_cast<int16_t>(r * 1999 - 32768); });
-  FillPrimitive<Int32Builder>(b, 4, first, n, [](int64_t r) { return r == 1 ? INT32_MAX : static_cast<int32_t>(r * -123457); });
+  FillPrimitive<Int8Builder>(b, 2, first, n,
+                             [](int64_t r) { return static_cast<int8_t>((r * 19) % 256 - 128); });
+  FillPrimitive<Int16Builder>(b, 3, first, n,
+                              [](int64_t r) { return static_cast<int16_t>(r * 1999 - 32768); });
+  FillPrimitive<Int32Builder>(b, 4, first, n, [](int64_t r) {
+    return r == 1 ? INT32_MAX : static_cast<int32_t>(r * -123457);
+  });
   FillPrimitive<Int64Builder>(b, 5, first, n, [](int64_t r) {
     return r == 1 ? INT64_MAX : r == 2 ? INT64_MIN : r * -1000000000007;
   });
-  FillPrimitive<UInt8Builder>(b, 6, first, n, [](int64_t r) { return static_cast<uint8_t>((r * 37) % 256); });
-  FillPrimitive<UInt16Builder>(b, 7, first, n, [](int64_t r) { return static_cast<uint16_t>((r * 4099) % 65536); });
-  FillPrimitive<UInt32Builder>(b, 8, first, n, [](int64_t r) { return r == 1 ? UINT32_MAX : static_cast<uint32_t>(r * 250000001); });
-  FillPrimitive<UInt64Builder>(b, 9, first, n, [](int64_t r) { return r == 1 ? UINT64_MAX : static_cast<uint64_t>(r) * 1000000000039u; });
-  FillPrimitive<FloatBuilder>(b, 10, first, n, [](int64_t r) { return static_cast<float>(r) * 0.75f - 3.5f; });
-  FillPrimitive<DoubleBuilder>(b, 11, first, n, [](int64_t r) { return r == 3 ? 1e300 : static_cast<double>(r) * -1.0625 + 0.1; });
+  FillPrimitive<UInt8Builder>(b, 6, first, n,
+                              [](int64_t r) { return static_cast<uint8_t>((r * 37) % 256); });
+  FillPrimitive<UInt16Builder>(b, 7, first, n,
+                               [](int64_t r) { return static_cast<uint16_t>((r * 4099) % 65536); });
+  FillPrimitive<UInt32Builder>(b, 8, first, n, [](int64_t r) {
+    return r == 1 ? UINT32_MAX : static_cast<uint32_t>(r * 250000001);
+  });
+  FillPrimitive<UInt64Builder>(b, 9, first, n, [](int64_t r) {
+    return r == 1 ? UINT64_MAX : static_cast<uint64_t>(r) * 1000000000039u;
+  });
+  FillPrimitive<FloatBuilder>(b, 10, first, n,
+                              [](int64_t r) { return static_cast<float>(r) * 0.75f - 3.5f; });
+  FillPrimitive<DoubleBuilder>(b, 11, first, n, [](int64_t r) {
+    return r == 3 ? 1e300 : static_cast<double>(r) * -1.0625 + 0.1;
+  });
   FillPrimitive<Decimal128Builder>(b, 12, first, n, [](int64_t r) -> Int128 {
     Int128 big = 1;
     for (int i = 0; i < 20; ++i) big *= 10;
@@ -138,19 +158,27 @@ RecordBatchPtr AllTypesBatch(int64_t first, int64_t n) {
       } else {
         const char bytes[4] = {static_cast<char>(r), 0, static_cast<char>(255),
                                static_cast<char>((r * 3) & 255)};
-        EXPECT_TRUE(bb->Append(std::string_view(bytes, static_cast<size_t>(r % 5 > 4 ? 4 : r % 5))).ok());
+        EXPECT_TRUE(
+            bb->Append(std::string_view(bytes, static_cast<size_t>(r % 5 > 4 ? 4 : r % 5))).ok());
       }
     }
   }
-  FillPrimitive<Date32Builder>(b, 15, first, n, [](int64_t r) { return static_cast<int32_t>(r * 1000 - 20000); });
-  FillPrimitive<Time32Builder>(b, 16, first, n, [](int64_t r) { return static_cast<int32_t>((r * 4001) % 86400); });
-  FillPrimitive<Time32Builder>(b, 17, first, n, [](int64_t r) { return static_cast<int32_t>((r * 5000011) % 86400000); });
-  FillPrimitive<Time64Builder>(b, 18, first, n, [](int64_t r) { return r * 5000000011 % 86400000000; });
-  FillPrimitive<Time64Builder>(b, 19, first, n, [](int64_t r) { return r * 5000000000011 % 86400000000000; });
+  FillPrimitive<Date32Builder>(b, 15, first, n,
+                               [](int64_t r) { return static_cast<int32_t>(r * 1000 - 20000); });
+  FillPrimitive<Time32Builder>(b, 16, first, n,
+                               [](int64_t r) { return static_cast<int32_t>((r * 4001) % 86400); });
+  FillPrimitive<Time32Builder>(
+      b, 17, first, n, [](int64_t r) { return static_cast<int32_t>((r * 5000011) % 86400000); });
+  FillPrimitive<Time64Builder>(b, 18, first, n,
+                               [](int64_t r) { return r * 5000000011 % 86400000000; });
+  FillPrimitive<Time64Builder>(b, 19, first, n,
+                               [](int64_t r) { return r * 5000000000011 % 86400000000000; });
   FillPrimitive<TimestampBuilder>(b, 20, first, n, [](int64_t r) { return r * 86399 - 1000000; });
-  FillPrimitive<TimestampBuilder>(b, 21, first, n, [](int64_t r) { return 1700000000000 + r * 1001; });
+  FillPrimitive<TimestampBuilder>(b, 21, first, n,
+                                  [](int64_t r) { return 1700000000000 + r * 1001; });
   FillPrimitive<TimestampBuilder>(b, 22, first, n, [](int64_t r) { return r * -3600000001; });
-  FillPrimitive<TimestampBuilder>(b, 23, first, n, [](int64_t r) { return 1700000000000000000 + r; });
+  FillPrimitive<TimestampBuilder>(b, 23, first, n,
+                                  [](int64_t r) { return 1700000000000000000 + r; });
   {
     auto* lb = b->GetFieldAs<ListBuilder>(24);
     auto* items = lb->value_builder_as<Int32Builder>();
@@ -161,7 +189,10 @@ RecordBatchPtr AllTypesBatch(int64_t first, int64_t n) {
       }
       lb->Append();
       for (int64_t j = 0; j < r % 4; ++j) {
-        if ((j + r) % 3 == 0) items->AppendNull(); else items->Append(static_cast<int32_t>(j * r - 7));
+        if ((j + r) % 3 == 0)
+          items->AppendNull();
+        else
+          items->Append(static_cast<int32_t>(j * r - 7));
       }
     }
   }
@@ -175,7 +206,10 @@ RecordBatchPtr AllTypesBatch(int64_t first, int64_t n) {
       }
       lb->Append();
       for (int64_t j = 0; j < r % 3; ++j) {
-        if (j == 1) items->AppendNull(); else EXPECT_TRUE(items->Append("item" + std::to_string(j)).ok());
+        if (j == 1)
+          items->AppendNull();
+        else
+          EXPECT_TRUE(items->Append("item" + std::to_string(j)).ok());
       }
     }
   }
@@ -191,7 +225,10 @@ RecordBatchPtr AllTypesBatch(int64_t first, int64_t n) {
       mb->Append();
       for (int64_t j = 0; j < r % 3; ++j) {
         EXPECT_TRUE(keys->Append("k" + std::to_string(j) + "-" + std::to_string(r)).ok());
-        if (j == 1) values->AppendNull(); else values->Append(j * r - 2);
+        if (j == 1)
+          values->AppendNull();
+        else
+          values->Append(j * r - 2);
       }
     }
   }
@@ -207,10 +244,14 @@ RecordBatchPtr AllTypesBatch(int64_t first, int64_t n) {
         continue;
       }
       sb->Append();
-      if (r % 4 == 1) a->AppendNull(); else a->Append(static_cast<int32_t>(r * 11));
+      if (r % 4 == 1)
+        a->AppendNull();
+      else
+        a->Append(static_cast<int32_t>(r * 11));
       EXPECT_TRUE(s->Append("b" + std::to_string(r)).ok());
       c->Append();
-      for (int64_t j = 0; j < r % 2; ++j) c_items->Append(static_cast<double>(r) + 0.5 * static_cast<double>(j));
+      for (int64_t j = 0; j < r % 2; ++j)
+        c_items->Append(static_cast<double>(r) + 0.5 * static_cast<double>(j));
     }
   }
   {
@@ -231,26 +272,45 @@ nlohmann::json ValueJson(const ArrayData& array, int64_t i) {
   if (base.IsNull(i)) return nullptr;
   const DataType& type = *array.type;
   switch (type.id()) {
-    case TypeId::kNull: return nullptr;
-    case TypeId::kBool: return BooleanArray(data).Value(i);
-    case TypeId::kInt8: return Int8Array(data).Value(i);
-    case TypeId::kInt16: return Int16Array(data).Value(i);
-    case TypeId::kInt32: return Int32Array(data).Value(i);
-    case TypeId::kInt64: return std::to_string(Int64Array(data).Value(i));
-    case TypeId::kUInt8: return UInt8Array(data).Value(i);
-    case TypeId::kUInt16: return UInt16Array(data).Value(i);
-    case TypeId::kUInt32: return UInt32Array(data).Value(i);
-    case TypeId::kUInt64: return std::to_string(UInt64Array(data).Value(i));
-    case TypeId::kFloat32: return static_cast<double>(FloatArray(data).Value(i));
-    case TypeId::kFloat64: return DoubleArray(data).Value(i);
+    case TypeId::kNull:
+      return nullptr;
+    case TypeId::kBool:
+      return BooleanArray(data).Value(i);
+    case TypeId::kInt8:
+      return Int8Array(data).Value(i);
+    case TypeId::kInt16:
+      return Int16Array(data).Value(i);
+    case TypeId::kInt32:
+      return Int32Array(data).Value(i);
+    case TypeId::kInt64:
+      return std::to_string(Int64Array(data).Value(i));
+    case TypeId::kUInt8:
+      return UInt8Array(data).Value(i);
+    case TypeId::kUInt16:
+      return UInt16Array(data).Value(i);
+    case TypeId::kUInt32:
+      return UInt32Array(data).Value(i);
+    case TypeId::kUInt64:
+      return std::to_string(UInt64Array(data).Value(i));
+    case TypeId::kFloat32:
+      return static_cast<double>(FloatArray(data).Value(i));
+    case TypeId::kFloat64:
+      return DoubleArray(data).Value(i);
     case TypeId::kDecimal128:
-      return {{"unscaled", Int128ToString(Decimal128Array(data).Value(i))}, {"scale", type.scale()}};
-    case TypeId::kUtf8: return std::string(BinaryArray(data).GetView(i));
-    case TypeId::kBinary: return Hex(BinaryArray(data).GetView(i));
-    case TypeId::kDate32: return Date32Array(data).Value(i);
-    case TypeId::kTime32: return Time32Array(data).Value(i);
-    case TypeId::kTime64: return std::to_string(Time64Array(data).Value(i));
-    case TypeId::kTimestamp: return std::to_string(TimestampArray(data).Value(i));
+      return {{"unscaled", Int128ToString(Decimal128Array(data).Value(i))},
+              {"scale", type.scale()}};
+    case TypeId::kUtf8:
+      return std::string(BinaryArray(data).GetView(i));
+    case TypeId::kBinary:
+      return Hex(BinaryArray(data).GetView(i));
+    case TypeId::kDate32:
+      return Date32Array(data).Value(i);
+    case TypeId::kTime32:
+      return Time32Array(data).Value(i);
+    case TypeId::kTime64:
+      return std::to_string(Time64Array(data).Value(i));
+    case TypeId::kTimestamp:
+      return std::to_string(TimestampArray(data).Value(i));
     case TypeId::kList: {
       ListArray list(data);
       nlohmann::json out = nlohmann::json::array();
@@ -263,7 +323,8 @@ nlohmann::json ValueJson(const ArrayData& array, int64_t i) {
       MapArray map(data);
       nlohmann::json out = nlohmann::json::array();
       for (int32_t j = map.value_offset(i); j < map.value_offset(i + 1); ++j) {
-        out.push_back(nlohmann::json::array({ValueJson(*map.keys(), j), ValueJson(*map.items(), j)}));
+        out.push_back(
+            nlohmann::json::array({ValueJson(*map.keys(), j), ValueJson(*map.items(), j)}));
       }
       return out;
     }
@@ -292,30 +353,48 @@ std::vector<nlohmann::json> RowsJson(const RecordBatch& batch) {
 
 std::string JsTypeName(const DataType& type) {
   switch (type.id()) {
-    case TypeId::kNull: return "Null";
-    case TypeId::kBool: return "Bool";
-    case TypeId::kInt8: return "Int8";
-    case TypeId::kInt16: return "Int16";
-    case TypeId::kInt32: return "Int32";
-    case TypeId::kInt64: return "Int64";
-    case TypeId::kUInt8: return "Uint8";
-    case TypeId::kUInt16: return "Uint16";
-    case TypeId::kUInt32: return "Uint32";
-    case TypeId::kUInt64: return "Uint64";
-    case TypeId::kFloat32: return "Float32";
-    case TypeId::kFloat64: return "Float64";
+    case TypeId::kNull:
+      return "Null";
+    case TypeId::kBool:
+      return "Bool";
+    case TypeId::kInt8:
+      return "Int8";
+    case TypeId::kInt16:
+      return "Int16";
+    case TypeId::kInt32:
+      return "Int32";
+    case TypeId::kInt64:
+      return "Int64";
+    case TypeId::kUInt8:
+      return "Uint8";
+    case TypeId::kUInt16:
+      return "Uint16";
+    case TypeId::kUInt32:
+      return "Uint32";
+    case TypeId::kUInt64:
+      return "Uint64";
+    case TypeId::kFloat32:
+      return "Float32";
+    case TypeId::kFloat64:
+      return "Float64";
     case TypeId::kDecimal128:
       return "Decimal[" + std::to_string(type.precision()) + "e" + (type.scale() > 0 ? "+" : "") +
              std::to_string(type.scale()) + "]";
-    case TypeId::kUtf8: return "Utf8";
-    case TypeId::kBinary: return "Binary";
-    case TypeId::kDate32: return "Date32<DAY>";
-    case TypeId::kTime32: return "Time32<" + TimeUnitJsName(type.unit()) + ">";
-    case TypeId::kTime64: return "Time64<" + TimeUnitJsName(type.unit()) + ">";
+    case TypeId::kUtf8:
+      return "Utf8";
+    case TypeId::kBinary:
+      return "Binary";
+    case TypeId::kDate32:
+      return "Date32<DAY>";
+    case TypeId::kTime32:
+      return "Time32<" + TimeUnitJsName(type.unit()) + ">";
+    case TypeId::kTime64:
+      return "Time64<" + TimeUnitJsName(type.unit()) + ">";
     case TypeId::kTimestamp:
       return "Timestamp<" + TimeUnitJsName(type.unit()) +
              (type.timezone().empty() ? "" : ", " + type.timezone()) + ">";
-    case TypeId::kList: return "List<" + JsTypeName(*type.child(0).type()) + ">";
+    case TypeId::kList:
+      return "List<" + JsTypeName(*type.child(0).type()) + ">";
     case TypeId::kMap: {
       const DataType& entries = *type.child(0).type();
       return "Map<{" + entries.child(0).name() + ":" + JsTypeName(*entries.child(0).type()) + ", " +

@@ -3,7 +3,6 @@
 // nullable column, and the canonical JSON form of values that tests/node/arrow_interop.js prints.
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "arrow_format/type.h"
+
+#include <gtest/gtest.h>
 
 namespace mink::arrow {
 namespace {
