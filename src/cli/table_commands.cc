@@ -1,0 +1,249 @@
+// mink table create | list | describe | drop | offsets
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "cli/json_value.h"
+#include "cli/table_description.h"
+#include "cli/temporal.h"
+#include "table/types.h"
+
+namespace mink::cli {
+namespace {
+
+using nlohmann::json;
+
+struct TableOptions {
+  ClientOptions client;
+  std::string table;
+  std::vector<std::string> columns;
+  std::string primary_key;
+  std::string partition_by;
+  std::optional<int> bucket_count;
+  std::string bucket_key;
+  std::vector<std::string> options;
+  std::string database;
+  std::string at;
+  std::string format;
+};
+
+// Connects and runs one action; prints the error and returns its exit code on failure.
+int Run(const char* command, const TableOptions& o, const char* action, const json& body,
+        json* result) {
+  auto client = ConnectToNode(o.client);
+  if (!client.ok()) return ReportError(command, client.status());
+  auto answer = RunAction(**client, action, body);
+  if (!answer.ok()) return ReportError(command, answer.status());
+  if (result != nullptr) *result = std::move(*answer);
+  return kExitOk;
+}
+
+void AddTableArgument(CLI::App* command, TableOptions* o) {
+  command->add_option("table", o->table, "The table, as database.table")->required();
+}
+
+int Create(const TableOptions& o) {
+  const char* kCommand = "table create";
+  if (Status s = CheckTableName(o.table); !s.ok()) return ReportError(kCommand, s);
+  for (const auto& c : o.columns) {
+    if (auto parsed = table::ParseColumn(c); !parsed.ok()) {
+      return ReportError(kCommand, parsed.status());
+    }
+  }
+  json options = json::object();
+  for (const auto& item : o.options) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return ReportError(kCommand,
+                         InvalidArgumentError("--option '" + item + "' is not key=value"));
+    }
+    options[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  json body = {{"table", o.table},
+               {"columns", o.columns},
+               {"primary_key", SplitList(o.primary_key)},
+               {"partition_by", SplitList(o.partition_by)},
+               {"bucket_key", SplitList(o.bucket_key)},
+               {"options", options}};
+  if (o.bucket_count) {
+    if (*o.bucket_count < 1) {
+      return ReportError(kCommand, InvalidArgumentError("--bucket-count must be at least 1"));
+    }
+    body["bucket_count"] = *o.bucket_count;
+  }
+  return Run(kCommand, o, "create-table", body, nullptr);
+}
+
+int List(const TableOptions& o) {
+  json body = json::object();
+  if (!o.database.empty()) body["database"] = o.database;
+  json result;
+  if (int code = Run("table list", o, "list-tables", body, &result); code != kExitOk) return code;
+  std::string out;
+  if (auto it = result.find("tables"); it != result.end() && it->is_array()) {
+    for (const auto& name : *it) {
+      if (name.is_string()) out += name.get<std::string>() + "\n";
+    }
+  }
+  WriteStdout(out);
+  return kExitOk;
+}
+
+int Describe(const TableOptions& o) {
+  const char* kCommand = "table describe";
+  if (Status s = CheckTableName(o.table); !s.ok()) return ReportError(kCommand, s);
+  json result;
+  int code = Run(kCommand, o, "describe-table", json{{"table", o.table}}, &result);
+  if (code != kExitOk) return code;
+  if (o.format == "json") {
+    WriteStdout(DumpJson(result) + "\n");
+    return kExitOk;
+  }
+  auto description = ParseTableDescription(DumpJson(result));
+  if (!description.ok()) return ReportError(kCommand, description.status());
+  WriteStdout(FormatTableDescription(*description));
+  return kExitOk;
+}
+
+int Offsets(const TableOptions& o) {
+  const char* kCommand = "table offsets";
+  if (Status s = CheckTableName(o.table); !s.ok()) return ReportError(kCommand, s);
+  json body = {{"table", o.table}};
+  if (!o.at.empty()) {
+    auto at = ParseInstantMillis(o.at);
+    if (!at.ok()) return ReportError(kCommand, at.status().WithContext("--at"));
+    body["at"] = *at;
+  }
+  json result;
+  if (int code = Run(kCommand, o, "offsets", body, &result); code != kExitOk) return code;
+  bool as_json = o.format.empty() ? !IsTerminal(STDOUT_FILENO) : o.format == "json";
+  struct Line {
+    std::string bucket;
+    int64_t start = 0, end = 0;
+    std::optional<int64_t> at;
+  };
+  std::vector<Line> lines;
+  size_t width = 0;
+  if (auto it = result.find("buckets"); it != result.end() && it->is_array()) {
+    for (const auto& b : *it) {
+      if (!b.is_object()) continue;
+      Line line;
+      auto text = [&](const char* key) {
+        auto it = b.find(key);
+        return it != b.end() && it->is_string() ? it->get<std::string>() : std::string();
+      };
+      auto number = [&](const char* key) -> std::optional<int64_t> {
+        auto it = b.find(key);
+        if (it == b.end() || !it->is_number_integer()) return std::nullopt;
+        return it->get<int64_t>();
+      };
+      line.bucket = text("bucket");
+      line.start = number("start").value_or(0);
+      line.end = number("end").value_or(0);
+      line.at = number("at");
+      width = std::max(width, line.bucket.size());
+      lines.push_back(std::move(line));
+    }
+  }
+  std::string out;
+  for (const auto& l : lines) {
+    if (as_json) {
+      out += "{\"bucket\":" + JsonQuote(l.bucket) + ",\"start\":" + std::to_string(l.start) +
+             ",\"end\":" + std::to_string(l.end);
+      if (l.at) out += ",\"at\":" + std::to_string(*l.at);
+      out += "}\n";
+    } else {
+      out += l.bucket + std::string(width - l.bucket.size(), ' ') +
+             "  start=" + std::to_string(l.start) + " end=" + std::to_string(l.end);
+      if (l.at) out += " at=" + std::to_string(*l.at);
+      out += "\n";
+    }
+  }
+  WriteStdout(out);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddTableCommands(CLI::App* app, int* exit_code) {
+  CLI::App* t = app->add_subcommand("table", "Create, list, describe and drop tables; offsets");
+  t->require_subcommand(1);
+
+  auto c = std::make_shared<TableOptions>();
+  CLI::App* create = t->add_subcommand("create", "Create a log table or a primary-key table");
+  AddTableArgument(create, c.get());
+  create
+      ->add_option("-C,--column", c->columns,
+                   "A column as \"name TYPE [NOT NULL]\", e.g. \"amount DECIMAL(10,2)\"; repeat "
+                   "for every column, in table order")
+      ->required();
+  create->add_option("--primary-key", c->primary_key,
+                     "Primary-key columns, comma-separated (makes a primary-key table; without "
+                     "it the table is a log table)");
+  create->add_option("--partition-by", c->partition_by,
+                     "Partition columns, comma-separated (a partition is created on the first "
+                     "write of its value)");
+  create->add_option("--bucket-count", c->bucket_count, "Buckets per partition (default: 1)");
+  create->add_option("--bucket-key", c->bucket_key,
+                     "Columns whose hash picks the bucket, comma-separated (default: the primary "
+                     "key minus the partition columns; a log table without one spreads rows)");
+  create->add_option("--option", c->options,
+                     "A table option key=value, repeatable: table.merge-engine=first_row|"
+                     "versioned|aggregation, table.changelog.image=wal, table.log.ttl=7d, "
+                     "bucket.function=native|paimon|iceberg, ...");
+  AddBootstrapOption(create, &c->client);
+  create->callback([c, exit_code] { *exit_code = Create(*c); });
+
+  auto l = std::make_shared<TableOptions>();
+  CLI::App* list = t->add_subcommand("list", "List tables (of one database, or all), one per line");
+  list->add_option("database", l->database, "Only the tables of this database");
+  AddBootstrapOption(list, &l->client);
+  list->callback([l, exit_code] { *exit_code = List(*l); });
+
+  auto d = std::make_shared<TableOptions>();
+  CLI::App* describe = t->add_subcommand(
+      "describe", "Columns, primary key, partitioning, buckets, merge engine and partitions");
+  AddTableArgument(describe, d.get());
+  describe
+      ->add_option("--format", d->format,
+                   "text (default: human-readable) or json (the node's description)")
+      ->check(CLI::IsMember({"text", "json"}));
+  AddBootstrapOption(describe, &d->client);
+  describe->callback([d, exit_code] { *exit_code = Describe(*d); });
+
+  auto r = std::make_shared<TableOptions>();
+  CLI::App* drop = t->add_subcommand("drop", "Drop a table and its data");
+  AddTableArgument(drop, r.get());
+  AddBootstrapOption(drop, &r->client);
+  drop->callback([r, exit_code] {
+    if (Status s = CheckTableName(r->table); !s.ok()) {
+      *exit_code = ReportError("table drop", s);
+      return;
+    }
+    *exit_code = Run("table drop", *r, "drop-table", json{{"table", r->table}}, nullptr);
+  });
+
+  auto o = std::make_shared<TableOptions>();
+  CLI::App* offsets =
+      t->add_subcommand("offsets", "Start and end offset of every bucket, one line per bucket");
+  AddTableArgument(offsets, o.get());
+  offsets->add_option("--at", o->at,
+                      "Also resolve this time to an offset per bucket (the first offset committed "
+                      "at or after it): ISO-8601 (e.g. 2024-05-01T12:00:00Z; no offset means UTC) "
+                      "or epoch milliseconds");
+  offsets
+      ->add_option("--format", o->format,
+                   "text or json (JSON lines); default: text on a terminal, json when piped")
+      ->check(CLI::IsMember({"text", "json"}));
+  AddBootstrapOption(offsets, &o->client);
+  offsets->callback([o, exit_code] { *exit_code = Offsets(*o); });
+}
+
+}  // namespace mink::cli

@@ -1,0 +1,51 @@
+#pragma once
+// TableDescription: the answer of the `describe-table` action (docs/flight-api.md), parsed, with
+// every column's type as a table::LogicalType.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "table/types.h"
+
+namespace mink::cli {
+
+struct ColumnSpec {
+  std::string name;
+  table::LogicalType type;
+  std::string type_text;  // as the node wrote it, e.g. "DECIMAL(10,2)"
+  bool not_null = false;
+};
+
+struct TableDescription {
+  std::string table;  // database.table
+  std::vector<ColumnSpec> columns;
+  std::vector<std::string> primary_key;
+  std::vector<std::string> partition_keys;
+  std::vector<std::string> bucket_keys;
+  int64_t bucket_count = 0;
+  std::string bucket_function;
+  std::string merge_engine;
+  std::string changelog_image;
+  std::optional<int64_t> log_ttl_ms;
+  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<std::pair<std::string, int64_t>> partitions;  // name, id
+  int64_t schema_id = 0;
+
+  // Index of the column or -1.
+  int Find(const std::string& name) const;
+  bool IsPrimaryKey(const std::string& name) const;
+  bool has_primary_key() const { return !primary_key.empty(); }
+};
+
+// Parses the describe-table result body (a JSON object). Unknown keys are ignored; a missing
+// "columns" or a column type that does not parse is an error.
+Result<TableDescription> ParseTableDescription(const std::string& json_text);
+
+// Human-readable form for `mink table describe`.
+std::string FormatTableDescription(const TableDescription& d);
+
+}  // namespace mink::cli

@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# End-to-end test of the quick start (../shared/seeds: "First table", "Write", "Read"): starts
+# `mink serve` on a temporary directory and a free loopback port, runs the seed's commands
+# verbatim and compares their output with the seed byte for byte. Then: a follow read ended by
+# Ctrl-C, a clean restart and a SIGKILL right after an acknowledged write (same answers after
+# both), bad input (one-line errors, nothing written), an untiered union read and an unreachable
+# node.
+#
+# Usage: quickstart_test.sh path/to/mink
+
+set -u
+MINK_BIN=${1:?usage: quickstart_test.sh path/to/mink}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mink-quickstart.XXXXXX")
+NODE_PID=
+TAIL_PID=
+FAILURES=0
+
+cleanup() {
+  [ -n "$TAIL_PID" ] && kill -9 "$TAIL_PID" 2>/dev/null
+  if [ -n "$NODE_PID" ]; then
+    kill -9 "$NODE_PID" 2>/dev/null
+    wait "$NODE_PID" 2>/dev/null
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+pass() { echo "ok: $*"; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+PORT=$(free_port)
+export MINK_BOOTSTRAP="grpc://127.0.0.1:$PORT"
+
+# The seed's commands call `mink`.
+mink() { "$MINK_BIN" "$@"; }
+
+start_node() {
+  "$MINK_BIN" serve --listen "127.0.0.1:$PORT" --meta-url "sqlite:$WORK/meta.db" \
+    --storage-uri "-2@file://$WORK/objects" >>"$WORK/node.log" 2>&1 &
+  NODE_PID=$!
+  for _ in $(seq 1 300); do
+    if "$MINK_BIN" db list >/dev/null 2>&1; then return 0; fi
+    if ! kill -0 "$NODE_PID" 2>/dev/null; then
+      echo "the node exited; its log:" >&2
+      tail -50 "$WORK/node.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "the node did not answer within 30 s; its log:" >&2
+  tail -50 "$WORK/node.log" >&2
+  exit 1
+}
+
+stop_node() {
+  kill -INT "$NODE_PID"
+  wait "$NODE_PID"
+  local rc=$?
+  NODE_PID=
+  [ "$rc" -eq 0 ] && pass "node stopped cleanly on SIGINT" || fail "node exit status $rc on SIGINT"
+}
+
+kill_node() {
+  kill -9 "$NODE_PID"
+  wait "$NODE_PID" 2>/dev/null
+  NODE_PID=
+}
+
+# expect NAME EXPECTED ACTUAL
+expect() {
+  if [ "$2" == "$3" ]; then
+    pass "$1"
+  else
+    fail "$1"
+    echo "--- expected" >&2
+    printf '%s\n' "$2" >&2
+    echo "--- actual" >&2
+    printf '%s\n' "$3" >&2
+  fi
+}
+
+# run_quiet NAME CMD...: the command succeeds and prints nothing (as in the seed).
+run_quiet() {
+  local name=$1
+  shift
+  local out err rc
+  out=$("$@" 2>"$WORK/err")
+  rc=$?
+  err=$(cat "$WORK/err")
+  if [ "$rc" -ne 0 ] || [ -n "$out" ] || [ -n "$err" ]; then
+    fail "$name: status $rc, stdout '$out', stderr '$err'"
+  else
+    pass "$name"
+  fi
+}
+
+# expect_error NAME STATUS STDERR_PREFIX CMD... (stdin passes through): the command fails with
+# STATUS, prints nothing on stdout and one line on stderr starting with STDERR_PREFIX.
+expect_error() {
+  local name=$1 status=$2 prefix=$3
+  shift 3
+  local out err rc
+  out=$("$@" 2>"$WORK/err")
+  rc=$?
+  err=$(cat "$WORK/err")
+  if [ "$rc" -ne "$status" ]; then
+    fail "$name: exit status $rc, expected $status (stderr: $err)"
+  elif [ -n "$out" ]; then
+    fail "$name: printed '$out' on stdout"
+  elif [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then
+    fail "$name: stderr is not one line: $err"
+  elif [[ "$err" != "$prefix"* ]]; then
+    fail "$name: stderr '$err' does not start with '$prefix'"
+  else
+    pass "$name: $err"
+  fi
+}
+
+ORDERS_CHANGELOG='{"id":1,"region":"us","amount":10.50,"__bucket":"p1/b0","__offset":0,"__change":"+I"}
+{"id":1,"region":"us","amount":10.50,"__bucket":"p1/b0","__offset":1,"__change":"-U"}
+{"id":1,"region":"us","amount":11.00,"__bucket":"p1/b0","__offset":2,"__change":"+U"}'
+ORDERS_SNAPSHOT='{"id":1,"region":"us","amount":11.00}
+{"id":2,"region":"eu","amount":3.00}'
+EVENTS_FIRST_TWO='{"id":7,"note":"a"}
+{"id":8,"note":"b"}'
+EVENTS_OFFSETS='{"bucket":"b0","start":0,"end":2}'
+
+# The answers of the seed's "Read" section.
+check_answers() {
+  local when=$1
+  expect "$when: mink read shop.orders --meta --partition us" "$ORDERS_CHANGELOG" \
+    "$(mink read shop.orders --meta --partition us)"
+  expect "$when: mink read shop.orders --mode snapshot" "$ORDERS_SNAPSHOT" \
+    "$(mink read shop.orders --mode snapshot | sort)"
+  expect "$when: mink read shop.events -n 2" "$EVENTS_FIRST_TWO" "$(mink read shop.events -n 2)"
+  expect "$when: mink table offsets shop.events" "$EVENTS_OFFSETS" \
+    "$(mink table offsets shop.events)"
+}
+
+start_node
+
+# ---- First table (verbatim)
+run_quiet "mink db create shop" mink db create shop
+
+run_quiet "mink table create shop.orders" \
+mink table create shop.orders \
+    -C "id BIGINT NOT NULL" \
+    -C "region STRING NOT NULL" \
+    -C "amount DECIMAL(10,2)" \
+    --primary-key id,region \
+    --partition-by region \
+    --bucket-count 2
+
+run_quiet "mink table create shop.events" \
+mink table create shop.events \
+    -C "id BIGINT NOT NULL" \
+    -C "note STRING" \
+    --bucket-key id
+
+# ---- Write (verbatim)
+run_quiet "mink write shop.orders" \
+mink write shop.orders <<'EOF'
+{"id": 1, "region": "us", "amount": "10.50"}
+{"id": 2, "region": "eu", "amount": "3.00"}
+{"id": 1, "region": "us", "amount": "11.00"}
+EOF
+
+run_quiet "mink write shop.events" \
+mink write shop.events <<'EOF'
+{"id": 7, "note": "a"}
+{"id": 8, "note": "b"}
+EOF
+
+# ---- Read
+check_answers "seed"
+expect "mink db list" "shop" "$(mink db list)"
+expect "mink table list shop" "shop.events
+shop.orders" "$(mink table list shop)"
+describe=$(mink table describe shop.orders)
+if [[ "$describe" == *"primary key"*"id, region"* && "$describe" == *"DECIMAL(10,2)"* &&
+      "$describe" == *"us (p1)"* ]]; then
+  pass "mink table describe shop.orders"
+else
+  fail "mink table describe shop.orders: $describe"
+fi
+expect "mink table offsets shop.events --format text" "b0  start=0 end=2" \
+  "$(mink table offsets shop.events --format text)"
+expect "mink table offsets shop.events --at 0" '{"bucket":"b0","start":0,"end":2,"at":0}' \
+  "$(mink table offsets shop.events --at 0)"
+
+# mink read shop.events -f: a tail that new writes reach, ended by Ctrl-C with status 0.
+run_quiet "mink table create shop.tail" mink table create shop.tail -C "id BIGINT NOT NULL" -C "note STRING"
+# (the binary itself, not the `mink` function: $! must be the process that gets Ctrl-C)
+"$MINK_BIN" read shop.tail -f >"$WORK/tail.out" 2>"$WORK/tail.err" &
+TAIL_PID=$!
+sleep 0.5
+echo '{"id": 1, "note": "followed"}' | mink write shop.tail
+for _ in $(seq 1 100); do
+  [ -s "$WORK/tail.out" ] && break
+  sleep 0.1
+done
+kill -INT "$TAIL_PID"
+wait "$TAIL_PID"
+rc=$?
+TAIL_PID=
+expect "mink read shop.tail -f: the new row" '{"id":1,"note":"followed"}' "$(cat "$WORK/tail.out")"
+expect "mink read -f: Ctrl-C ends it with status 0 and no error" "0 " "$rc $(cat "$WORK/tail.err")"
+
+# ---- Clean restart
+stop_node
+start_node
+check_answers "after a clean restart"
+
+# ---- SIGKILL right after an acknowledged write
+run_quiet "mink table create shop.crash" mink table create shop.crash -C "id BIGINT NOT NULL" -C "v STRING"
+if echo '{"id": 1, "v": "acknowledged"}' | mink write shop.crash; then
+  kill_node
+else
+  fail "write before SIGKILL"
+fi
+start_node
+expect "after SIGKILL: the acknowledged row" '{"id":1,"v":"acknowledged"}' "$(mink read shop.crash)"
+check_answers "after SIGKILL"
+
+# ---- Bad input: one line naming the line and column, exit status 2, nothing written
+orders_before=$(mink table offsets shop.orders)
+events_before=$(mink table offsets shop.events)
+expect_error "bad DECIMAL" 2 \
+  "mink write: line 3: column 'amount': DECIMAL(10,2) value \"abc\" is not a number" \
+  mink write shop.orders <<'EOF'
+{"id": 5, "region": "us", "amount": "1.00"}
+{"id": 6, "region": "eu", "amount": 2}
+{"id": 7, "region": "us", "amount": "abc"}
+EOF
+expect_error "missing NOT NULL column" 2 \
+  "mink write: line 2: column 'region' is NOT NULL but missing" \
+  mink write shop.orders <<'EOF'
+{"id": 5, "region": "us", "amount": "1.00"}
+{"id": 6, "amount": "1.00"}
+EOF
+expect_error "malformed JSON" 2 "mink write: line 4: malformed JSON at column" \
+  mink write shop.orders <<'EOF'
+{"id": 5, "region": "us"}
+{"id": 6, "region": "us"}
+
+{"id": 7, "region": "us"
+EOF
+expect_error "unknown column" 2 "mink write: line 1: unknown column 'nope' in shop.orders" \
+  mink write shop.orders <<'EOF'
+{"id": 5, "region": "us", "nope": 1}
+EOF
+expect_error "too many decimals" 2 \
+  "mink write: line 1: column 'amount': DECIMAL(10,2) value \"1.234\" has more decimal places" \
+  mink write shop.orders <<'EOF'
+{"id": 5, "region": "us", "amount": "1.234"}
+EOF
+expect_error "too large for DECIMAL(10,2)" 2 \
+  "mink write: line 1: column 'amount': DECIMAL(10,2) value 123456789 does not fit DECIMAL(10,2)" \
+  mink write shop.orders <<'EOF'
+{"id": 5, "region": "us", "amount": 123456789}
+EOF
+expect_error "bad BIGINT" 2 "mink write: line 2: column 'id': BIGINT value \"x\" is not an integer" \
+  mink write shop.events <<'EOF'
+{"id": 10, "note": "fine"}
+{"id": "x", "note": "bad"}
+EOF
+expect_error "--delete on a log table" 2 \
+  "mink write: --delete needs a primary-key table; shop.events is a log table" \
+  mink write shop.events --delete <<<'{"id": 7}'
+expect "bad input wrote nothing to shop.orders" "$orders_before" "$(mink table offsets shop.orders)"
+expect "bad input wrote nothing to shop.events" "$events_before" "$(mink table offsets shop.events)"
+check_answers "after bad input"
+
+# ---- Server errors
+expect_error "union read of an untiered table" 1 "mink read: table shop.orders is not tiered" \
+  mink read shop.orders --mode union
+expect_error "unknown table" 1 "mink read: " mink read shop.nothing
+expect_error "bad table name" 2 "mink read: 'orders' is not a table name" mink read orders
+expect_error "usage error" 2 "mink table create: " mink table create shop.x
+
+# ---- A node that cannot be reached: the error names its address
+DEAD_PORT=$(free_port)
+expect_error "unreachable node" 1 "mink db list: cannot reach node at 127.0.0.1:$DEAD_PORT" \
+  mink db list -b "127.0.0.1:$DEAD_PORT"
+expect_error "unreachable node (MINK_BOOTSTRAP)" 1 \
+  "mink read: cannot reach node at 127.0.0.1:$DEAD_PORT" \
+  env MINK_BOOTSTRAP="grpc://127.0.0.1:$DEAD_PORT" "$MINK_BIN" read shop.orders
+
+stop_node
+
+if [ "$FAILURES" -ne 0 ]; then
+  echo "$FAILURES check(s) failed; node log:" >&2
+  tail -40 "$WORK/node.log" >&2
+  exit 1
+fi
+echo "all checks passed"
