@@ -10,16 +10,18 @@
 // DoPut that fails as Unavailable is retried with the same (writer id, sequence), which the node
 // answers with the original offsets instead of writing again.
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <thread>
 
-#include "arrow_format/ipc.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/json_arrow.h"
 #include "cli/line_reader.h"
+#include "cli/put_sender.h"
 
 namespace mink::cli {
 namespace {
@@ -29,7 +31,6 @@ using nlohmann::json;
 constexpr const char* kCommand = "write";
 constexpr int64_t kPartRows = 1'000'000;
 constexpr int64_t kPartBytes = 64LL << 20;
-constexpr int kPutAttempts = 5;
 
 struct WriteOptions {
   ClientOptions client;
@@ -45,85 +46,6 @@ struct Part {
   int64_t rows = 0;
   int64_t bytes = 0;
   int64_t first_line = 0;
-};
-
-class Writer {
- public:
-  Writer(const WriteOptions& options, flight::FlightClient* client,
-         const JsonRowConverter* converter)
-      : options_(options), client_(client), converter_(converter) {}
-
-  // Sends one part with retries; counts the rows written.
-  Status Send(const Part& part) {
-    if (part.rows == 0) return Status::Ok();
-    if (writer_id_ < 0) {
-      MINK_ASSIGN_OR_RETURN(json answer, RunAction(*client_, "init-writer", json::object()));
-      if (!answer.contains("writer_id") || !answer["writer_id"].is_number_integer()) {
-        return InternalError("init-writer answered without a writer_id");
-      }
-      writer_id_ = answer["writer_id"].get<int64_t>();
-    }
-    json descriptor = {{"table", options_.table},
-                       {"mode", options_.is_delete ? "delete" : "upsert"},
-                       {"writer_id", writer_id_},
-                       {"sequence", sequence_}};
-    if (!converter_->descriptor_columns().empty()) {
-      descriptor["columns"] = converter_->descriptor_columns();
-    }
-    std::string command = DumpJson(descriptor);
-    Status status;
-    for (int attempt = 1; attempt <= kPutAttempts; ++attempt) {
-      status = PutOnce(command, part);
-      if (status.ok() || status.code() != StatusCode::kUnavailable) break;
-      if (attempt < kPutAttempts) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 1)));
-      }
-    }
-    MINK_RETURN_IF_ERROR(status);
-    ++sequence_;
-    rows_written_ += part.rows;
-    return Status::Ok();
-  }
-
-  int64_t rows_written() const { return rows_written_; }
-
- private:
-  Status PutOnce(const std::string& command, const Part& part) {
-    MINK_ASSIGN_OR_RETURN(auto put, client_->DoPut());
-    arrow::IpcMessage schema = arrow::EncodeSchemaMessage(*converter_->schema());
-    flight::FlightData first;
-    first.descriptor = flight::FlightDescriptor::Command(command);
-    first.data_header = std::move(schema.metadata);
-    Status s = put->Write(std::move(first));
-    for (size_t i = 0; s.ok() && i < part.batches.size(); ++i) {
-      auto message = arrow::EncodeRecordBatchMessage(*part.batches[i]);
-      if (!message.ok()) {
-        put->Cancel();
-        return message.status();
-      }
-      s = put->Write(flight::FlightData{std::nullopt, std::move(message->metadata),
-                                        std::move(message->body), ""});
-    }
-    if (!s.ok()) {
-      Status finished = put->Finish();
-      return finished.ok() ? s : finished;
-    }
-    MINK_RETURN_IF_ERROR(put->DoneWriting());
-    flight::PutResult result;
-    while (true) {
-      auto more = put->ReadResult(&result);
-      if (!more.ok()) break;  // Finish() returns the call's status
-      if (!*more) break;
-    }
-    return put->Finish();
-  }
-
-  const WriteOptions& options_;
-  flight::FlightClient* client_;
-  const JsonRowConverter* converter_;
-  int64_t writer_id_ = -1;
-  int32_t sequence_ = 0;
-  int64_t rows_written_ = 0;
 };
 
 int Run(const WriteOptions& o) {
@@ -147,7 +69,11 @@ int Run(const WriteOptions& o) {
   auto builder = BatchBuilder::Make(converter->schema(), converter->types());
   if (!builder.ok()) return ReportError(kCommand, builder.status());
 
-  Writer writer(o, client->get(), &*converter);
+  PutSender writer(client->get(), converter->schema(),
+                   PutSenderOptions{o.table, o.is_delete, converter->descriptor_columns()});
+  if (IsTerminal(STDIN_FILENO)) {
+    std::fputs("mink write: reading JSON lines from the terminal (end with Ctrl-D)\n", stderr);
+  }
   ProgressLine progress("mink write");
   LineReader input(stdin);
   Part part;
@@ -162,7 +88,7 @@ int Run(const WriteOptions& o) {
   };
   auto send_part = [&]() -> Status {
     MINK_RETURN_IF_ERROR(finish_batch());
-    MINK_RETURN_IF_ERROR(writer.Send(part));
+    MINK_RETURN_IF_ERROR(writer.Send(part.batches, part.rows));
     part = Part{};
     progress.Update(writer.rows_written(), "written");
     return Status::Ok();

@@ -213,6 +213,22 @@ TAIL_PID=
 expect "mink read shop.tail -f: the new row" '{"id":1,"note":"followed"}' "$(cat "$WORK/tail.out")"
 expect "mink read -f: Ctrl-C ends it with status 0 and no error" "0 " "$rc $(cat "$WORK/tail.err")"
 
+# Partial updates and deletes (a table of its own, so that the seed's answers stay as they are).
+run_quiet "mink table create shop.pk" mink table create shop.pk -C "k INT NOT NULL" \
+  -C "a STRING" -C "b DECIMAL(5,1)" --primary-key k
+printf '{"k": 1, "a": "x", "b": 1.5}\n{"k": 2, "a": "y", "b": "2"}\n' | mink write shop.pk
+echo '{"k": 1, "b": 9}' | mink write shop.pk --columns b
+echo '{"k": 2}' | mink write shop.pk --delete
+expect "partial update and delete" '{"k":1,"a":"x","b":9.0}' "$(mink read shop.pk --mode snapshot)"
+expect "changelog of shop.pk" '{"k":1,"__change":"+I"}
+{"k":2,"__change":"+I"}
+{"k":1,"__change":"-U"}
+{"k":1,"__change":"+U"}
+{"k":2,"__change":"-D"}' "$(mink read shop.pk --meta --columns k | sed 's/,"__bucket":"b0","__offset":[0-9]*//')"
+expect_error "partial update with a column outside --columns" 2 \
+  "mink write: line 1: column 'a' is not in --columns b" \
+  mink write shop.pk --columns b <<<'{"k": 1, "a": "z", "b": 1}'
+
 # ---- Clean restart
 stop_node
 start_node
