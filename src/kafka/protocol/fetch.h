@@ -43,20 +43,26 @@ struct FetchRequest {
   std::string rack_id;                                // v11+
 };
 
+// The tagged structs of a Fetch v12+ partition response. At namespace scope (not nested) so that
+// std::optional of them is usable inside FetchResponse's definition under clang as well.
+struct FetchEpochEndOffset {
+  int32_t epoch = -1;
+  int64_t end_offset = -1;
+};
+struct FetchLeaderIdAndEpoch {
+  int32_t leader_id = -1;
+  int32_t leader_epoch = -1;
+};
+struct FetchSnapshotId {
+  int64_t end_offset = -1;
+  int32_t epoch = -1;
+};
+
 struct FetchResponse {
   MINK_KAFKA_MESSAGE(ApiKey::kFetch, false);
-  struct EpochEndOffset {
-    int32_t epoch = -1;
-    int64_t end_offset = -1;
-  };
-  struct LeaderIdAndEpoch {
-    int32_t leader_id = -1;
-    int32_t leader_epoch = -1;
-  };
-  struct SnapshotId {
-    int64_t end_offset = -1;
-    int32_t epoch = -1;
-  };
+  using EpochEndOffset = FetchEpochEndOffset;
+  using LeaderIdAndEpoch = FetchLeaderIdAndEpoch;
+  using SnapshotId = FetchSnapshotId;
   struct AbortedTransaction {
     int64_t producer_id = 0;
     int64_t first_offset = 0;
