@@ -83,6 +83,10 @@ class IpcDecoder {
   // `metadata` is the flatbuffer Message (unframed); `body` the message body (may be null when
   // the message has none). Batches reference `body` without copying when uncompressed.
   Result<Decoded> Decode(std::string_view metadata, BufferPtr body);
+  // Like Decode, but a record batch comes back with only `columns` (schema field indexes, in
+  // that order); the other columns' buffers are skipped without being read or decompressed.
+  Result<Decoded> DecodeProjected(std::string_view metadata, BufferPtr body,
+                                  const std::vector<int>& columns);
   // Null until a schema message was decoded. Dictionary-encoded fields appear with their
   // value type.
   const SchemaPtr& schema() const;

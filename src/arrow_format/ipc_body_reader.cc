@@ -84,6 +84,35 @@ class BodyReader {
     }
   }
 
+  // Steps over a field's nodes and buffers without reading them (a projected read).
+  Status SkipField(const WireField& wire, int depth) {
+    const Field& field = wire.field;
+    if (depth > kMaxDepth) return Invalid("field " + field.name() + " nested too deeply");
+    MINK_RETURN_IF_ERROR(NextNode(field).status());
+    auto skip = [&](size_t n) -> Status {
+      if (message_.buffers.size() - buffer_index_ < n) {
+        return Invalid("too few buffers (at field " + field.name() + ")");
+      }
+      buffer_index_ += n;
+      return Status::Ok();
+    };
+    if (wire.dictionary_encoded) return skip(2);
+    switch (field.type()->id()) {
+      case TypeId::kNull: return Status::Ok();
+      case TypeId::kUtf8:
+      case TypeId::kBinary: return skip(3);
+      case TypeId::kList:
+      case TypeId::kMap:
+        MINK_RETURN_IF_ERROR(skip(2));
+        return SkipField(wire.children[0], depth + 1);
+      case TypeId::kStruct:
+        MINK_RETURN_IF_ERROR(skip(1));
+        for (const WireField& c : wire.children) MINK_RETURN_IF_ERROR(SkipField(c, depth + 1));
+        return Status::Ok();
+      default: return skip(2);
+    }
+  }
+
   Status CheckConsumed() const {
     if (node_index_ != message_.nodes.size()) {
       return Invalid("message has " + std::to_string(message_.nodes.size()) +
@@ -317,7 +346,8 @@ Result<ArrayDataPtr> BodyReader::Materialize(const WireField& wire, const FieldN
 Result<std::vector<ArrayDataPtr>> ReadBody(const MessageInfo& message,
                                            const std::vector<WireField>& fields,
                                            const BufferPtr& body, const DictionaryMap& dictionaries,
-                                           const IpcReadOptions& options) {
+                                           const IpcReadOptions& options,
+                                           const std::vector<bool>* selected) {
   if (message.length > options.max_rows_per_batch) {
     return Invalid("record batch of " + std::to_string(message.length) +
                    " rows exceeds the limit of " + std::to_string(options.max_rows_per_batch));
@@ -325,7 +355,12 @@ Result<std::vector<ArrayDataPtr>> ReadBody(const MessageInfo& message,
   BodyReader reader(message, body, dictionaries, options);
   std::vector<ArrayDataPtr> columns;
   columns.reserve(fields.size());
-  for (const WireField& field : fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const WireField& field = fields[i];
+    if (selected != nullptr && !(*selected)[i]) {
+      MINK_RETURN_IF_ERROR(reader.SkipField(field, 0));
+      continue;
+    }
     MINK_ASSIGN_OR_RETURN(ArrayDataPtr column, reader.ReadField(field, 0));
     if (column->length != message.length) {
       return Invalid("column " + field.field.name() + " has " + std::to_string(column->length) +

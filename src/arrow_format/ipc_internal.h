@@ -95,11 +95,13 @@ void AppendBody(const BodyPlan& plan, const std::string& scratch, std::string* o
 
 using DictionaryMap = std::map<int64_t, ArrayDataPtr>;
 
-// Decodes the columns described by `fields` from a record batch (or dictionary batch) message.
+// Decodes the columns described by `fields` from a record batch (or dictionary batch) message;
+// with `selected`, only the fields marked true (the others are skipped undecoded).
 Result<std::vector<ArrayDataPtr>> ReadBody(const MessageInfo& message,
                                            const std::vector<WireField>& fields,
                                            const BufferPtr& body, const DictionaryMap& dictionaries,
-                                           const IpcReadOptions& options);
+                                           const IpcReadOptions& options,
+                                           const std::vector<bool>* selected = nullptr);
 
 // Concatenates two utf8/binary arrays (a delta dictionary batch).
 Result<ArrayDataPtr> ConcatenateBinary(const ArrayData& a, const ArrayData& b,

@@ -47,7 +47,8 @@ struct IpcDecoder::State {
   std::map<int64_t, WireField> dictionary_fields;
   DictionaryMap dictionaries;
 
-  Result<Decoded> Decode(const MessageInfo& message, BufferPtr body) {
+  Result<Decoded> Decode(const MessageInfo& message, BufferPtr body,
+                         const std::vector<int>* projection = nullptr) {
     if (message.body_length > 0) {
       if (!body || body->size() < message.body_length) {
         return Invalid("message body has " + std::to_string(body ? body->size() : 0) +
@@ -89,9 +90,36 @@ struct IpcDecoder::State {
       }
       case MessageInfo::Kind::kRecordBatch: {
         if (!schema) return Invalid("record batch before the schema");
-        MINK_ASSIGN_OR_RETURN(auto columns, ReadBody(message, fields, body, dictionaries, options));
+        if (projection == nullptr) {
+          MINK_ASSIGN_OR_RETURN(auto columns, ReadBody(message, fields, body, dictionaries, options));
+          MINK_ASSIGN_OR_RETURN(RecordBatchPtr batch,
+                                RecordBatch::Make(schema, message.length, std::move(columns)));
+          return Decoded{Kind::kRecordBatch, std::move(batch)};
+        }
+        // Only the projected columns are decoded (and decompressed); the rest are skipped.
+        std::vector<bool> selected(fields.size(), false);
+        for (int i : *projection) {
+          if (i < 0 || static_cast<size_t>(i) >= fields.size()) {
+            return InvalidArgumentError("projection names column " + std::to_string(i) +
+                                        " of a " + std::to_string(fields.size()) + "-column schema");
+          }
+          selected[static_cast<size_t>(i)] = true;
+        }
+        MINK_ASSIGN_OR_RETURN(auto decoded,
+                              ReadBody(message, fields, body, dictionaries, options, &selected));
+        std::vector<ArrayDataPtr> by_field(fields.size());
+        for (size_t i = 0, k = 0; i < fields.size(); ++i) {
+          if (selected[i]) by_field[i] = decoded[k++];
+        }
+        std::vector<Field> out_fields;
+        std::vector<ArrayDataPtr> columns;
+        for (int i : *projection) {
+          out_fields.push_back(schema->field(i));
+          columns.push_back(by_field[static_cast<size_t>(i)]);
+        }
+        auto out_schema = std::make_shared<const Schema>(std::move(out_fields), schema->metadata());
         MINK_ASSIGN_OR_RETURN(RecordBatchPtr batch,
-                              RecordBatch::Make(schema, message.length, std::move(columns)));
+                              RecordBatch::Make(out_schema, message.length, std::move(columns)));
         return Decoded{Kind::kRecordBatch, std::move(batch)};
       }
     }
@@ -109,6 +137,12 @@ IpcDecoder& IpcDecoder::operator=(IpcDecoder&&) noexcept = default;
 Result<IpcDecoder::Decoded> IpcDecoder::Decode(std::string_view metadata, BufferPtr body) {
   MINK_ASSIGN_OR_RETURN(MessageInfo message, ParseMessage(metadata, state_->options));
   return state_->Decode(message, std::move(body));
+}
+
+Result<IpcDecoder::Decoded> IpcDecoder::DecodeProjected(std::string_view metadata, BufferPtr body,
+                                                        const std::vector<int>& columns) {
+  MINK_ASSIGN_OR_RETURN(MessageInfo message, ParseMessage(metadata, state_->options));
+  return state_->Decode(message, std::move(body), &columns);
 }
 
 const SchemaPtr& IpcDecoder::schema() const { return state_->schema; }

@@ -30,6 +30,16 @@ Result<PayloadDecoder> PayloadDecoder::Make(const arrow::SchemaPtr& schema) {
 
 Result<arrow::RecordBatchPtr> PayloadDecoder::Decode(
     const std::shared_ptr<const std::string>& payload) {
+  return DecodeImpl(payload, nullptr);
+}
+
+Result<arrow::RecordBatchPtr> PayloadDecoder::DecodeProjected(
+    const std::shared_ptr<const std::string>& payload, const std::vector<int>& columns) {
+  return DecodeImpl(payload, &columns);
+}
+
+Result<arrow::RecordBatchPtr> PayloadDecoder::DecodeImpl(
+    const std::shared_ptr<const std::string>& payload, const std::vector<int>* columns) {
   if (payload->size() < 8) return DataLossError("table batch payload is truncated");
   uint32_t metadata_len = LoadU32(payload->data());
   if (metadata_len > payload->size() - 8) return DataLossError("table batch payload is truncated");
@@ -38,7 +48,8 @@ Result<arrow::RecordBatchPtr> PayloadDecoder::Decode(
   auto body = std::make_shared<const arrow::Buffer>(payload->data() + body_at,
                                                     static_cast<int64_t>(payload->size() - body_at),
                                                     payload);
-  auto decoded = decoder_->Decode(metadata, body);
+  auto decoded = columns ? decoder_->DecodeProjected(metadata, body, *columns)
+                         : decoder_->Decode(metadata, body);
   if (!decoded.ok()) return DataLossError("table batch payload: " + decoded.status().message());
   if (decoded->kind != arrow::IpcDecoder::Kind::kRecordBatch) {
     return DataLossError("table batch payload is not a record batch");

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "arrow_format/ipc.h"
 #include "base/result.h"
@@ -20,9 +21,15 @@ class PayloadDecoder {
   static Result<PayloadDecoder> Make(const arrow::SchemaPtr& schema);
   // The batch references `payload` (no copy unless compressed).
   Result<arrow::RecordBatchPtr> Decode(const std::shared_ptr<const std::string>& payload);
+  // Only `columns` (table column indexes, in that order); the other columns are neither
+  // decompressed nor decoded.
+  Result<arrow::RecordBatchPtr> DecodeProjected(const std::shared_ptr<const std::string>& payload,
+                                                const std::vector<int>& columns);
 
  private:
   PayloadDecoder() = default;
+  Result<arrow::RecordBatchPtr> DecodeImpl(const std::shared_ptr<const std::string>& payload,
+                                           const std::vector<int>* columns);
   std::unique_ptr<arrow::IpcDecoder> decoder_;
 };
 

@@ -148,19 +148,22 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
 
   // Sends the rows of `batch` from offset `at` on; returns the next offset.
   auto emit = [&](const Target& target, const storage::BatchPtr& b, int64_t at) -> Status {
-    std::shared_ptr<const std::string> payload(b, &b->payload);
-    MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch, decoder.Decode(payload));
     int64_t skip = std::max<int64_t>(0, at - b->base_offset);
     int64_t take = std::min<int64_t>(b->record_count - skip, remaining);
     if (take <= 0) return Status::Ok();
+    // Only the projected columns are decoded (and decompressed).
+    std::shared_ptr<const std::string> payload(b, &b->payload);
+    MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr projected,
+                          decoder.DecodeProjected(payload, proj.columns));
     if (skip > 0 || take < b->record_count) {
       // Part of a batch: rebuild those rows.
-      std::vector<Row> rows = BatchToRows(*batch, table.types);
+      std::vector<LogicalType> types;
+      for (int c : proj.columns) types.push_back(table.types[static_cast<size_t>(c)]);
+      std::vector<Row> rows = BatchToRows(*projected, types);
       std::vector<const Row*> subset;
       for (int64_t i = skip; i < skip + take; ++i) subset.push_back(&rows[static_cast<size_t>(i)]);
-      MINK_ASSIGN_OR_RETURN(batch, RowsToBatch(subset, table.schema, table.types));
+      MINK_ASSIGN_OR_RETURN(projected, RowsToBatch(subset, projected->schema(), types));
     }
-    MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(proj.columns));
     std::vector<arrow::ArrayDataPtr> columns = projected->columns();
     if (request.meta) {
       MINK_ASSIGN_OR_RETURN(auto bucket, ConstantString(target.label, take));

@@ -56,6 +56,34 @@ TEST_P(IpcRoundTrip, MessageApiRoundTrips) {
   EXPECT_TRUE(b->batch->Equals(*batch));
 }
 
+TEST_P(IpcRoundTrip, ProjectedDecodeReturnsOnlyTheChosenColumns) {
+  IpcWriteOptions options;
+  options.compression = GetParam();
+  RecordBatchPtr batch = AllTypesBatch(3, 50);
+  IpcMessage schema_message = EncodeSchemaMessage(*batch->schema());
+  auto batch_message = EncodeRecordBatchMessage(*batch, options);
+  ASSERT_TRUE(batch_message.ok());
+  IpcDecoder decoder;
+  ASSERT_TRUE(decoder.Decode(schema_message.metadata, nullptr).ok());
+  const int n = batch->num_columns();
+  // Every column alone, and a reordered pair.
+  for (int c = 0; c < n; ++c) {
+    auto one = decoder.DecodeProjected(batch_message->metadata,
+                                       Buffer::FromString(batch_message->body), {c});
+    ASSERT_TRUE(one.ok()) << c << ": " << one.status();
+    auto expected = batch->SelectColumns({c});
+    ASSERT_TRUE(expected.ok());
+    EXPECT_TRUE(one->batch->Equals(**expected)) << "column " << c;
+  }
+  auto pair = decoder.DecodeProjected(batch_message->metadata,
+                                      Buffer::FromString(batch_message->body), {n - 1, 0});
+  ASSERT_TRUE(pair.ok());
+  EXPECT_TRUE(pair->batch->Equals(**batch->SelectColumns({n - 1, 0})));
+  EXPECT_FALSE(decoder.DecodeProjected(batch_message->metadata,
+                                       Buffer::FromString(batch_message->body), {n})
+                   .ok());
+}
+
 TEST_P(IpcRoundTrip, LargeCompressibleBatch) {
   IpcWriteOptions options;
   options.compression = GetParam();
