@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "kafka/protocol/wire.h"
@@ -270,6 +271,7 @@ Result<std::string> Compress(Compression codec, std::string_view input,
 }
 
 Result<std::string> Decompress(Compression codec, std::string_view input, size_t max_output) {
+  max_output = std::min(max_output, std::numeric_limits<size_t>::max() / 2);  // room for +1
   switch (codec) {
     case Compression::kNone:
       if (input.size() > max_output) return TooLarge(codec, max_output);

@@ -51,6 +51,13 @@ struct RecordBatchHeader {
   bool is_control() const { return (attributes & 0x20) != 0; }
   bool has_delete_horizon() const { return (attributes & 0x40) != 0; }
   int64_t last_offset() const { return base_offset + last_offset_delta; }
+  // baseSequence + lastOffsetDelta, wrapping past INT32_MAX to 0 as idempotent producers do;
+  // -1 when the batch carries no sequence.
+  int32_t last_sequence() const {
+    if (base_sequence < 0) return -1;
+    const int64_t last = static_cast<int64_t>(base_sequence) + last_offset_delta;
+    return static_cast<int32_t>(last > INT32_MAX ? last - INT32_MAX - 1 : last);
+  }
   size_t size() const { return static_cast<size_t>(batch_length) + 12; }
 };
 

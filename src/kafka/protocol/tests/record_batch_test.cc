@@ -296,6 +296,17 @@ TEST(RecordBatchTest, AssignOffsetsRewritesBaseOffsetsInPlace) {
             before.substr(8, (*split)[0].bytes.size() - 8));
 }
 
+TEST(RecordBatchTest, LastSequenceWrapsLikeProducers) {
+  RecordBatchHeader h;
+  EXPECT_EQ(h.last_sequence(), -1);
+  h.base_sequence = 10;
+  h.last_offset_delta = 4;
+  EXPECT_EQ(h.last_sequence(), 14);
+  h.base_sequence = INT32_MAX - 1;
+  h.last_offset_delta = 3;  // MAX-1, MAX, 0, 1
+  EXPECT_EQ(h.last_sequence(), 1);
+}
+
 TEST(RecordBatchTest, BuilderOptions) {
   auto records = SomeRecords(3);
   records[0].offset_delta = 0;
