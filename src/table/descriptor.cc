@@ -218,6 +218,16 @@ Result<TableDescriptor> MakeDescriptor(const TableSpec& spec) {
     MINK_ASSIGN_OR_RETURN(auto ms, ParseDuration(ttl));
     d.log_ttl_ms = ms.count();
   }
+  if (std::string per_record = take("table.writer.sequence-per-record"); !per_record.empty()) {
+    MINK_ASSIGN_OR_RETURN(d.sequence_per_record, ParseBool(per_record));
+  }
+  if (std::string c = take("table.log.arrow.compression.type"); !c.empty()) {
+    std::string lower;
+    for (char ch : c) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+    if (lower != "none" && lower != "lz4" && lower != "lz4_frame" && lower != "zstd") {
+      return InvalidArgumentError("table.log.arrow.compression.type must be none, lz4 or zstd");
+    }
+  }
   if (!options.empty()) {
     return InvalidArgumentError("unknown table option '" + options.begin()->first + "'");
   }
@@ -242,6 +252,7 @@ std::string TableDescriptor::ToJson() const {
             {"changelog_image", static_cast<int>(changelog_image)},
             {"delete_behavior", static_cast<int>(delete_behavior)},
             {"log_ttl_ms", log_ttl_ms},
+            {"sequence_per_record", sequence_per_record},
             {"options", options}};
   return j.dump();
 }
@@ -269,6 +280,7 @@ Result<TableDescriptor> TableDescriptor::FromJson(const std::string& text) {
     d.changelog_image = static_cast<ChangelogImage>(j.at("changelog_image").get<int>());
     d.delete_behavior = static_cast<DeleteBehavior>(j.at("delete_behavior").get<int>());
     d.log_ttl_ms = j.at("log_ttl_ms").get<int64_t>();
+    d.sequence_per_record = j.value("sequence_per_record", false);
     d.options = j.at("options").get<std::map<std::string, std::string>>();
     return d;
   } catch (const std::exception& e) {

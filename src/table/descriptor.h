@@ -31,6 +31,9 @@ struct TableDescriptor {
   ChangelogImage changelog_image = ChangelogImage::kFull;
   DeleteBehavior delete_behavior = DeleteBehavior::kAllow;
   int64_t log_ttl_ms = 7LL * 24 * 3600 * 1000;
+  // Idempotent writers number records, not batches (Kafka producers): a batch of n records
+  // with first sequence s covers s..s+n-1.
+  bool sequence_per_record = false;
   std::map<std::string, std::string> options;  // as given, for describe
 
   bool has_primary_key() const { return !primary_key.empty(); }

@@ -1,6 +1,7 @@
 #pragma once
 // Private types of TableStore, shared by its .cc files.
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct TableStore::Bucket {
   std::string label;
   std::mutex mutex;  // serialises writes (primary-key buckets and idempotent writers)
   bool loaded = false;
+  std::atomic<bool> writers_stale{false};  // an append failed: rebuild the writer states
   KvState kv;
   WriterStates writers;
   int64_t applied_offset = 0;   // the KV state covers the changelog below this offset

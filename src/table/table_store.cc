@@ -372,7 +372,9 @@ Status TableStore::LoadBucket(const Table& table, Bucket* bucket) {
     if (r.batches.empty()) break;
     for (const auto& b : r.batches) {
       if (b->writer_id >= 0) {
-        bucket->writers.Record(b->writer_id, WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset()});
+        int32_t last = table.d.sequence_per_record ? b->batch_sequence + b->record_count - 1 : -1;
+        bucket->writers.Record(b->writer_id,
+                               WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last});
       }
       if (keyed && b->end_offset() > from) {
         std::shared_ptr<const std::string> payload(b, &b->payload);
@@ -458,6 +460,28 @@ Status TableStore::SnapshotAll() {
     MINK_RETURN_IF_ERROR(MaybeSnapshot(*table, bucket, true));
   }
   return Status::Ok();
+}
+
+Result<uint64_t> TableStore::BucketStream(const std::string& name, int32_t bucket) const {
+  MINK_ASSIGN_OR_RETURN(auto table, FindTable(name));
+  if (table->d.partitioned()) return FailedPreconditionError("table " + name + " is partitioned");
+  if (bucket < 0 || bucket >= table->d.bucket_count) {
+    return NotFoundError("table " + name + " has no bucket " + std::to_string(bucket));
+  }
+  uint64_t stream = 0;
+  meta_->Read([&](const State& s) {
+    const metadata::TableState* t = s.FindTable(table->id);
+    if (t != nullptr && static_cast<size_t>(bucket) < t->streams.size()) {
+      stream = t->streams[static_cast<size_t>(bucket)];
+    }
+  });
+  if (stream == 0) return NotFoundError("table " + name + " does not exist");
+  return stream;
+}
+
+Result<arrow::SchemaPtr> TableStore::TableSchema(const std::string& name) const {
+  MINK_ASSIGN_OR_RETURN(auto table, FindTable(name));
+  return table->schema;
 }
 
 Result<std::vector<BucketOffsets>> TableStore::Offsets(const std::string& name,

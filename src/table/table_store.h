@@ -123,6 +123,27 @@ class TableStore {
   Result<std::vector<BucketOffsets>> Offsets(const std::string& name,
                                              std::optional<int64_t> at_ms);
 
+  // ---- Bucket-level access for protocol front ends that address buckets themselves (Kafka
+  // partitions are the buckets of a log table).
+
+  // The stream of bucket `bucket` of an unpartitioned table.
+  Result<uint64_t> BucketStream(const std::string& name, int32_t bucket) const;
+
+  struct AppendOutcome {
+    int64_t base_offset = 0;
+    bool duplicate = false;  // a retried batch: already written at base_offset, nothing appended
+  };
+  // Appends a batch of the table's full schema to one bucket of an unpartitioned log table,
+  // without waiting: `done` gets the commit's status (it is not called for a duplicate). With
+  // writer_id >= 0 the batch's sequence is checked first: a batch already written answers with
+  // its original offsets; with `strict_sequence` a gap is OutOfRange (Kafka producers).
+  Result<AppendOutcome> AppendToBucket(const std::string& name, int32_t bucket,
+                                       const arrow::RecordBatch& batch, int64_t writer_id,
+                                       int32_t first_sequence, int32_t last_sequence,
+                                       bool strict_sequence, std::function<void(Status)> done);
+  // The table's Arrow schema (every column).
+  Result<arrow::SchemaPtr> TableSchema(const std::string& name) const;
+
   // Snapshots every primary-key bucket this node writes whose state moved since its last
   // snapshot (also done automatically every kv_snapshot_records).
   Status SnapshotAll();

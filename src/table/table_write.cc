@@ -399,4 +399,58 @@ Result<WriteResult> TableStore::WriteKeyed(const Table& table, const WriteReques
   return result;
 }
 
+Result<TableStore::AppendOutcome> TableStore::AppendToBucket(
+    const std::string& name, int32_t bucket_index, const arrow::RecordBatch& batch,
+    int64_t writer_id, int32_t first_sequence, int32_t last_sequence, bool strict_sequence,
+    std::function<void(Status)> done) {
+  MINK_ASSIGN_OR_RETURN(auto table, FindTable(name));
+  if (table->d.has_primary_key()) {
+    return FailedPreconditionError(name + " is a primary-key table; bucket appends need a log table");
+  }
+  if (!batch.schema()->Equals(*table->schema, false)) {
+    return InvalidArgumentError("batch schema does not match table " + name);
+  }
+  if (batch.num_rows() <= 0) return InvalidArgumentError("an empty batch");
+  MINK_ASSIGN_OR_RETURN(uint64_t stream, BucketStream(name, bucket_index));
+  storage::BatchInput input;
+  input.record_count = static_cast<int32_t>(batch.num_rows());
+  input.writer_id = writer_id;
+  input.batch_sequence = first_sequence;
+  input.schema_id = table->d.schema.schema_id;
+  MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(batch, table->codec));
+  if (writer_id < 0) {
+    MINK_ASSIGN_OR_RETURN(int64_t base, storage_->Append(stream, std::move(input), std::move(done)));
+    return AppendOutcome{base, false};
+  }
+  // Idempotent: check, append and record under the bucket's lock, so batches of one writer are
+  // checked in the order they are appended. The state counts a batch as written from its append;
+  // if the append fails, the state is rebuilt from the log before the next check.
+  MINK_ASSIGN_OR_RETURN(Bucket * bucket, GetBucket(*table, stream, "b" + std::to_string(bucket_index)));
+  std::lock_guard<std::mutex> lock(bucket->mutex);
+  if (bucket->writers_stale.exchange(false)) {
+    bucket->loaded = false;
+    bucket->writers.Clear();
+  }
+  MINK_RETURN_IF_ERROR(LoadBucket(*table, bucket));
+  MINK_ASSIGN_OR_RETURN(auto written, bucket->writers.Check(writer_id, first_sequence, strict_sequence));
+  if (written) {
+    if (written->Last() != last_sequence) {
+      return OutOfRangeError("batch with sequences " + std::to_string(first_sequence) + ".." +
+                             std::to_string(last_sequence) + " overlaps an earlier batch of writer " +
+                             std::to_string(writer_id));
+    }
+    return AppendOutcome{written->base_offset, true};
+  }
+  int32_t count = input.record_count;
+  auto callback = [bucket, done = std::move(done)](Status s) {
+    // Rebuild the writer states from what is committed before the next check. (No lock here:
+    // this runs on the storage committer, which an appender holding the lock may wait for.)
+    if (!s.ok()) bucket->writers_stale = true;
+    done(std::move(s));
+  };
+  MINK_ASSIGN_OR_RETURN(int64_t base, storage_->Append(stream, std::move(input), std::move(callback)));
+  bucket->writers.Record(writer_id, WrittenBatch{first_sequence, base, base + count, last_sequence});
+  return AppendOutcome{base, false};
+}
+
 }  // namespace mink::table

@@ -7,17 +7,12 @@ namespace mink::table {
 Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int32_t sequence,
                                                         bool strict) const {
   auto it = writers_.find(writer_id);
-  if (it == writers_.end() || it->second.empty()) {
-    if (strict && sequence != 0) {
-      return OutOfRangeError("out of order batch sequence for writer " + std::to_string(writer_id) +
-                             ": " + std::to_string(sequence) + " (expected 0)");
-    }
-    return std::optional<WrittenBatch>();
-  }
+  // A writer without state (new, or its batches expired) may start at any sequence.
+  if (it == writers_.end() || it->second.empty()) return std::optional<WrittenBatch>();
   for (const auto& b : it->second) {
     if (b.sequence == sequence) return std::optional<WrittenBatch>(b);
   }
-  int32_t last = it->second.back().sequence;
+  int32_t last = it->second.back().Last();
   bool in_order = strict ? (sequence == last + 1 || (last == INT32_MAX && sequence == 0))
                          : sequence > last;
   if (!in_order) {

@@ -41,7 +41,10 @@ TEST(WriterStates, RetriesAreRecognisedAndGapsRefused) {
   EXPECT_FALSE(w.Check(7, 2, true)->has_value());
   EXPECT_EQ(w.Check(7, 4, true).status().code(), StatusCode::kOutOfRange);  // a gap
   EXPECT_TRUE(w.Check(7, 4, false).ok());                                    // non-strict: grows
-  EXPECT_EQ(w.Check(9, 3, true).status().code(), StatusCode::kOutOfRange);  // new writer starts at 0
+  EXPECT_TRUE(w.Check(9, 3, true).ok());  // a writer without state starts anywhere
+  w.Record(11, {0, 20, 25, 4});            // a Kafka batch: sequences 0..4
+  EXPECT_FALSE(w.Check(11, 5, true)->has_value());
+  EXPECT_EQ(w.Check(11, 4, true).status().code(), StatusCode::kOutOfRange);
   for (int s = 2; s < 10; ++s) w.Record(7, {s, 12 + s, 13 + s});
   EXPECT_EQ(w.Check(7, 1, false).status().code(), StatusCode::kOutOfRange);  // forgotten
   EXPECT_TRUE(w.Check(7, 5, false)->has_value());
