@@ -83,9 +83,9 @@ std::vector<std::string> SplitLists(const std::vector<std::string>& items) {
 }
 
 Status CheckTableName(const std::string& name) {
+  // The database ends at the first dot; a table name may have more (Kafka topics).
   size_t dot = name.find('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size() ||
-      name.find('.', dot + 1) != std::string::npos) {
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) {
     return InvalidArgumentError("'" + name + "' is not a table name: write database.table");
   }
   return Status::Ok();

@@ -39,16 +39,19 @@ namespace {
 
 std::string StreamName(uint64_t id) { return "stream " + std::to_string(id); }
 
-// Database and table names: letters, digits and '_', not starting with "__", at most 200 bytes.
+// Database and table names: letters, digits, '_' and '-' (tables also '.', as Kafka topic names
+// have them), not starting with "__", at most 249 bytes.
 Status CheckName(const std::string& what, const std::string& name) {
-  bool ok = !name.empty() && name.size() <= 200 && name.rfind("__", 0) != 0;
+  const bool table = what == "table";
+  bool ok = !name.empty() && name.size() <= 249 && name.rfind("__", 0) != 0 && name != "." &&
+            name != "..";
   for (char c : name) {
     ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '-');
+                c == '_' || c == '-' || (table && c == '.'));
   }
   if (!ok) {
-    return InvalidArgumentError(what + " name '" + name +
-                                "' must be 1-200 letters, digits, '_' or '-' (not starting with __)");
+    return InvalidArgumentError(what + " name '" + name + "' must be 1-249 letters, digits, '_'" +
+                                (table ? ", '-' or '.'" : " or '-'") + " (not starting with __)");
   }
   return Status::Ok();
 }

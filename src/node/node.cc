@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "base/log.h"
+#include "base/strings.h"
 #include "object_store/storage_uri.h"
 
 namespace mink::node {
@@ -64,6 +65,25 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   node->flight_service_ = std::make_unique<flight::TableFlightService>(node->tables_.get(), advertise);
   MINK_ASSIGN_OR_RETURN(node->flight_,
                         flight::FlightServer::Start(config.listen, node->flight_service_.get()));
+  if (!config.kafka_listen.empty()) {
+    // Clients connect to the advertised host:port (default: the listen address).
+    std::string advertised = config.kafka_advertise.empty() ? config.kafka_listen : config.kafka_advertise;
+    size_t colon = advertised.rfind(':');
+    if (colon == std::string::npos) {
+      return InvalidArgumentError("--kafka-advertise '" + advertised + "' needs host:port");
+    }
+    kafka::BrokerOptions bo;
+    bo.node_id = config.node_id;
+    bo.advertised_host = advertised.substr(0, colon);
+    MINK_ASSIGN_OR_RETURN(int64_t port, ParseInt64(advertised.substr(colon + 1)));
+    bo.advertised_port = static_cast<int32_t>(port);
+    bo.default_partitions = config.default_partitions;
+    node->broker_ = std::make_unique<kafka::Broker>(bo, node->tables_.get(), node->storage_.get(),
+                                                    node->meta_.get(), nullptr);
+    kafka::KafkaServerOptions ko;
+    ko.listen = config.kafka_listen;
+    MINK_ASSIGN_OR_RETURN(node->kafka_, kafka::KafkaServer::Start(ko, node->broker_.get()));
+  }
   MINK_LOG_INFO("node", "node={} epoch={} started: metadata={} storage={} wal={}", config.node_id,
                 node->identity_.node_epoch, node->meta_->store()->Describe(),
                 data_uri.ToString(), wal_uri.ToString());
@@ -82,6 +102,8 @@ void Node::Stop() {
   }
   stop_cv_.notify_all();
   if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));
+  if (kafka_) kafka_->Stop();
+  if (broker_) broker_->Stop();
   if (heartbeat_.joinable()) heartbeat_.join();
   if (tables_) tables_->Stop();
   if (storage_) storage_->Stop();

@@ -11,6 +11,8 @@
 #include "config/serve_config.h"
 #include "flight/server/flight_server.h"
 #include "flight/service/table_flight_service.h"
+#include "kafka/server/broker.h"
+#include "kafka/server/kafka_server.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
 #include "table/table_store.h"
@@ -28,6 +30,7 @@ class Node {
   table::TableStore* tables() { return tables_.get(); }
   // The Flight port actually bound (useful with --listen host:0).
   int flight_port() const { return flight_ ? flight_->port() : 0; }
+  int kafka_port() const { return kafka_ ? kafka_->port() : 0; }
 
  private:
   explicit Node(config::ServeConfig config) : config_(std::move(config)) {}
@@ -40,6 +43,8 @@ class Node {
   std::unique_ptr<table::TableStore> tables_;
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
+  std::unique_ptr<kafka::Broker> broker_;
+  std::unique_ptr<kafka::KafkaServer> kafka_;
 
   std::mutex mutex_;
   std::condition_variable stop_cv_;

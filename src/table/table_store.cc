@@ -20,9 +20,9 @@ using metadata::Command;
 using metadata::State;
 
 Status SplitTableName(const std::string& name, std::string* database, std::string* table) {
+  // The database is everything before the first dot (a table name may contain dots).
   size_t dot = name.find('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size() ||
-      name.find('.', dot + 1) != std::string::npos) {
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) {
     return InvalidArgumentError("table name '" + name + "' must be <database>.<table>");
   }
   *database = name.substr(0, dot);

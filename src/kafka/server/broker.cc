@@ -1,0 +1,270 @@
+#include "kafka/server/broker.h"
+
+#include <mutex>
+
+#include "base/log.h"
+
+namespace mink::kafka {
+
+namespace {
+
+int16_t Code(ErrorCode c) { return ToWire(c); }
+
+}  // namespace
+
+Broker::Broker(BrokerOptions options, table::TableStore* tables, storage::StreamStore* storage,
+               metadata::MetadataLog* meta, GroupCoordinator* groups)
+    : options_(std::move(options)),
+      tables_(tables),
+      storage_(storage),
+      meta_(meta),
+      groups_(groups),
+      topics_(tables, options_.default_partitions),
+      fetch_pool_(options_.fetch_threads) {}
+
+Broker::~Broker() { Stop(); }
+
+void Broker::Stop() {
+  stopping_ = true;
+  fetch_pool_.Stop();
+}
+
+void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Respond respond) {
+  const int16_t version = request.header.api_version;
+  std::visit(
+      [&](const auto& body) {
+        using T = std::decay_t<decltype(body)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          respond(std::nullopt);
+        } else if constexpr (std::is_same_v<T, ApiVersionsRequest>) {
+          respond(Response(MakeApiVersionsResponse()));
+        } else if constexpr (std::is_same_v<T, ProduceRequest>) {
+          Produce(body, version, std::move(respond));
+        } else if constexpr (std::is_same_v<T, FetchRequest>) {
+          Fetch(body, version, std::move(respond));
+        } else if constexpr (std::is_same_v<T, ListOffsetsRequest>) {
+          respond(Response(ListOffsets(body, version)));
+        } else if constexpr (std::is_same_v<T, MetadataRequest>) {
+          respond(Response(Metadata(body, version)));
+        } else if constexpr (std::is_same_v<T, FindCoordinatorRequest>) {
+          respond(Response(FindCoordinator(body, version)));
+        } else if constexpr (std::is_same_v<T, InitProducerIdRequest>) {
+          respond(Response(InitProducerId(body)));
+        } else if constexpr (std::is_same_v<T, CreateTopicsRequest>) {
+          respond(Response(CreateTopics(body, version)));
+        } else if constexpr (std::is_same_v<T, DeleteTopicsRequest>) {
+          respond(Response(DeleteTopics(body, version)));
+        } else if constexpr (std::is_same_v<T, DescribeConfigsRequest>) {
+          respond(Response(DescribeConfigs(body, version)));
+        } else if constexpr (std::is_same_v<T, AddPartitionsToTxnRequest> ||
+                             std::is_same_v<T, AddOffsetsToTxnRequest> ||
+                             std::is_same_v<T, EndTxnRequest> ||
+                             std::is_same_v<T, TxnOffsetCommitRequest>) {
+          MINK_LOG_INFO("kafka", "refused {} from client {}: Mink does not support transactions",
+                        ApiName(request.header.api_key), client.client_id);
+          respond(ErrorResponseFor(request.body, version, ErrorCode::kInvalidTxnState));
+        } else {
+          HandleGroup(request, client, std::move(respond));
+        }
+      },
+      request.body);
+}
+
+MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t version) {
+  MetadataResponse response;
+  response.brokers.push_back({options_.node_id, options_.advertised_host, options_.advertised_port,
+                              std::nullopt});
+  response.cluster_id = options_.cluster_id;
+  response.controller_id = options_.node_id;
+  std::vector<std::string> names;
+  bool all = !request.topics.has_value() || (version == 0 && request.topics->empty());
+  if (all) {
+    names = topics_.List();
+  } else {
+    for (const auto& t : *request.topics) names.push_back(t.name);
+  }
+  // Before v4 there is no flag: the broker's policy (auto-creation on) decides.
+  const bool create = version < 4 || request.allow_auto_topic_creation;
+  for (const auto& name : names) {
+    MetadataResponse::Topic topic;
+    topic.name = name;
+    Result<int32_t> partitions = create && !all ? topics_.Ensure(name) : topics_.Partitions(name);
+    if (!partitions.ok()) {
+      topic.error_code = Code(!ValidateTopicName(name).ok() ? ErrorCode::kInvalidTopicException
+                                                            : ErrorCodeFromStatus(partitions.status()));
+      response.topics.push_back(std::move(topic));
+      continue;
+    }
+    for (int32_t p = 0; p < *partitions; ++p) {
+      MetadataResponse::Partition part;
+      part.partition_index = p;
+      part.leader_id = options_.node_id;
+      part.leader_epoch = 0;
+      part.replica_nodes = {options_.node_id};
+      part.isr_nodes = {options_.node_id};
+      topic.partitions.push_back(std::move(part));
+    }
+    response.topics.push_back(std::move(topic));
+  }
+  return response;
+}
+
+FindCoordinatorResponse Broker::FindCoordinator(const FindCoordinatorRequest& request,
+                                                int16_t version) {
+  FindCoordinatorResponse response;
+  const bool transaction = request.key_type == 1;
+  const ErrorCode code = transaction ? ErrorCode::kCoordinatorNotAvailable : ErrorCode::kNone;
+  if (version >= 4) {
+    for (const auto& key : request.coordinator_keys) {
+      FindCoordinatorResponse::Coordinator c;
+      c.key = key;
+      c.node_id = options_.node_id;
+      c.host = options_.advertised_host;
+      c.port = options_.advertised_port;
+      c.error_code = Code(code);
+      if (transaction) c.error_message = "Mink does not support transactions";
+      response.coordinators.push_back(std::move(c));
+    }
+  } else {
+    response.error_code = Code(code);
+    if (transaction) response.error_message = "Mink does not support transactions";
+    response.node_id = options_.node_id;
+    response.host = options_.advertised_host;
+    response.port = options_.advertised_port;
+  }
+  return response;
+}
+
+InitProducerIdResponse Broker::InitProducerId(const InitProducerIdRequest& request) {
+  InitProducerIdResponse response;
+  if (request.transactional_id.has_value()) {
+    MINK_LOG_INFO("kafka", "refused InitProducerId for transactional id {}: no transactions",
+                  *request.transactional_id);
+    response.error_code = Code(ErrorCode::kInvalidTxnState);
+    return response;
+  }
+  // Every (re)initialisation gets a new producer id at epoch 0: a bumped epoch is a new id.
+  auto id = tables_->InitWriter();
+  if (!id.ok()) {
+    response.error_code = Code(ErrorCodeFromStatus(id.status()));
+    return response;
+  }
+  response.producer_id = *id;
+  response.producer_epoch = 0;
+  return response;
+}
+
+CreateTopicsResponse Broker::CreateTopics(const CreateTopicsRequest& request, int16_t version) {
+  (void)version;
+  CreateTopicsResponse response;
+  for (const auto& t : request.topics) {
+    CreateTopicsResponse::Topic result;
+    result.name = t.name;
+    int32_t partitions = t.num_partitions <= 0 ? options_.default_partitions : t.num_partitions;
+    Status valid = ValidateTopicName(t.name);
+    if (!valid.ok()) {
+      result.error_code = Code(ErrorCode::kInvalidTopicException);
+      result.error_message = valid.message();
+    } else if (!t.assignments.empty()) {
+      result.error_code = Code(ErrorCode::kInvalidRequest);
+      result.error_message = "manual partition assignments are not supported";
+    } else if (partitions > 4096) {
+      result.error_code = Code(ErrorCode::kInvalidPartitions);
+      result.error_message = "at most 4096 partitions";
+    } else if (topics_.Partitions(t.name).ok()) {
+      result.error_code = Code(ErrorCode::kTopicAlreadyExists);
+      result.error_message = "topic " + t.name + " already exists";
+    } else if (!request.validate_only) {
+      std::vector<std::pair<std::string, std::string>> configs;
+      for (const auto& c : t.configs) configs.emplace_back(c.name, c.value.value_or(""));
+      Status s = topics_.Create(t.name, partitions, configs);
+      if (!s.ok()) {
+        result.error_code = Code(s.code() == StatusCode::kAlreadyExists
+                                     ? ErrorCode::kTopicAlreadyExists
+                                     : ErrorCodeFromStatus(s, ErrorContext::kTopicAdmin));
+        result.error_message = s.message();
+      }
+    }
+    if (result.error_code == 0) {
+      result.num_partitions = partitions;
+      result.replication_factor = 1;
+    }
+    response.topics.push_back(std::move(result));
+  }
+  return response;
+}
+
+DeleteTopicsResponse Broker::DeleteTopics(const DeleteTopicsRequest& request, int16_t version) {
+  DeleteTopicsResponse response;
+  std::vector<std::string> names = request.topic_names;
+  if (version >= 6) {
+    for (const auto& t : request.topics) {
+      if (t.name) names.push_back(*t.name);
+    }
+  }
+  for (const auto& name : names) {
+    DeleteTopicsResponse::TopicResult result;
+    result.name = name;
+    Status s = topics_.Delete(name);
+    if (!s.ok()) {
+      result.error_code = Code(ErrorCodeFromStatus(s, ErrorContext::kTopicAdmin));
+      result.error_message = s.message();
+    }
+    response.responses.push_back(std::move(result));
+  }
+  return response;
+}
+
+DescribeConfigsResponse Broker::DescribeConfigs(const DescribeConfigsRequest& request,
+                                                int16_t version) {
+  DescribeConfigsResponse response;
+  for (const auto& resource : request.resources) {
+    DescribeConfigsResponse::ResourceResult result;
+    result.resource_type = resource.resource_type;
+    result.resource_name = resource.resource_name;
+    std::vector<std::pair<std::string, std::string>> configs;
+    if (resource.resource_type == 2) {  // TOPIC
+      auto partitions = topics_.Partitions(resource.resource_name);
+      if (!partitions.ok()) {
+        result.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+        result.error_message = partitions.status().message();
+        response.results.push_back(std::move(result));
+        continue;
+      }
+      configs = {{"retention.ms", std::to_string(topics_.RetentionMs(resource.resource_name))},
+                 {"cleanup.policy", "delete"},
+                 {"compression.type", "producer"},
+                 {"message.timestamp.type", "CreateTime"},
+                 {"max.message.bytes", "1048588"},
+                 {"min.insync.replicas", "1"}};
+    } else if (resource.resource_type == 4) {  // BROKER
+      configs = {{"broker.id", std::to_string(options_.node_id)},
+                 {"num.partitions", std::to_string(options_.default_partitions)},
+                 {"auto.create.topics.enable", "true"},
+                 {"default.replication.factor", "1"},
+                 {"log.retention.ms", "604800000"}};
+    } else {
+      result.error_code = Code(ErrorCode::kInvalidRequest);
+      result.error_message = "unsupported resource type " + std::to_string(resource.resource_type);
+      response.results.push_back(std::move(result));
+      continue;
+    }
+    for (const auto& [name, value] : configs) {
+      if (resource.configuration_keys) {
+        const auto& keys = *resource.configuration_keys;
+        if (std::find(keys.begin(), keys.end(), name) == keys.end()) continue;
+      }
+      DescribeConfigsResponse::Config c;
+      c.name = name;
+      c.value = value;
+      c.read_only = true;
+      c.is_default = version == 0;
+      c.config_source = resource.resource_type == 2 ? 1 : 4;  // TOPIC_CONFIG / STATIC_BROKER
+      result.configs.push_back(std::move(c));
+    }
+    response.results.push_back(std::move(result));
+  }
+  return response;
+}
+
+}  // namespace mink::kafka

@@ -1,0 +1,80 @@
+#pragma once
+// Broker: the Kafka APIs of one node over the table layer. Handle() takes one decoded request
+// and answers through `respond` exactly once, possibly later and from another thread (a Produce
+// answers once its batches are committed, a Fetch may wait for data up to max_wait_ms). Calls
+// for one connection are made in request order; the broker keeps appends in that order.
+//
+// Thread-safe.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/thread_pool.h"
+#include "kafka/protocol/messages.h"
+#include "kafka/server/topics.h"
+#include "metadata/metadata_log.h"
+#include "storage/stream_store.h"
+#include "table/table_store.h"
+
+namespace mink::kafka {
+
+class GroupCoordinator;
+
+struct BrokerOptions {
+  int32_t node_id = 1;
+  std::string advertised_host = "127.0.0.1";
+  int32_t advertised_port = 9092;
+  int32_t default_partitions = 1;
+  std::string cluster_id = "mink";
+  int fetch_threads = 16;  // fetches waiting for data (long poll) each hold one
+};
+
+struct ClientInfo {
+  std::string client_id;
+  std::string host;
+};
+
+class Broker {
+ public:
+  using Respond = std::function<void(std::optional<Response>)>;  // nullopt: send nothing
+
+  Broker(BrokerOptions options, table::TableStore* tables, storage::StreamStore* storage,
+         metadata::MetadataLog* meta, GroupCoordinator* groups);
+  ~Broker();
+
+  void Handle(const ParsedRequest& request, const ClientInfo& client, Respond respond);
+  // Fails parked fetches and stops the fetch threads.
+  void Stop();
+
+  TopicCatalog& topics() { return topics_; }
+
+ private:
+  void Produce(const ProduceRequest& request, int16_t version, Respond respond);
+  void Fetch(const FetchRequest& request, int16_t version, Respond respond);
+  FetchResponse FetchOnce(const FetchRequest& request, int64_t* bytes);
+  ListOffsetsResponse ListOffsets(const ListOffsetsRequest& request, int16_t version);
+  // The first offset whose record timestamp is at or after `timestamp`, with that timestamp;
+  // (-1, -1) when there is none.
+  Result<std::pair<int64_t, int64_t>> OffsetForTimestamp(uint64_t stream, int64_t timestamp,
+                                                         int64_t end);
+  void HandleGroup(const ParsedRequest& request, const ClientInfo& client, Respond respond);
+  MetadataResponse Metadata(const MetadataRequest& request, int16_t version);
+  FindCoordinatorResponse FindCoordinator(const FindCoordinatorRequest& request, int16_t version);
+  InitProducerIdResponse InitProducerId(const InitProducerIdRequest& request);
+  CreateTopicsResponse CreateTopics(const CreateTopicsRequest& request, int16_t version);
+  DeleteTopicsResponse DeleteTopics(const DeleteTopicsRequest& request, int16_t version);
+  DescribeConfigsResponse DescribeConfigs(const DescribeConfigsRequest& request, int16_t version);
+
+  const BrokerOptions options_;
+  table::TableStore* const tables_;
+  storage::StreamStore* const storage_;
+  metadata::MetadataLog* const meta_;
+  GroupCoordinator* const groups_;
+  TopicCatalog topics_;
+  ThreadPool fetch_pool_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace mink::kafka

@@ -1,0 +1,340 @@
+// Broker: Produce, Fetch and ListOffsets — the data APIs.
+
+#include <mutex>
+
+#include "base/log.h"
+#include "kafka/server/broker.h"
+#include "arrow_format/array.h"
+#include "table/payload.h"
+
+namespace mink::kafka {
+
+namespace {
+
+int16_t Code(ErrorCode c) { return ToWire(c); }
+
+// Collects the commits of one Produce request and answers when the last one is in.
+struct ProduceState {
+  std::mutex mutex;
+  ProduceResponse response;
+  int pending = 1;  // one extra held by the dispatcher until every append is submitted
+  Broker::Respond respond;
+  bool answer = true;
+
+  // Marks one append (or the dispatcher) done; `error` for a failed commit of a partition.
+  void Done(size_t topic, size_t partition, ErrorCode error) {
+    std::optional<Response> out;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (error != ErrorCode::kNone) {
+        auto& p = response.responses[topic].partition_responses[partition];
+        if (p.error_code == 0) {
+          p.error_code = ToWire(error);
+          p.base_offset = -1;
+        }
+      }
+      if (--pending > 0) return;
+      if (answer) out = Response(std::move(response));
+    }
+    respond(std::move(out));
+  }
+};
+
+}  // namespace
+
+void Broker::Produce(const ProduceRequest& request, int16_t version, Respond respond) {
+  (void)version;
+  auto state = std::make_shared<ProduceState>();
+  state->respond = std::move(respond);
+  state->answer = request.acks != 0;
+  // The response skeleton first, so appends can report into it.
+  for (const auto& t : request.topic_data) {
+    ProduceResponse::Topic topic;
+    topic.name = t.name;
+    for (const auto& p : t.partition_data) {
+      ProduceResponse::Partition part;
+      part.index = p.index;
+      topic.partition_responses.push_back(part);
+    }
+    state->response.responses.push_back(std::move(topic));
+  }
+  const bool transactional = request.transactional_id.has_value();
+  for (size_t ti = 0; ti < request.topic_data.size(); ++ti) {
+    const auto& t = request.topic_data[ti];
+    Result<int32_t> partitions = topics_.Ensure(t.name);
+    for (size_t pi = 0; pi < t.partition_data.size(); ++pi) {
+      const auto& p = t.partition_data[pi];
+      auto& out = state->response.responses[ti].partition_responses[pi];
+      auto fail = [&](ErrorCode code, const std::string& why) {
+        std::lock_guard<std::mutex> lock(state->mutex);
+        out.error_code = Code(code);
+        out.base_offset = -1;
+        MINK_LOG_DEBUG("kafka", "produce to {}-{} refused: {}", t.name, p.index, why);
+      };
+      if (!partitions.ok()) {
+        fail(ValidateTopicName(t.name).ok() ? ErrorCodeFromStatus(partitions.status(), ErrorContext::kProduce)
+                                            : ErrorCode::kInvalidTopicException,
+             partitions.status().ToString());
+        continue;
+      }
+      if (p.index < 0 || p.index >= *partitions) {
+        fail(ErrorCode::kUnknownTopicOrPartition, "no such partition");
+        continue;
+      }
+      if (transactional) {
+        fail(ErrorCode::kInvalidTxnState, "transactions are not supported");
+        continue;
+      }
+      static const std::string kNoRecords;
+      const std::string& blob = p.records ? *p.records : kNoRecords;  // the views point into it
+      auto batches = SplitBatches(blob);
+      if (!batches.ok()) {
+        fail(ErrorCode::kCorruptMessage, batches.status().ToString());
+        continue;
+      }
+      bool first = true;
+      for (const BatchView& view : *batches) {
+        if (view.header.is_transactional() || view.header.is_control()) {
+          fail(ErrorCode::kInvalidTxnState, "transactional batch");
+          break;
+        }
+        auto decoded = DecodeBatch(view);
+        if (!decoded.ok()) {
+          fail(decoded.status().code() == StatusCode::kUnimplemented ? ErrorCode::kUnsupportedCompressionType
+                                                                     : ErrorCode::kCorruptMessage,
+               decoded.status().ToString());
+          break;
+        }
+        if (decoded->records.empty()) continue;
+        auto arrow_batch = RecordsToArrow(*decoded);
+        if (!arrow_batch.ok()) {
+          fail(ErrorCode::kCorruptMessage, arrow_batch.status().ToString());
+          break;
+        }
+        {
+          std::lock_guard<std::mutex> lock(state->mutex);
+          ++state->pending;
+        }
+        const RecordBatchHeader& h = view.header;
+        auto appended = tables_->AppendToBucket(
+            TopicCatalog::TableName(t.name), p.index, **arrow_batch, h.producer_id,
+            h.base_sequence, h.last_sequence(), /*strict_sequence=*/true,
+            [state, ti, pi](Status s) {
+              state->Done(ti, pi, s.ok() ? ErrorCode::kNone : ErrorCodeFromStatus(s, ErrorContext::kProduce));
+            });
+        if (!appended.ok()) {
+          {
+            std::lock_guard<std::mutex> lock(state->mutex);
+            --state->pending;
+          }
+          fail(appended.status().code() == StatusCode::kOutOfRange
+                   ? ErrorCode::kOutOfOrderSequenceNumber
+                   : ErrorCodeFromStatus(appended.status(), ErrorContext::kProduce),
+               appended.status().ToString());
+          break;
+        }
+        if (appended->duplicate) {
+          std::lock_guard<std::mutex> lock(state->mutex);
+          --state->pending;  // nothing appended: no commit to wait for
+        }
+        if (first) {
+          std::lock_guard<std::mutex> lock(state->mutex);
+          out.base_offset = appended->base_offset;
+          first = false;
+        }
+      }
+    }
+  }
+  state->Done(0, 0, ErrorCode::kNone);  // the dispatcher's hold
+}
+
+FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_bytes) {
+  FetchResponse response;
+  *total_bytes = 0;
+  const int64_t max_bytes = request.max_bytes > 0 ? request.max_bytes : INT32_MAX;
+  for (const auto& t : request.topics) {
+    FetchResponse::Topic topic;
+    topic.topic = t.topic;
+    const std::string table = TopicCatalog::TableName(t.topic);
+    Result<int32_t> partitions = topics_.Partitions(t.topic);
+    std::optional<table::PayloadDecoder> decoder;
+    if (partitions.ok()) {
+      auto d = table::PayloadDecoder::Make(TopicSchema());
+      if (d.ok()) decoder.emplace(std::move(*d));
+    }
+    for (const auto& p : t.partitions) {
+      FetchResponse::Partition part;
+      part.partition_index = p.partition;
+      part.aborted_transactions = std::vector<FetchResponse::AbortedTransaction>{};
+      if (!partitions.ok() || p.partition < 0 || p.partition >= *partitions || !decoder) {
+        part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+        topic.partitions.push_back(std::move(part));
+        continue;
+      }
+      auto stream = tables_->BucketStream(table, p.partition);
+      if (!stream.ok()) {
+        part.error_code = Code(ErrorCodeFromStatus(stream.status(), ErrorContext::kFetch));
+        topic.partitions.push_back(std::move(part));
+        continue;
+      }
+      const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));
+      auto read = storage_->Read(*stream, p.fetch_offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
+      if (!read.ok()) {
+        part.error_code = Code(ErrorCodeFromStatus(read.status(), ErrorContext::kFetch));
+        if (read.status().code() == StatusCode::kOutOfRange) {
+          meta_->Read([&](const metadata::State& s) {
+            const metadata::StreamState* st = s.FindStream(*stream);
+            if (st != nullptr) {
+              part.high_watermark = st->end_offset;
+              part.last_stable_offset = st->end_offset;
+              part.log_start_offset = st->start_offset;
+            }
+          });
+        }
+        topic.partitions.push_back(std::move(part));
+        continue;
+      }
+      part.high_watermark = read->end_offset;
+      part.last_stable_offset = read->end_offset;
+      part.log_start_offset = read->start_offset;
+      std::string records;
+      for (const auto& b : read->batches) {
+        // The first batch goes out whatever its size (clients need progress); then the budgets.
+        if (!records.empty() && static_cast<int64_t>(records.size()) >= budget) break;
+        std::shared_ptr<const std::string> payload(b, &b->payload);
+        auto batch = decoder->Decode(payload);
+        if (!batch.ok()) {
+          part.error_code = Code(ErrorCode::kCorruptMessage);
+          MINK_LOG_ERROR("kafka", "fetch {}-{} at {}: {}", t.topic, p.partition, b->base_offset,
+                         batch.status().ToString());
+          break;
+        }
+        Status s = ArrowToRecordBatch(**batch, b->base_offset, b->writer_id, b->batch_sequence, &records);
+        if (!s.ok()) {
+          part.error_code = Code(ErrorCode::kCorruptMessage);
+          break;
+        }
+      }
+      *total_bytes += static_cast<int64_t>(records.size());
+      part.records = std::move(records);
+      topic.partitions.push_back(std::move(part));
+    }
+    response.responses.push_back(std::move(topic));
+  }
+  return response;
+}
+
+void Broker::Fetch(const FetchRequest& request, int16_t version, Respond respond) {
+  (void)version;
+  int64_t bytes = 0;
+  int64_t seen_seq = meta_->applied_seq();
+  FetchResponse first = FetchOnce(request, &bytes);
+  if (bytes >= std::max(request.min_bytes, 1) || request.max_wait_ms <= 0) {
+    respond(Response(std::move(first)));
+    return;
+  }
+  // Long poll on a fetch thread: wake on every commit until enough data or the deadline.
+  auto deadline = SteadyNow() + std::chrono::milliseconds(request.max_wait_ms);
+  fetch_pool_.Submit([this, request, deadline, seen_seq, respond = std::move(respond)]() mutable {
+    int64_t seq = seen_seq;
+    while (!stopping_) {
+      auto now = SteadyNow();
+      if (now >= deadline) break;
+      int64_t applied = meta_->WaitApplied(
+          seq, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
+                   std::chrono::milliseconds(1));
+      if (applied == seq) continue;
+      seq = applied;
+      int64_t bytes = 0;
+      FetchResponse response = FetchOnce(request, &bytes);
+      if (bytes >= std::max(request.min_bytes, 1)) {
+        respond(Response(std::move(response)));
+        return;
+      }
+    }
+    int64_t bytes = 0;
+    respond(Response(FetchOnce(request, &bytes)));
+  });
+}
+
+Result<std::pair<int64_t, int64_t>> Broker::OffsetForTimestamp(uint64_t stream, int64_t timestamp,
+                                                               int64_t end) {
+  // Records carry their producer's timestamps; batches their commit time, which the storage
+  // index can search. Start an hour before the commit-time match (producers' clocks and
+  // batching lag) and look for the first record at or after the timestamp.
+  constexpr int64_t kSlackMs = 3600 * 1000;
+  MINK_ASSIGN_OR_RETURN(int64_t at, storage_->OffsetAtTime(stream, timestamp - kSlackMs));
+  MINK_ASSIGN_OR_RETURN(auto decoder, table::PayloadDecoder::Make(TopicSchema()));
+  while (at < end) {
+    MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(stream, at, 1 << 20));
+    if (r.batches.empty()) break;
+    for (const auto& b : r.batches) {
+      std::shared_ptr<const std::string> payload(b, &b->payload);
+      MINK_ASSIGN_OR_RETURN(auto batch, decoder.DecodeProjected(payload, {3}));
+      arrow::Int64Array ts(batch->Column(0));
+      for (int64_t i = 0; i < ts.length(); ++i) {
+        if (b->base_offset + i >= at && !ts.IsNull(i) && ts.Value(i) >= timestamp) {
+          return std::make_pair(b->base_offset + i, ts.Value(i));
+        }
+      }
+      at = b->end_offset();
+    }
+  }
+  return std::make_pair(int64_t{-1}, int64_t{-1});  // nothing at or after the timestamp
+}
+
+ListOffsetsResponse Broker::ListOffsets(const ListOffsetsRequest& request, int16_t version) {
+  ListOffsetsResponse response;
+  for (const auto& t : request.topics) {
+    ListOffsetsResponse::Topic topic;
+    topic.name = t.name;
+    const std::string table = TopicCatalog::TableName(t.name);
+    Result<int32_t> partitions = topics_.Partitions(t.name);
+    for (const auto& p : t.partitions) {
+      ListOffsetsResponse::Partition part;
+      part.partition_index = p.partition_index;
+      if (!partitions.ok() || p.partition_index < 0 || p.partition_index >= *partitions) {
+        part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+        topic.partitions.push_back(std::move(part));
+        continue;
+      }
+      auto stream = tables_->BucketStream(table, p.partition_index);
+      int64_t start = 0, end = 0;
+      if (stream.ok()) {
+        meta_->Read([&](const metadata::State& s) {
+          const metadata::StreamState* st = s.FindStream(*stream);
+          if (st != nullptr) {
+            start = st->start_offset;
+            end = st->end_offset;
+          }
+        });
+      }
+      int64_t offset = -1;
+      if (!stream.ok()) {
+        part.error_code = Code(ErrorCodeFromStatus(stream.status()));
+      } else if (p.timestamp == kListOffsetsLatest) {
+        offset = end;
+      } else if (p.timestamp == kListOffsetsEarliest) {
+        offset = start;
+      } else {
+        auto found = OffsetForTimestamp(*stream, p.timestamp, end);
+        if (!found.ok()) {
+          part.error_code = Code(ErrorCodeFromStatus(found.status()));
+        } else {
+          offset = found->first;
+          part.timestamp = found->second;
+        }
+      }
+      if (version == 0) {
+        if (offset >= 0) part.old_style_offsets = {offset};
+      } else {
+        part.offset = offset;
+      }
+      topic.partitions.push_back(std::move(part));
+    }
+    response.topics.push_back(std::move(topic));
+  }
+  return response;
+}
+
+}  // namespace mink::kafka

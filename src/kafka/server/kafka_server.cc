@@ -1,0 +1,327 @@
+#include "kafka/server/kafka_server.h"
+
+#include <asio.hpp>
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "base/log.h"
+#include "base/thread_pool.h"
+#include "kafka/protocol/frame.h"
+
+namespace mink::kafka {
+namespace {
+
+// Runs tasks one at a time, in submission order, on a shared pool.
+class SerialQueue : public std::enable_shared_from_this<SerialQueue> {
+ public:
+  explicit SerialQueue(ThreadPool* pool) : pool_(pool) {}
+  void Submit(std::function<void()> task) {
+    bool start = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      tasks_.push_back(std::move(task));
+      if (!running_) running_ = start = true;
+    }
+    if (start) pool_->Submit([self = shared_from_this()] { self->Drain(); });
+  }
+
+ private:
+  void Drain() {
+    while (true) {
+      std::function<void()> task;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (tasks_.empty()) {
+          running_ = false;
+          return;
+        }
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+  ThreadPool* pool_;
+  std::mutex mutex_;
+  std::deque<std::function<void()>> tasks_;
+  bool running_ = false;
+};
+
+struct Slot {
+  bool ready = false;
+  bool respond = true;  // false: acks=0 produce, nothing goes back
+  std::string frame;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(asio::ip::tcp::socket socket, Broker* broker, ThreadPool* dispatch,
+             const KafkaServerOptions& options)
+      : socket_(std::move(socket)),
+        strand_(asio::make_strand(socket_.get_executor())),
+        broker_(broker),
+        queue_(std::make_shared<SerialQueue>(dispatch)),
+        options_(options) {
+    asio::error_code ec;
+    auto remote = socket_.remote_endpoint(ec);
+    peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
+    host_ = ec ? "unknown" : "/" + remote.address().to_string();
+    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  }
+
+  void Start() {
+    asio::dispatch(strand_, [self = shared_from_this()] { self->ReadSize(); });
+  }
+
+  void Close() {
+    asio::post(strand_, [self = shared_from_this()] {
+      asio::error_code ec;
+      self->socket_.close(ec);
+      self->closed_ = true;
+    });
+  }
+
+ private:
+  void ReadSize() {
+    if (closed_) return;
+    if (slots_.size() >= options_.max_inflight_per_connection) {
+      paused_ = true;  // resumed when responses drain
+      return;
+    }
+    asio::async_read(socket_, asio::buffer(size_), asio::bind_executor(strand_,
+        [self = shared_from_this()](const asio::error_code& ec, size_t) {
+          if (ec) return self->Shutdown();
+          auto size = ParseFrameSize(self->size_, self->options_.max_frame_bytes);
+          if (!size.ok()) {
+            MINK_LOG_WARN("kafka", "closing connection from {}: {}", self->peer_,
+                          size.status().message());
+            return self->Shutdown();
+          }
+          self->payload_.resize(*size);
+          asio::async_read(self->socket_, asio::buffer(self->payload_), asio::bind_executor(
+              self->strand_, [self](const asio::error_code& ec2, size_t) {
+                if (ec2) return self->Shutdown();
+                self->OnRequest();
+              }));
+        }));
+  }
+
+  void OnRequest() {
+    size_t header_size = 0;
+    auto header = DecodeRequestHeader(payload_, &header_size);
+    if (!header.ok()) {
+      MINK_LOG_WARN("kafka", "closing connection from {}: {}", peer_, header.status().message());
+      return Shutdown();
+    }
+    const ApiInfo* api = FindApi(header->api_key);
+    if (api == nullptr || !IsSupportedVersion(static_cast<ApiKey>(header->api_key), header->api_version)) {
+      if (header->api_key == static_cast<int16_t>(ApiKey::kApiVersions)) {
+        // An ApiVersions we cannot parse: answer in v0 with UNSUPPORTED_VERSION and our ranges.
+        auto slot = std::make_shared<Slot>();
+        PutFrame(header->correlation_id, EncodeUnsupportedApiVersionsBody(), &slot->frame);
+        slot->ready = true;
+        slots_.push_back(slot);
+        Flush();
+        return ReadSize();
+      }
+      MINK_LOG_WARN("kafka", "closing connection from {} (client {}): {} version {} is not supported",
+                    peer_, header->client_id.value_or(""), ApiName(header->api_key),
+                    header->api_version);
+      return Shutdown();
+    }
+    auto parsed = ParseRequestFrame(payload_);
+    if (!parsed.ok()) {
+      MINK_LOG_WARN("kafka", "closing connection from {}: {}", peer_, parsed.status().message());
+      return Shutdown();
+    }
+    auto slot = std::make_shared<Slot>();
+    slots_.push_back(slot);
+    auto request = std::make_shared<ParsedRequest>(std::move(*parsed));
+    ClientInfo client{request->header.client_id.value_or(""), host_};
+    queue_->Submit([self = shared_from_this(), request, client, slot] {
+      const int32_t correlation = request->header.correlation_id;
+      const int16_t version = request->header.api_version;
+      self->broker_->Handle(*request, client,
+                            [self, slot, correlation, version](std::optional<Response> response) {
+                              std::string frame;
+                              if (response) {
+                                Status s = AppendResponseFrame(correlation, version, *response, &frame);
+                                if (!s.ok()) {
+                                  MINK_LOG_ERROR("kafka", "cannot encode a response: {}", s.ToString());
+                                  frame.clear();
+                                }
+                              }
+                              asio::post(self->strand_, [self, slot, frame = std::move(frame),
+                                                         has = response.has_value()]() mutable {
+                                slot->frame = std::move(frame);
+                                slot->respond = has && !slot->frame.empty();
+                                slot->ready = true;
+                                self->Flush();
+                              });
+                            });
+    });
+    ReadSize();
+  }
+
+  static void PutFrame(int32_t correlation_id, const std::string& body, std::string* out) {
+    std::string header;
+    header.push_back(static_cast<char>(correlation_id >> 24));
+    header.push_back(static_cast<char>(correlation_id >> 16));
+    header.push_back(static_cast<char>(correlation_id >> 8));
+    header.push_back(static_cast<char>(correlation_id));
+    uint32_t size = static_cast<uint32_t>(header.size() + body.size());
+    out->push_back(static_cast<char>(size >> 24));
+    out->push_back(static_cast<char>(size >> 16));
+    out->push_back(static_cast<char>(size >> 8));
+    out->push_back(static_cast<char>(size));
+    *out += header;
+    *out += body;
+  }
+
+  // Writes the completed responses at the front, in request order.
+  void Flush() {
+    if (writing_ || closed_) return;
+    while (!slots_.empty() && slots_.front()->ready && !slots_.front()->respond) slots_.pop_front();
+    if (slots_.empty() || !slots_.front()->ready) {
+      MaybeResume();
+      return;
+    }
+    writing_ = true;
+    auto slot = slots_.front();
+    asio::async_write(socket_, asio::buffer(slot->frame), asio::bind_executor(strand_,
+        [self = shared_from_this()](const asio::error_code& ec, size_t) {
+          self->writing_ = false;
+          if (ec) return self->Shutdown();
+          self->slots_.pop_front();
+          self->Flush();
+        }));
+  }
+
+  void MaybeResume() {
+    if (paused_ && slots_.size() < options_.max_inflight_per_connection) {
+      paused_ = false;
+      ReadSize();
+    }
+  }
+
+  void Shutdown() {
+    if (closed_) return;
+    closed_ = true;
+    asio::error_code ec;
+    socket_.close(ec);
+  }
+
+  asio::ip::tcp::socket socket_;
+  asio::strand<asio::any_io_executor> strand_;
+  Broker* broker_;
+  std::shared_ptr<SerialQueue> queue_;
+  const KafkaServerOptions& options_;
+  std::string peer_, host_;
+  char size_[4];
+  std::string payload_;
+  std::deque<std::shared_ptr<Slot>> slots_;  // open requests, in order (strand only)
+  bool writing_ = false;
+  bool paused_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+struct KafkaServer::Impl {
+  KafkaServerOptions options;
+  Broker* broker = nullptr;
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor{io};
+  ThreadPool dispatch{4};
+  std::vector<std::thread> threads;
+  std::mutex mutex;
+  std::vector<std::weak_ptr<Connection>> connections;
+  std::atomic<bool> stopped{false};
+
+  explicit Impl(const KafkaServerOptions& o) : options(o), dispatch(o.dispatch_threads) {}
+
+  void Accept() {
+    acceptor.async_accept([this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+      if (ec) {
+        if (!stopped) MINK_LOG_WARN("kafka", "accept failed: {}", ec.message());
+        if (stopped || ec == asio::error::operation_aborted) return;
+      } else {
+        auto c = std::make_shared<Connection>(std::move(socket), broker, &dispatch, options);
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          connections.erase(std::remove_if(connections.begin(), connections.end(),
+                                           [](const auto& w) { return w.expired(); }),
+                            connections.end());
+          connections.push_back(c);
+        }
+        c->Start();
+      }
+      Accept();
+    });
+  }
+};
+
+KafkaServer::KafkaServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+KafkaServer::~KafkaServer() { Stop(); }
+
+Result<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServerOptions& options,
+                                                        Broker* broker) {
+  auto impl = std::make_unique<Impl>(options);
+  impl->broker = broker;
+  size_t colon = options.listen.rfind(':');
+  if (colon == std::string::npos) {
+    return InvalidArgumentError("Kafka listen address '" + options.listen + "' needs host:port");
+  }
+  std::string host = options.listen.substr(0, colon);
+  std::string port = options.listen.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  asio::error_code ec;
+  asio::ip::tcp::resolver resolver(impl->io);
+  auto endpoints = resolver.resolve(host, port, ec);
+  if (ec || endpoints.empty()) {
+    return InvalidArgumentError("cannot resolve Kafka listen address " + options.listen + ": " +
+                                ec.message());
+  }
+  asio::ip::tcp::endpoint endpoint = *endpoints.begin();
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return UnavailableError("Kafka listener cannot listen on " + options.listen + ": " + ec.message());
+  }
+  impl->Accept();
+  for (int i = 0; i < std::max(1, options.io_threads); ++i) {
+    impl->threads.emplace_back([raw = impl.get()] { raw->io.run(); });
+  }
+  MINK_LOG_INFO("kafka", "Kafka listening on {}", options.listen);
+  return std::unique_ptr<KafkaServer>(new KafkaServer(std::move(impl)));
+}
+
+int KafkaServer::port() const {
+  asio::error_code ec;
+  auto endpoint = impl_->acceptor.local_endpoint(ec);
+  return ec ? 0 : endpoint.port();
+}
+
+void KafkaServer::Stop() {
+  if (!impl_ || impl_->stopped.exchange(true)) return;
+  asio::post(impl_->io, [this] {
+    asio::error_code ec;
+    impl_->acceptor.close(ec);
+  });
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    for (auto& w : impl_->connections) {
+      if (auto c = w.lock()) c->Close();
+    }
+  }
+  impl_->io.stop();
+  for (auto& t : impl_->threads) t.join();
+  impl_->dispatch.Stop();
+}
+
+}  // namespace mink::kafka
