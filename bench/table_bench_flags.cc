@@ -20,6 +20,7 @@ const char kUsage[] =
     "  --scans N            DoGet scans of all columns and of one column, interleaved (default 5)\n"
     "  --scan-column NAME   the column of the 1-column scan (default bytes)\n"
     "  --buckets N          bucket count of both tables (default 1)\n"
+    "  --block-cache-mb N   block cache of the in-process node in MiB (default: the node's, 64)\n"
     "  --seconds N          deadline of each load, pass or scan (default 300, max 600)\n"
     "  --phases LIST        comma-separated: limits, log, pk (default all)\n"
     "  --scan-kinds LIST    the log table's scans: all (10 columns), one (default all,one)\n"
@@ -101,6 +102,8 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
       if (!text(&f->scan_column)) return false;
     } else if (arg == "--buckets") {
       if (!number(1, 64, &f->buckets)) return false;
+    } else if (arg == "--block-cache-mb") {
+      if (!number(0, 16'384, &f->block_cache_mb)) return false;
     } else if (arg == "--seconds") {
       if (!number(1, 600, &f->seconds)) return false;
     } else if (arg == "--phases") {

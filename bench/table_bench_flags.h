@@ -17,6 +17,7 @@ struct Flags {
   int scans = 5;
   int seconds = 300;
   int buckets = 1;
+  int64_t block_cache_mb = -1;  // the in-process node's block cache; -1: the node's default
   std::string scan_column = "bytes";
   std::string phases = "limits,log,pk";
   std::string scan_kinds = "all,one";  // which scans of the log table run (for profiling)
