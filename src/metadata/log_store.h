@@ -5,7 +5,10 @@
 //
 // Tables (see migrations in each backend): commands(seq, id, time_ms, node, kind, body),
 // snapshots(seq, body), heartbeats(node_id, node_epoch, address, updated_ms),
-// leases(name, holder, epoch, expires_ms), schema_version(version).
+// leases(name, holder, epoch, expires_ms), schema_version(version), and (migration 2)
+// group_offsets(group_id, topic, partition, committed_offset, leader_epoch, metadata,
+// commit_time_ms): the Kafka consumer groups' committed offsets, high-rate data kept out of the
+// command log (DESIGN.md §5).
 //
 // Thread-safety: every method may be called from any thread; a backend serialises use of its
 // connection internally.
@@ -50,6 +53,18 @@ struct Lease {
   int64_t expires_ms = 0;
 };
 
+// One committed offset of a consumer group (a row of group_offsets).
+struct GroupOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = -1;
+  int32_t leader_epoch = -1;  // -1 = unknown
+  std::string metadata;       // the client's opaque string (any bytes)
+  int64_t commit_time_ms = 0;
+
+  bool operator==(const GroupOffset&) const = default;
+};
+
 class LogStore {
  public:
   virtual ~LogStore() = default;
@@ -84,7 +99,32 @@ class LogStore {
   virtual Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
                                         int64_t now_ms, int64_t ttl_ms) = 0;
 
+  // Consumer-group offsets. The defaults answer Unimplemented, for wrappers that do not need
+  // them; both backends implement them.
+  //
+  // Upserts `offsets` of `group` in one transaction: all rows land or none. When a (topic,
+  // partition) appears more than once, the last one wins.
+  virtual Status CommitGroupOffsets(const std::string& /*group*/,
+                                    const std::vector<GroupOffset>& /*offsets*/) {
+    return NoGroupOffsets();
+  }
+  // Every committed offset of `group`, by topic then partition; empty for an unknown group.
+  virtual Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& /*group*/) {
+    return NoGroupOffsets();
+  }
+  // The groups that have at least one committed offset, sorted.
+  virtual Result<std::vector<std::string>> ListOffsetGroups() { return NoGroupOffsets(); }
+  // Forgets every offset of `group` (Kafka's DeleteGroups).
+  virtual Status DeleteGroupOffsets(const std::string& /*group*/) { return NoGroupOffsets(); }
+  // Forgets the offsets of `topic` in every group (the topic was deleted).
+  virtual Status DeleteTopicOffsets(const std::string& /*topic*/) { return NoGroupOffsets(); }
+
   virtual std::string Describe() const = 0;
+
+ private:
+  Status NoGroupOffsets() const {
+    return UnimplementedError("consumer-group offsets are not supported by " + Describe());
+  }
 };
 
 // Opens the backend for `url`: `sqlite:<path>` (e.g. sqlite:./data/meta.db) or

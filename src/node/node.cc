@@ -78,8 +78,15 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     MINK_ASSIGN_OR_RETURN(int64_t port, ParseInt64(advertised.substr(colon + 1)));
     bo.advertised_port = static_cast<int32_t>(port);
     bo.default_partitions = config.default_partitions;
+    kafka::GroupCoordinatorOptions go;
+    go.offsets = node->meta_->store();
+    go.partition_exists = [raw = node.get()](const std::string& topic, int32_t partition) {
+      auto partitions = raw->broker_->topics().Partitions(topic);
+      return partitions.ok() && partition >= 0 && partition < *partitions;
+    };
+    node->groups_ = std::make_unique<kafka::GroupCoordinator>(std::move(go));
     node->broker_ = std::make_unique<kafka::Broker>(bo, node->tables_.get(), node->storage_.get(),
-                                                    node->meta_.get(), nullptr);
+                                                    node->meta_.get(), node->groups_.get());
     kafka::KafkaServerOptions ko;
     ko.listen = config.kafka_listen;
     MINK_ASSIGN_OR_RETURN(node->kafka_, kafka::KafkaServer::Start(ko, node->broker_.get()));
@@ -104,6 +111,7 @@ void Node::Stop() {
   if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));
   if (kafka_) kafka_->Stop();
   if (broker_) broker_->Stop();
+  if (groups_) groups_->Stop();
   if (heartbeat_.joinable()) heartbeat_.join();
   if (tables_) tables_->Stop();
   if (storage_) storage_->Stop();

@@ -12,6 +12,7 @@
 #include "flight/server/flight_server.h"
 #include "flight/service/table_flight_service.h"
 #include "kafka/server/broker.h"
+#include "kafka/server/group_coordinator.h"
 #include "kafka/server/kafka_server.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
@@ -43,6 +44,7 @@ class Node {
   std::unique_ptr<table::TableStore> tables_;
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
+  std::unique_ptr<kafka::GroupCoordinator> groups_;  // before broker_: the broker uses it
   std::unique_ptr<kafka::Broker> broker_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
 

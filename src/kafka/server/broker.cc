@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "base/log.h"
+#include "kafka/server/group_coordinator.h"
 
 namespace mink::kafka {
 
@@ -206,6 +207,9 @@ DeleteTopicsResponse Broker::DeleteTopics(const DeleteTopicsRequest& request, in
     DeleteTopicsResponse::TopicResult result;
     result.name = name;
     Status s = topics_.Delete(name);
+    // The topic's committed offsets go with it (as in Kafka), so a new topic of that name
+    // starts without them.
+    if (s.ok() && groups_ != nullptr) s = groups_->OnTopicDeleted(name);
     if (!s.ok()) {
       result.error_code = Code(ErrorCodeFromStatus(s, ErrorContext::kTopicAdmin));
       result.error_message = s.message();

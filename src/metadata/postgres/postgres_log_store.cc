@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
+#include <map>
 #include <thread>
 
 #include "base/log.h"
@@ -24,7 +25,15 @@ const char* const kMigrations[] = {
     " address TEXT NOT NULL, updated_ms BIGINT NOT NULL);"
     "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, epoch BIGINT NOT NULL,"
     " expires_ms BIGINT NOT NULL);",
+    // 2: committed offsets of Kafka consumer groups.
+    "CREATE TABLE group_offsets (group_id TEXT NOT NULL, topic TEXT NOT NULL,"
+    " partition INTEGER NOT NULL, committed_offset BIGINT NOT NULL,"
+    " leader_epoch INTEGER NOT NULL, metadata BYTEA NOT NULL, commit_time_ms BIGINT NOT NULL,"
+    " PRIMARY KEY (group_id, topic, partition));",
 };
+
+// Rows per INSERT of CommitGroupOffsets (7 parameters each; PostgreSQL allows 65535).
+constexpr size_t kOffsetRowsPerInsert = 1000;
 
 // Advisory lock keys ("mink" in the high bytes); PostgreSQL scopes them to the database.
 constexpr int64_t kAppendLockKey = 0x6d696e6b00000001;
@@ -98,6 +107,22 @@ UrlParts SplitUrl(const std::string& url) {
 }
 
 void IgnoreNotice(void* /*arg*/, const char* /*message*/) {}
+
+// `offsets` with one entry per (topic, partition), the last one of each, in first-seen order:
+// one INSERT ... ON CONFLICT DO UPDATE may not touch a row twice.
+std::vector<GroupOffset> LastPerPartition(const std::vector<GroupOffset>& offsets) {
+  std::map<std::pair<std::string, int32_t>, size_t> index;
+  std::vector<GroupOffset> out;
+  for (const GroupOffset& o : offsets) {
+    auto [it, inserted] = index.try_emplace({o.topic, o.partition}, out.size());
+    if (inserted) {
+      out.push_back(o);
+    } else {
+      out[it->second] = o;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -464,6 +489,87 @@ Result<Lease> PostgresLogStore::TryAcquireLease(const std::string& name, const s
   });
   if (!s.ok()) return s;
   return lease;
+}
+
+Status PostgresLogStore::CommitGroupOffsets(const std::string& group,
+                                            const std::vector<GroupOffset>& offsets) {
+  const std::vector<GroupOffset> rows = LastPerPartition(offsets);
+  if (rows.empty()) return Status::Ok();
+  return InTransaction([&]() -> Status {
+    for (size_t begin = 0; begin < rows.size(); begin += kOffsetRowsPerInsert) {
+      const size_t end = std::min(rows.size(), begin + kOffsetRowsPerInsert);
+      std::string sql =
+          "INSERT INTO group_offsets (group_id, topic, partition, committed_offset,"
+          " leader_epoch, metadata, commit_time_ms) VALUES ";
+      std::vector<std::string> params;
+      params.reserve((end - begin) * 7);
+      for (size_t i = begin; i < end; ++i) {
+        const GroupOffset& o = rows[i];
+        const size_t p = params.size();
+        sql += (i == begin ? "(" : ", (");
+        // Metadata travels as hex: bytea's text forms depend on server settings.
+        for (size_t k = 1; k <= 7; ++k) {
+          std::string param = "$" + std::to_string(p + k);
+          if (k == 6) param = "decode(" + param + ", 'hex')";
+          sql += (k == 1 ? "" : ", ") + param;
+        }
+        sql += ")";
+        params.push_back(group);
+        params.push_back(o.topic);
+        params.push_back(std::to_string(o.partition));
+        params.push_back(std::to_string(o.offset));
+        params.push_back(std::to_string(o.leader_epoch));
+        params.push_back(HexEncode(o.metadata));
+        params.push_back(std::to_string(o.commit_time_ms));
+      }
+      sql +=
+          " ON CONFLICT (group_id, topic, partition) DO UPDATE SET"
+          " committed_offset = excluded.committed_offset, leader_epoch = excluded.leader_epoch,"
+          " metadata = excluded.metadata, commit_time_ms = excluded.commit_time_ms";
+      MINK_RETURN_IF_ERROR(Exec(sql.c_str(), params, "commit group offsets").status());
+    }
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<GroupOffset>> PostgresLogStore::ListGroupOffsets(const std::string& group) {
+  MINK_ASSIGN_OR_RETURN(
+      Rows rows,
+      Query("SELECT topic, partition, committed_offset, leader_epoch, encode(metadata, 'hex'),"
+            " commit_time_ms FROM group_offsets WHERE group_id = $1 ORDER BY topic, partition",
+            {group}, "list group offsets"));
+  std::vector<GroupOffset> out;
+  out.reserve(static_cast<size_t>(rows.count()));
+  for (int i = 0; i < rows.count(); ++i) {
+    Result<std::string> metadata = HexDecode(rows.Text(i, 4));
+    if (!metadata.ok()) {
+      return DataLossError("postgres group offset metadata: " + metadata.status().message());
+    }
+    out.push_back(GroupOffset{rows.Text(i, 0), static_cast<int32_t>(rows.Int(i, 1)), rows.Int(i, 2),
+                              static_cast<int32_t>(rows.Int(i, 3)), std::move(*metadata),
+                              rows.Int(i, 5)});
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> PostgresLogStore::ListOffsetGroups() {
+  MINK_ASSIGN_OR_RETURN(Rows rows,
+                        Query("SELECT DISTINCT group_id FROM group_offsets ORDER BY group_id", {},
+                              "list offset groups"));
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(rows.count()));
+  for (int i = 0; i < rows.count(); ++i) out.push_back(rows.Text(i, 0));
+  return out;
+}
+
+Status PostgresLogStore::DeleteGroupOffsets(const std::string& group) {
+  return Query("DELETE FROM group_offsets WHERE group_id = $1", {group}, "delete group offsets")
+      .status();
+}
+
+Status PostgresLogStore::DeleteTopicOffsets(const std::string& topic) {
+  return Query("DELETE FROM group_offsets WHERE topic = $1", {topic}, "delete topic offsets")
+      .status();
 }
 
 }  // namespace mink::metadata

@@ -45,6 +45,12 @@ class PostgresLogStore final : public LogStore {
   Result<std::vector<Heartbeat>> ListHeartbeats() override;
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder, int64_t now_ms,
                                 int64_t ttl_ms) override;
+  Status CommitGroupOffsets(const std::string& group,
+                            const std::vector<GroupOffset>& offsets) override;
+  Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override;
+  Result<std::vector<std::string>> ListOffsetGroups() override;
+  Status DeleteGroupOffsets(const std::string& group) override;
+  Status DeleteTopicOffsets(const std::string& topic) override;
   std::string Describe() const override { return redacted_url_; }
 
  private:

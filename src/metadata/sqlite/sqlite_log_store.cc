@@ -21,6 +21,11 @@ const char* const kMigrations[] = {
     " address TEXT NOT NULL, updated_ms INTEGER NOT NULL);"
     "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, epoch INTEGER NOT NULL,"
     " expires_ms INTEGER NOT NULL);",
+    // 2: committed offsets of Kafka consumer groups.
+    "CREATE TABLE group_offsets (group_id TEXT NOT NULL, topic TEXT NOT NULL,"
+    " partition INTEGER NOT NULL, committed_offset INTEGER NOT NULL,"
+    " leader_epoch INTEGER NOT NULL, metadata BLOB NOT NULL, commit_time_ms INTEGER NOT NULL,"
+    " PRIMARY KEY (group_id, topic, partition)) WITHOUT ROWID;",
 };
 
 constexpr std::chrono::milliseconds kPollInterval{100};
@@ -71,11 +76,23 @@ class Stmt {
   void Bind(int i, const std::string& v) {
     sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
+  void BindBlob(int i, const std::string& v) {
+    sqlite3_bind_blob64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT);
+  }
+  // Makes the statement ready to run again with new bindings.
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
   // SQLITE_ROW, SQLITE_DONE or an error code.
   int Step() { return sqlite3_step(stmt_); }
   int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
   std::string Text(int col) {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : "";
+  }
+  std::string Blob(int col) {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
     return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : "";
   }
 
@@ -335,6 +352,87 @@ Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std
       /*immediate=*/true);
   if (!s.ok()) return s;
   return lease;
+}
+
+Status SqliteLogStore::CommitGroupOffsets(const std::string& group,
+                                          const std::vector<GroupOffset>& offsets) {
+  if (offsets.empty()) return Status::Ok();
+  return InTransaction(
+      [&]() -> Status {
+        Stmt stmt(db_,
+                  "INSERT INTO group_offsets (group_id, topic, partition, committed_offset,"
+                  " leader_epoch, metadata, commit_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                  " ON CONFLICT(group_id, topic, partition) DO UPDATE SET"
+                  " committed_offset = excluded.committed_offset,"
+                  " leader_epoch = excluded.leader_epoch, metadata = excluded.metadata,"
+                  " commit_time_ms = excluded.commit_time_ms");
+        MINK_RETURN_IF_ERROR(stmt.prepared());
+        for (const GroupOffset& o : offsets) {
+          stmt.Reset();
+          stmt.Bind(1, group);
+          stmt.Bind(2, o.topic);
+          stmt.Bind(3, static_cast<int64_t>(o.partition));
+          stmt.Bind(4, o.offset);
+          stmt.Bind(5, static_cast<int64_t>(o.leader_epoch));
+          stmt.BindBlob(6, o.metadata);
+          stmt.Bind(7, o.commit_time_ms);
+          if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "commit group offsets");
+        }
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+}
+
+Result<std::vector<GroupOffset>> SqliteLogStore::ListGroupOffsets(const std::string& group) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Stmt stmt(db_,
+            "SELECT topic, partition, committed_offset, leader_epoch, metadata, commit_time_ms"
+            " FROM group_offsets WHERE group_id = ? ORDER BY topic, partition");
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  stmt.Bind(1, group);
+  std::vector<GroupOffset> out;
+  int rc;
+  while ((rc = stmt.Step()) == SQLITE_ROW) {
+    out.push_back(GroupOffset{stmt.Text(0), static_cast<int32_t>(stmt.Int(1)), stmt.Int(2),
+                              static_cast<int32_t>(stmt.Int(3)), stmt.Blob(4), stmt.Int(5)});
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, "list group offsets");
+  return out;
+}
+
+Result<std::vector<std::string>> SqliteLogStore::ListOffsetGroups() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Stmt stmt(db_, "SELECT DISTINCT group_id FROM group_offsets ORDER BY group_id");
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = stmt.Step()) == SQLITE_ROW) out.push_back(stmt.Text(0));
+  if (rc != SQLITE_DONE) return SqliteError(db_, "list offset groups");
+  return out;
+}
+
+Status SqliteLogStore::DeleteGroupOffsets(const std::string& group) {
+  return InTransaction(
+      [&]() -> Status {
+        Stmt stmt(db_, "DELETE FROM group_offsets WHERE group_id = ?");
+        MINK_RETURN_IF_ERROR(stmt.prepared());
+        stmt.Bind(1, group);
+        if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "delete group offsets");
+        return Status::Ok();
+      },
+      /*immediate=*/true);
+}
+
+Status SqliteLogStore::DeleteTopicOffsets(const std::string& topic) {
+  return InTransaction(
+      [&]() -> Status {
+        Stmt stmt(db_, "DELETE FROM group_offsets WHERE topic = ?");
+        MINK_RETURN_IF_ERROR(stmt.prepared());
+        stmt.Bind(1, topic);
+        if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "delete topic offsets");
+        return Status::Ok();
+      },
+      /*immediate=*/true);
 }
 
 }  // namespace mink::metadata

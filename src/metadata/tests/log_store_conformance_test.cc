@@ -2,6 +2,8 @@
 // harness starts).
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
 
 #include <thread>
 
@@ -34,7 +36,7 @@ TEST_P(LogStoreConformance, MigrateIsIdempotentAndVersioned) {
   ASSERT_TRUE(store_->Migrate().ok());
   auto v = store_->SchemaVersion();
   ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_GE(*v, 1);
+  EXPECT_EQ(*v, 2);
 }
 
 TEST_P(LogStoreConformance, InsertedCommandsReadBackInOrder) {
@@ -132,6 +134,139 @@ TEST_P(LogStoreConformance, LeaseIsExclusiveUntilItExpires) {
   auto taken = store_->TryAcquireLease("coordinator", "node-2", 2000, 500);
   EXPECT_EQ(taken->holder, "node-2");
   EXPECT_EQ(taken->epoch, first_epoch + 1);
+}
+
+GroupOffset Off(std::string topic, int32_t partition, int64_t offset, std::string metadata = "",
+                int32_t epoch = -1) {
+  return GroupOffset{std::move(topic),    partition,    offset, epoch,
+                     std::move(metadata), 5000 + offset};
+}
+
+TEST_P(LogStoreConformance, GroupOffsetsUpsertAndListByTopicAndPartition) {
+  auto none = store_->ListGroupOffsets("g1");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  ASSERT_TRUE(
+      store_->CommitGroupOffsets("g1", {Off("b", 1, 10), Off("a", 2, 20, "m", 3), Off("a", 0, 5)})
+          .ok());
+  ASSERT_TRUE(store_->CommitGroupOffsets("g2", {Off("a", 0, 99)}).ok());
+  // Upsert one, add one; the others stay.
+  ASSERT_TRUE(store_->CommitGroupOffsets("g1", {Off("a", 0, 7, "new", 4), Off("c", 0, 1)}).ok());
+  auto g1 = store_->ListGroupOffsets("g1");
+  ASSERT_TRUE(g1.ok()) << g1.status();
+  std::vector<GroupOffset> want = {Off("a", 0, 7, "new", 4), Off("a", 2, 20, "m", 3),
+                                   Off("b", 1, 10), Off("c", 0, 1)};
+  EXPECT_EQ(*g1, want);
+  auto g2 = store_->ListGroupOffsets("g2");
+  ASSERT_TRUE(g2.ok());
+  ASSERT_EQ(g2->size(), 1u);
+  EXPECT_EQ((*g2)[0].offset, 99);
+  auto groups = store_->ListOffsetGroups();
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  EXPECT_EQ(*groups, (std::vector<std::string>{"g1", "g2"}));
+  EXPECT_TRUE(store_->CommitGroupOffsets("g3", {}).ok());
+  EXPECT_EQ(store_->ListOffsetGroups()->size(), 2u);
+}
+
+TEST_P(LogStoreConformance, GroupOffsetMetadataKeepsAnyBytesAndTheLastDuplicateWins) {
+  const std::string binary = std::string("a\0b", 3) + "\xff\x80'\\x00\"";
+  ASSERT_TRUE(store_
+                  ->CommitGroupOffsets(
+                      "g", {Off("t", 0, 1, "first"), Off("t", 1, 2), Off("t", 0, 3, binary, 9)})
+                  .ok());
+  auto listed = store_->ListGroupOffsets("g");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0], Off("t", 0, 3, binary, 9));
+  EXPECT_EQ((*listed)[1], Off("t", 1, 2));
+}
+
+TEST_P(LogStoreConformance, ALargeOffsetBatchLandsWhole) {
+  std::vector<GroupOffset> batch;
+  for (int i = 0; i < 2500; ++i) batch.push_back(Off("topic-" + std::to_string(i % 7), i, i));
+  ASSERT_TRUE(store_->CommitGroupOffsets("big", batch).ok());
+  auto listed = store_->ListGroupOffsets("big");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->size(), 2500u);
+}
+
+TEST_P(LogStoreConformance, AnOffsetCommitInAFailedTransactionIsRolledBack) {
+  Status s = store_->WithAppendLock([&]() -> Status {
+    EXPECT_TRUE(store_->CommitGroupOffsets("g", {Off("t", 0, 1), Off("t", 1, 1)}).ok());
+    return InternalError("later step failed");
+  });
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(store_->ListGroupOffsets("g")->empty());
+}
+
+TEST_P(LogStoreConformance, DeletingOffsetsOfATopicOrAGroup) {
+  ASSERT_TRUE(store_->CommitGroupOffsets("g1", {Off("a", 0, 1), Off("b", 0, 2)}).ok());
+  ASSERT_TRUE(store_->CommitGroupOffsets("g2", {Off("a", 0, 3), Off("b", 0, 4)}).ok());
+  ASSERT_TRUE(store_->DeleteTopicOffsets("a").ok());
+  EXPECT_EQ(*store_->ListGroupOffsets("g1"), (std::vector<GroupOffset>{Off("b", 0, 2)}));
+  EXPECT_EQ(*store_->ListGroupOffsets("g2"), (std::vector<GroupOffset>{Off("b", 0, 4)}));
+  ASSERT_TRUE(store_->DeleteGroupOffsets("g1").ok());
+  EXPECT_TRUE(store_->ListGroupOffsets("g1")->empty());
+  EXPECT_EQ(*store_->ListOffsetGroups(), (std::vector<std::string>{"g2"}));
+  EXPECT_TRUE(store_->DeleteGroupOffsets("unknown").ok());
+}
+
+// The schema exactly as migration 1 left it, with one command in it.
+constexpr char kVersion1Schema[] =
+    "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+    "INSERT INTO schema_version VALUES (1);"
+    "CREATE TABLE commands (seq BIGINT PRIMARY KEY, id TEXT NOT NULL, time_ms BIGINT NOT NULL,"
+    " node TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL);"
+    "CREATE TABLE snapshots (seq BIGINT PRIMARY KEY, body TEXT NOT NULL);"
+    "CREATE TABLE heartbeats (node_id INTEGER PRIMARY KEY, node_epoch BIGINT NOT NULL,"
+    " address TEXT NOT NULL, updated_ms BIGINT NOT NULL);"
+    "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, epoch BIGINT NOT NULL,"
+    " expires_ms BIGINT NOT NULL);"
+    "INSERT INTO commands VALUES (1, 'id1', 1001, 'n1', 'k', '{}');";
+
+// Runs `sql` on the database behind `url` with the database's own client library.
+void RunRaw(const std::string& url, const std::string& sql) {
+  if (url.rfind("sqlite:", 0) == 0) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return;
+  }
+  PGconn* conn = PQconnectdb(url.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PGresult* res = PQexec(conn, sql.c_str());
+  EXPECT_EQ(PQresultStatus(res), PGRES_COMMAND_OK) << PQerrorMessage(conn);
+  PQclear(res);
+  PQfinish(conn);
+}
+
+TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToVersion2) {
+  const std::string url = testing::FreshDatabaseUrl(GetParam());
+  ASSERT_FALSE(url.empty());
+  RunRaw(url, kVersion1Schema);
+  auto opened = OpenLogStore(url);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  LogStore& old_db = **opened;
+  EXPECT_EQ(*old_db.SchemaVersion(), 1);
+  EXPECT_FALSE(old_db.CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());  // no table yet
+  ASSERT_TRUE(old_db.Migrate().ok());
+  EXPECT_EQ(*old_db.SchemaVersion(), 2);
+  auto commands = old_db.ReadAfter(0, 10);
+  ASSERT_TRUE(commands.ok()) << commands.status();
+  ASSERT_EQ(commands->size(), 1u);
+  EXPECT_EQ((*commands)[0].id, "id1");
+  ASSERT_TRUE(old_db.CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());
+  EXPECT_EQ(*old_db.ListGroupOffsets("g"), (std::vector<GroupOffset>{Off("t", 0, 1)}));
+  // Migrating again (another node starting) changes nothing.
+  auto again = OpenLogStore(url);
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE((*again)->Migrate().ok());
+  EXPECT_EQ(*(*again)->SchemaVersion(), 2);
+  EXPECT_EQ((*again)->ListGroupOffsets("g")->size(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LogStoreConformance, ::testing::Values("sqlite", "postgres"),

@@ -1,0 +1,62 @@
+#pragma once
+// OffsetStore: the committed offsets of Kafka consumer groups. They are durable in the metadata
+// database's group_offsets table (metadata::LogStore::CommitGroupOffsets), not in the command
+// log (DESIGN.md §5), and cached per group: a group's offsets are read from the database on its
+// first use after a start, and every commit is written through before it becomes visible.
+//
+// The cache assumes this node is the only writer of a group's offsets (the node is the
+// coordinator of every group).
+//
+// Thread-safety: every method may be called from any thread. Commit, Fetch, Groups and
+// DeleteTopic block on the database: call them from a blocking pool, not an io thread.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "metadata/log_store.h"
+
+namespace mink::kafka {
+
+// (topic, partition) -> its committed offset.
+using GroupOffsetMap = std::map<std::pair<std::string, int32_t>, metadata::GroupOffset>;
+
+class OffsetStore {
+ public:
+  // `store` (not owned, may be null) keeps the offsets durable; without it they live in memory
+  // only (tests and tools).
+  explicit OffsetStore(metadata::LogStore* store) : store_(store) {}
+  OffsetStore(const OffsetStore&) = delete;
+  OffsetStore& operator=(const OffsetStore&) = delete;
+
+  // Writes `offsets` of `group` to the database in one transaction, then to the cache. On an
+  // error nothing is visible (the database may still have them if only the reply was lost).
+  Status Commit(const std::string& group, const std::vector<metadata::GroupOffset>& offsets);
+  // Every committed offset of `group` (empty for a group that never committed).
+  Result<GroupOffsetMap> Fetch(const std::string& group);
+  // The groups with at least one committed offset, sorted.
+  Result<std::vector<std::string>> Groups();
+  // Forgets `topic`'s offsets in every group (the topic was deleted).
+  Status DeleteTopic(const std::string& topic);
+
+ private:
+  struct Entry {
+    std::mutex mutex;  // held across the database write, so the cache follows commit order
+    bool loaded = false;
+    GroupOffsetMap offsets;
+  };
+  std::shared_ptr<Entry> EntryFor(const std::string& group);
+  // Reads the group's offsets from the database unless that was done. Caller holds e.mutex.
+  Status LoadLocked(const std::string& group, Entry& e);
+
+  metadata::LogStore* const store_;
+  std::mutex mutex_;  // guards entries_ (not the entries)
+  std::map<std::string, std::shared_ptr<Entry>> entries_;
+};
+
+}  // namespace mink::kafka
