@@ -42,6 +42,7 @@
 #include "storage/batch_format.h"
 #include "storage/object_format.h"
 #include "storage/stream_store.h"
+#include "bench_util.h"
 
 namespace mink::bench {
 namespace {
@@ -49,16 +50,11 @@ namespace {
 using Millis = std::chrono::milliseconds;
 using Micros = std::chrono::microseconds;
 
-constexpr int kMaxDiskFiles = 64;
-constexpr size_t kDiskFileBytes = 8 << 20;
-constexpr int kMaxSmallSyncs = 200;
 constexpr auto kDrainTimeout = std::chrono::seconds(60);
 constexpr uint64_t kMaxAppendsPerPhase = 50'000'000;  // a count bound beside the deadline
 constexpr uint64_t kMaxErrors = 1000;                 // a phase gives up after this many
 constexpr size_t kMaxTraces = 2'000'000;              // appends traced per phase
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void OnSignal(int) { g_interrupted.store(true); }
 
 // ---------------------------------------------------------------------------------------------
 // Flags
@@ -182,34 +178,6 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
 
 // ---------------------------------------------------------------------------------------------
 // Small measurement helpers
-
-double Seconds(SteadyTime from, SteadyTime to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
-struct Distribution {
-  uint64_t count = 0;
-  double p50_ms = 0, p99_ms = 0, max_ms = 0, mean_ms = 0;
-};
-
-// Nearest-rank percentiles of samples in microseconds.
-Distribution Summarize(std::vector<int64_t> us) {
-  Distribution d;
-  d.count = us.size();
-  if (us.empty()) return d;
-  std::sort(us.begin(), us.end());
-  auto rank = [&](double q) {
-    size_t i = static_cast<size_t>(q * static_cast<double>(us.size()) + 0.999999);
-    return us[std::clamp<size_t>(i, 1, us.size()) - 1] / 1000.0;
-  };
-  double sum = 0;
-  for (int64_t v : us) sum += static_cast<double>(v);
-  d.p50_ms = rank(0.50);
-  d.p99_ms = rank(0.99);
-  d.max_ms = us.back() / 1000.0;
-  d.mean_ms = sum / static_cast<double>(us.size()) / 1000.0;
-  return d;
-}
 
 // Durations of one kind of call, collected per phase (Take() returns them and starts afresh).
 class CallTimes {
@@ -417,105 +385,6 @@ double LoadAverage() {
     std::fclose(f);
   }
   return load;
-}
-
-std::string RandomBytes(size_t n, uint64_t seed) {
-  std::string out(n, '\0');
-  std::mt19937_64 rng(seed);
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    std::memcpy(out.data() + i, &v, std::min<size_t>(8, n - i));
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Phase 1: the disk
-
-struct DiskResult {
-  int files = 0;
-  uint64_t bytes = 0;
-  double seconds = 0;
-  double mb_s = 0;
-  Distribution file_time;  // create + write 8 MiB + fdatasync + close
-  std::string error;
-};
-
-bool WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// `writers` threads write and fdatasync 8 MiB files (each a new file) until 64 files are written
-// or `seconds` pass; MB/s = bytes / wall time. The files are deleted afterwards.
-DiskResult MeasureDisk(const std::string& dir, int seconds, int writers) {
-  DiskResult r;
-  const std::string data = RandomBytes(kDiskFileBytes, 1);
-  std::mutex mutex;
-  std::vector<int64_t> file_us;
-  std::vector<std::string> paths;
-  int next = 0;
-  const SteadyTime start = SteadyNow();
-  const SteadyTime deadline = start + std::chrono::seconds(seconds);
-  auto writer = [&] {
-    while (!g_interrupted.load()) {
-      std::string path;
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (next >= kMaxDiskFiles || !r.error.empty()) return;
-        if (next >= writers && SteadyNow() >= deadline) return;
-        path = dir + "/disk-" + std::to_string(next++);
-        paths.push_back(path);
-      }
-      SteadyTime t = SteadyNow();
-      int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      bool ok = fd >= 0 && WriteAll(fd, data) && ::fdatasync(fd) == 0;
-      int err = errno;
-      if (fd >= 0) ::close(fd);
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!ok) {
-        r.error = "write/fdatasync " + path + ": " + std::strerror(err);
-        return;
-      }
-      file_us.push_back(std::chrono::duration_cast<Micros>(SteadyNow() - t).count());
-      ++r.files;
-      r.bytes += data.size();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int i = 0; i < writers; ++i) threads.emplace_back(writer);
-  for (auto& t : threads) t.join();
-  r.seconds = Seconds(start, SteadyNow());
-  r.mb_s = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / 1e6 : 0;
-  r.file_time = Summarize(std::move(file_us));
-  for (const auto& p : paths) ::unlink(p.c_str());
-  return r;
-}
-
-// The latency floor of one small durable write (what a lightly loaded commit pays at least).
-Distribution MeasureSmallSync(const std::string& dir) {
-  std::string path = dir + "/disk-small";
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return {};
-  const std::string page = RandomBytes(4096, 2);
-  std::vector<int64_t> us;
-  const SteadyTime deadline = SteadyNow() + std::chrono::seconds(2);
-  for (int i = 0; i < kMaxSmallSyncs && SteadyNow() < deadline && !g_interrupted.load(); ++i) {
-    SteadyTime t = SteadyNow();
-    if (!WriteAll(fd, page) || ::fdatasync(fd) != 0) break;
-    us.push_back(std::chrono::duration_cast<Micros>(SteadyNow() - t).count());
-  }
-  ::close(fd);
-  ::unlink(path.c_str());
-  return Summarize(std::move(us));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -910,8 +779,7 @@ int Main(int argc, char** argv) {
     return error.empty() ? 0 : 2;
   }
   log::SetLevel(log::Level::kWarn);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  InstallStopSignals();
 
   std::string parent = flags.dir;
   if (parent.empty()) {

@@ -1,0 +1,49 @@
+#pragma once
+// What every load driver in bench/ shares: the stop flag set by SIGINT/SIGTERM, latency
+// distributions, random payloads, and the disk probes that give each run its limit (the disk's
+// own bandwidth and the latency of one small durable write, measured in the same directory).
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+
+namespace mink::bench {
+
+// Set by SIGINT/SIGTERM once InstallStopSignals() ran: phases end early, drivers clean up.
+extern std::atomic<bool> g_interrupted;
+void InstallStopSignals();
+
+double Seconds(SteadyTime from, SteadyTime to);
+
+struct Distribution {
+  uint64_t count = 0;
+  double p50_ms = 0, p99_ms = 0, max_ms = 0, mean_ms = 0;
+};
+// Nearest-rank percentiles of samples in microseconds.
+Distribution Summarize(std::vector<int64_t> us);
+
+// `n` pseudo-random bytes (incompressible payloads), the same for the same seed.
+std::string RandomBytes(size_t n, uint64_t seed);
+
+inline constexpr int kMaxDiskFiles = 64;  // the disk probe writes at most this many files
+inline constexpr size_t kDiskFileBytes = 8 << 20;
+
+struct DiskResult {
+  int files = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  double mb_s = 0;
+  Distribution file_time;  // create + write 8 MiB + fdatasync + close
+  std::string error;
+};
+// `writers` threads write and fdatasync new 8 MiB files in `dir` until 64 files are written or
+// `seconds` pass; MB/s = bytes / wall time. The files are deleted afterwards.
+DiskResult MeasureDisk(const std::string& dir, int seconds, int writers);
+// The latency of one 4 KiB write + fdatasync (what a lightly loaded commit pays at least);
+// at most 200 samples or 2 s.
+Distribution MeasureSmallSync(const std::string& dir);
+
+}  // namespace mink::bench
