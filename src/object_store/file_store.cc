@@ -59,11 +59,12 @@ class Fd {
   int fd_;
 };
 
-Status ReadFully(int fd, uint64_t offset, size_t length, std::string* out, const std::string& path) {
-  out->resize(length);
+// Reads up to `length` bytes at `offset` into `out`; stops early at the end of the file.
+Result<size_t> PreadFully(int fd, uint64_t offset, size_t length, char* out,
+                          const std::string& path) {
   size_t done = 0;
   while (done < length) {
-    ssize_t n = ::pread(fd, out->data() + done, length - done, static_cast<off_t>(offset + done));
+    ssize_t n = ::pread(fd, out + done, length - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return ErrnoStatus("read", path, errno);
@@ -71,6 +72,12 @@ Status ReadFully(int fd, uint64_t offset, size_t length, std::string* out, const
     if (n == 0) break;
     done += static_cast<size_t>(n);
   }
+  return done;
+}
+
+Status ReadFully(int fd, uint64_t offset, size_t length, std::string* out, const std::string& path) {
+  out->resize(length);
+  MINK_ASSIGN_OR_RETURN(size_t done, PreadFully(fd, offset, length, out->data(), path));
   out->resize(done);
   return Status::Ok();
 }
@@ -145,23 +152,45 @@ Result<std::string> FileStore::Get(std::string_view key) {
   return out;
 }
 
-Result<std::string> FileStore::GetRange(std::string_view key, uint64_t offset, uint64_t length) {
+Result<FileStore::Range> FileStore::OpenRange(std::string_view key, uint64_t offset,
+                                              uint64_t length) {
   MINK_RETURN_IF_ERROR(ValidateKey(key));
-  std::string path = PathOf(key);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoStatus("open", path, errno);
+  Range range;
+  range.path = PathOf(key);
+  range.fd = ::open(range.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (range.fd < 0) return ErrnoStatus("open", range.path, errno);
+  Fd fd(range.fd);
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("stat", path, errno);
+  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("stat", range.path, errno);
   uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (length == 0) return std::string();
-  if (offset >= size) {
+  if (length == 0) {
+    range.length = 0;
+  } else if (offset >= size) {
     return OutOfRangeError("range starts at " + std::to_string(offset) + " beyond the end (" +
                            std::to_string(size) + " bytes) of object " + std::string(key));
+  } else {
+    range.length = static_cast<size_t>(std::min(length, size - offset));
   }
+  fd.Release();
+  return range;
+}
+
+Result<std::string> FileStore::GetRange(std::string_view key, uint64_t offset, uint64_t length) {
+  MINK_ASSIGN_OR_RETURN(Range range, OpenRange(key, offset, length));
+  Fd fd(range.fd);
   std::string out;
-  MINK_RETURN_IF_ERROR(
-      ReadFully(fd.get(), offset, static_cast<size_t>(std::min(length, size - offset)), &out, path));
+  MINK_RETURN_IF_ERROR(ReadFully(fd.get(), offset, range.length, &out, range.path));
   return out;
+}
+
+Result<Buffer> FileStore::GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) {
+  MINK_ASSIGN_OR_RETURN(Range range, OpenRange(key, offset, length));
+  Fd fd(range.fd);
+  if (range.length == 0) return Buffer();
+  auto bytes = std::make_unique_for_overwrite<char[]>(range.length);
+  MINK_ASSIGN_OR_RETURN(size_t done,
+                        PreadFully(fd.get(), offset, range.length, bytes.get(), range.path));
+  return Buffer(std::move(bytes), done);
 }
 
 Result<ObjectInfo> FileStore::Head(std::string_view key) {

@@ -19,6 +19,8 @@ class FileStore final : public ObjectStore {
   Status Put(std::string_view key, std::string_view data) override;
   Result<std::string> Get(std::string_view key) override;
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
+  // Reads into an uninitialised buffer (no zero-fill before the pread).
+  Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view key) override;
@@ -28,6 +30,13 @@ class FileStore final : public ObjectStore {
 
  private:
   explicit FileStore(std::string root) : root_(std::move(root)) {}
+  // An open object and how many bytes of [offset, offset + length) it holds; the caller closes fd.
+  struct Range {
+    int fd = -1;
+    std::string path;
+    size_t length = 0;
+  };
+  Result<Range> OpenRange(std::string_view key, uint64_t offset, uint64_t length);
   std::string PathOf(std::string_view key) const { return root_ + "/" + std::string(key); }
   // Creates the directories above `path` that are missing, fsyncing each new one's parent.
   Status MakeParents(const std::string& path);

@@ -15,6 +15,24 @@
 
 namespace mink::object_store {
 
+// Bytes read from a store: a string, or a buffer a backend filled without initialising it first
+// (file:// reads straight into it, saving the zero-fill a std::string needs). Move-only.
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(std::string bytes) : string_(std::move(bytes)), size_(string_.size()) {}
+  Buffer(std::unique_ptr<char[]> bytes, size_t size) : raw_(std::move(bytes)), size_(size) {}
+
+  const char* data() const { return raw_ ? raw_.get() : string_.data(); }
+  size_t size() const { return size_; }
+  std::string_view view() const { return std::string_view(data(), size_); }
+
+ private:
+  std::string string_;
+  std::unique_ptr<char[]> raw_;
+  size_t size_ = 0;
+};
+
 struct ObjectInfo {
   std::string key;
   uint64_t size = 0;
@@ -35,6 +53,13 @@ class ObjectStore {
   // Bytes [offset, offset + length) of the object, fewer if the object ends first. OutOfRange when
   // offset is at or beyond the end (and length > 0); NotFound when there is no object.
   virtual Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) = 0;
+
+  // GetRange into a Buffer, with the same results and errors. The default wraps GetRange; a
+  // backend overrides it when it can avoid initialising or copying the bytes.
+  virtual Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) {
+    MINK_ASSIGN_OR_RETURN(auto bytes, GetRange(key, offset, length));
+    return Buffer(std::move(bytes));
+  }
 
   // Size and time of one object; NotFound when there is none.
   virtual Result<ObjectInfo> Head(std::string_view key) = 0;

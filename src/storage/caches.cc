@@ -1,5 +1,7 @@
 #include "storage/caches.h"
 
+#include <algorithm>
+
 namespace mink::storage {
 namespace {
 
@@ -55,36 +57,77 @@ void TailCache::Drop(uint64_t stream_id) {
   tails_.erase(stream_id);
 }
 
-std::shared_ptr<const std::string> BlockCache::Get(const std::string& key) const {
+void BlockCache::CountAccessLocked(const std::string& key) {
+  uint8_t& count = counts_[key];
+  if (count < kMaxCount) ++count;
+  // Aging: halve every count once the accesses since the last aging reach a multiple of the
+  // keys tracked, so old popularity fades; forget keys whose count reaches zero.
+  if (++accesses_since_aging_ >= std::max<size_t>(64, 8 * counts_.size())) {
+    accesses_since_aging_ = 0;
+    for (auto it = counts_.begin(); it != counts_.end();) {
+      it->second = static_cast<uint8_t>(it->second / 2);
+      if (it->second == 0 && !index_.count(it->first)) {
+        it = counts_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+uint8_t BlockCache::CountLocked(const std::string& key) const {
+  auto it = counts_.find(key);
+  return it == counts_.end() ? 0 : it->second;
+}
+
+CachedRunPtr BlockCache::Get(const std::string& key) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (capacity_ == 0) return nullptr;
+  CountAccessLocked(key);
   auto it = index_.find(key);
   if (it == index_.end()) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second);
   return it->second->second;
 }
 
-void BlockCache::Put(const std::string& key, std::shared_ptr<const std::string> block) {
-  if (capacity_ == 0 || block->size() > capacity_) return;
+bool BlockCache::Put(const std::string& key, CachedRunPtr run) {
+  if (capacity_ == 0 || run->bytes > capacity_) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = index_.find(key);
   if (it != index_.end()) {
-    bytes_ -= it->second->second->size();
+    bytes_ -= it->second->second->bytes;
     lru_.erase(it->second);
     index_.erase(it);
   }
-  bytes_ += block->size();
-  lru_.emplace_front(key, std::move(block));
+  // The least recently used runs that would have to go; admit only if each is less popular.
+  if (bytes_ + run->bytes > capacity_) {
+    const uint8_t count = CountLocked(key);
+    size_t freed = 0;
+    for (auto v = lru_.rbegin(); v != lru_.rend() && bytes_ - freed + run->bytes > capacity_;
+         ++v) {
+      if (CountLocked(v->first) >= count) return false;
+      freed += v->second->bytes;
+    }
+  }
+  bytes_ += run->bytes;
+  lru_.emplace_front(key, std::move(run));
   index_[key] = lru_.begin();
   while (bytes_ > capacity_ && !lru_.empty()) {
-    bytes_ -= lru_.back().second->size();
+    bytes_ -= lru_.back().second->bytes;
     index_.erase(lru_.back().first);
     lru_.pop_back();
   }
+  return true;
 }
 
 size_t BlockCache::size_bytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return bytes_;
+}
+
+size_t BlockCache::entries() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return index_.size();
 }
 
 }  // namespace mink::storage

@@ -2,8 +2,10 @@
 // The two read caches of the storage layer.
 //  - TailCache: the newest committed batches of each stream this node writes, so readers at the
 //    end of a stream are served from memory. Bounded per stream.
-//  - BlockCache: runs fetched from objects (a run = one stream's bytes in one object), LRU,
-//    bounded in bytes.
+//  - BlockCache: runs fetched from objects (a run = one stream's bytes in one object), kept as
+//    the batches decoded from them after their checksums were verified, so a hit costs neither a
+//    checksum nor a copy. LRU, bounded in bytes, with frequency-based admission so that one scan
+//    larger than the cache does not evict everything (see BlockCache).
 // Both are thread-safe.
 
 #include <cstdint>
@@ -43,21 +45,43 @@ class TailCache {
   std::unordered_map<uint64_t, Tail> tails_;
 };
 
+// The batches of one run, decoded from verified bytes.
+struct CachedRun {
+  std::vector<BatchPtr> batches;
+  size_t bytes = 0;  // the run's length in its object
+};
+using CachedRunPtr = std::shared_ptr<const CachedRun>;
+
+// LRU bounded in bytes, with admission by frequency when full (in the spirit of TinyLFU): every
+// Get, hit or miss, counts an access of its key; counts are halved every few accesses so they
+// follow a changing workload. A new run that needs room is admitted only if its key was accessed
+// more often than each of the runs it would evict. A cyclic scan of n runs over a cache that
+// holds n - 1 therefore keeps n - 1 of them and misses once a cycle, instead of missing every
+// time as a plain LRU does; a run read once never pushes out runs read repeatedly.
 class BlockCache {
  public:
   explicit BlockCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
 
-  std::shared_ptr<const std::string> Get(const std::string& key) const;
-  void Put(const std::string& key, std::shared_ptr<const std::string> block);
+  CachedRunPtr Get(const std::string& key);
+  // Returns whether the run was admitted.
+  bool Put(const std::string& key, CachedRunPtr run);
   size_t size_bytes() const;
+  size_t entries() const;
 
  private:
-  using Lru = std::list<std::pair<std::string, std::shared_ptr<const std::string>>>;
+  static constexpr uint8_t kMaxCount = 15;
+  void CountAccessLocked(const std::string& key);
+  uint8_t CountLocked(const std::string& key) const;
+
+  using Lru = std::list<std::pair<std::string, CachedRunPtr>>;
   const size_t capacity_;
   mutable std::mutex mutex_;
-  mutable Lru lru_;  // front = most recently used
+  Lru lru_;  // front = most recently used
   std::unordered_map<std::string, Lru::iterator> index_;
   size_t bytes_ = 0;
+  // Recent access counts of cached and uncached keys, saturating at kMaxCount.
+  std::unordered_map<std::string, uint8_t> counts_;
+  uint64_t accesses_since_aging_ = 0;
 };
 
 }  // namespace mink::storage

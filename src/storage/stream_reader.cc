@@ -12,54 +12,55 @@ ReadStats StreamReader::stats() const {
   return stats_;
 }
 
-Result<std::vector<BatchPtr>> StreamReader::LoadSegment(const metadata::Segment& seg) {
+Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
   std::string cache_key = seg.object_key + "@" + std::to_string(seg.position);
-  std::shared_ptr<const std::string> bytes = blocks_->Get(cache_key);
-  if (bytes) {
+  // The cache holds only runs whose checksums and offsets were verified when they were fetched,
+  // decoded into batches, so a hit is served without checking or copying them again.
+  if (CachedRunPtr cached = blocks_->Get(cache_key)) {
     std::lock_guard<std::mutex> lock(stats_mutex_);
     ++stats_.cache_hits;
-  } else {
-    auto store = stores_.find(seg.bucket_id);
-    if (store == stores_.end()) {
-      return DataLossError("object " + seg.object_key + " is in store bucket " +
-                           std::to_string(seg.bucket_id) + ", which this node does not have");
-    }
-    auto fetched = store->second->GetRange(seg.object_key, seg.position, seg.length);
-    if (!fetched.ok()) {
-      if (IsNotFound(fetched.status())) {
-        return DataLossError("object " + seg.object_key + " is missing from " +
-                             store->second->Describe());
-      }
-      if (fetched.status().code() == StatusCode::kOutOfRange) {
-        return DataLossError("object " + seg.object_key + " is truncated: " +
-                             fetched.status().message());
-      }
-      return fetched.status();
-    }
-    if (fetched->size() != seg.length) {
-      return DataLossError("object " + seg.object_key + " is truncated: expected " +
-                           std::to_string(seg.length) + " bytes at " +
-                           std::to_string(seg.position) + ", got " +
-                           std::to_string(fetched->size()));
-    }
-    {
-      std::lock_guard<std::mutex> lock(stats_mutex_);
-      ++stats_.object_reads;
-      stats_.object_bytes += fetched->size();
-    }
-    bytes = std::make_shared<const std::string>(std::move(*fetched));
+    return cached;
   }
-  MINK_ASSIGN_OR_RETURN(auto batches, DecodeBatches(*bytes, seg.object_key, seg.position));
+  auto store = stores_.find(seg.bucket_id);
+  if (store == stores_.end()) {
+    return DataLossError("object " + seg.object_key + " is in store bucket " +
+                         std::to_string(seg.bucket_id) + ", which this node does not have");
+  }
+  auto fetched = store->second->GetRangeBuffer(seg.object_key, seg.position, seg.length);
+  if (!fetched.ok()) {
+    if (IsNotFound(fetched.status())) {
+      return DataLossError("object " + seg.object_key + " is missing from " +
+                           store->second->Describe());
+    }
+    if (fetched.status().code() == StatusCode::kOutOfRange) {
+      return DataLossError("object " + seg.object_key + " is truncated: " +
+                           fetched.status().message());
+    }
+    return fetched.status();
+  }
+  if (fetched->size() != seg.length) {
+    return DataLossError("object " + seg.object_key + " is truncated: expected " +
+                         std::to_string(seg.length) + " bytes at " + std::to_string(seg.position) +
+                         ", got " + std::to_string(fetched->size()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    ++stats_.object_reads;
+    stats_.object_bytes += fetched->size();
+  }
+  MINK_ASSIGN_OR_RETURN(auto batches,
+                        DecodeBatches(fetched->view(), seg.object_key, seg.position));
   if (batches.empty() || batches.front().base_offset != seg.start_offset ||
       batches.back().end_offset() != seg.end_offset) {
     return DataLossError("object " + seg.object_key + " at byte " + std::to_string(seg.position) +
                          ": batches do not match the offsets the index records");
   }
-  blocks_->Put(cache_key, bytes);  // only verified bytes are cached
-  std::vector<BatchPtr> out;
-  out.reserve(batches.size());
-  for (auto& b : batches) out.push_back(std::make_shared<const Batch>(std::move(b)));
-  return out;
+  auto run = std::make_shared<CachedRun>();
+  run->bytes = seg.length;
+  run->batches.reserve(batches.size());
+  for (auto& b : batches) run->batches.push_back(std::make_shared<const Batch>(std::move(b)));
+  blocks_->Put(cache_key, run);  // only verified runs are cached
+  return CachedRunPtr(std::move(run));
 }
 
 Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t max_bytes,
@@ -123,13 +124,13 @@ Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t
   int64_t at = offset;
   for (const auto& seg : segments) {
     if (!result.batches.empty() && bytes >= max_bytes) break;
-    MINK_ASSIGN_OR_RETURN(auto batches, LoadSegment(seg));
-    for (auto& b : batches) {
+    MINK_ASSIGN_OR_RETURN(CachedRunPtr run, LoadSegment(seg));
+    for (const BatchPtr& b : run->batches) {
       if (b->end_offset() <= at) continue;
       if (!result.batches.empty() && bytes + b->payload.size() > max_bytes) return result;
       bytes += b->payload.size() + b->change_types.size() + kBatchHeaderSize;
       at = b->end_offset();
-      result.batches.push_back(std::move(b));
+      result.batches.push_back(b);
     }
   }
   return result;

@@ -47,8 +47,9 @@ class StreamReader {
   ReadStats stats() const;
 
  private:
-  // Fetches (or finds cached) the bytes of one segment and decodes its batches.
-  Result<std::vector<BatchPtr>> LoadSegment(const metadata::Segment& segment);
+  // The verified batches of one segment: from the block cache, or fetched, checked and decoded
+  // (and then offered to the cache).
+  Result<CachedRunPtr> LoadSegment(const metadata::Segment& segment);
 
   metadata::MetadataLog* const meta_;
   const std::map<int32_t, object_store::ObjectStore*> stores_;

@@ -91,6 +91,24 @@ TEST_P(Conformance, GetRangeReturnsTheSliceAndClampsAtTheEnd) {
   EXPECT_EQ(beyond.status().code(), StatusCode::kOutOfRange) << beyond.status();
 }
 
+TEST_P(Conformance, GetRangeBufferAgreesWithGetRange) {
+  std::string data = RandomBytes(5000, 3);
+  ASSERT_TRUE(store_->Put(Key("buffered"), data).ok());
+  auto mid = store_->GetRangeBuffer(Key("buffered"), 1000, 123);
+  ASSERT_TRUE(mid.ok()) << mid.status();
+  EXPECT_EQ(mid->view(), data.substr(1000, 123));
+  auto tail = store_->GetRangeBuffer(Key("buffered"), 4990, 100);
+  ASSERT_TRUE(tail.ok()) << tail.status();
+  EXPECT_EQ(tail->view(), data.substr(4990));
+  auto none = store_->GetRangeBuffer(Key("buffered"), 7, 0);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->size(), 0u);
+  EXPECT_EQ(store_->GetRangeBuffer(Key("buffered"), 5000, 10).status().code(),
+            StatusCode::kOutOfRange);
+  EXPECT_EQ(store_->GetRangeBuffer(Key("missing"), 0, 10).status().code(),
+            StatusCode::kNotFound);
+}
+
 TEST_P(Conformance, HeadReportsTheSize) {
   ASSERT_TRUE(store_->Put(Key("sized"), std::string(777, 'x')).ok());
   auto head = store_->Head(Key("sized"));

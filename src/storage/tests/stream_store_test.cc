@@ -331,6 +331,52 @@ TEST_F(StreamStoreTest, ACorruptObjectIsReportedAsDataLossNamingTheKey) {
   EXPECT_NE(m.status().message().find(key), std::string::npos) << m.status();
 }
 
+TEST_F(StreamStoreTest, AVerifiedRunIsServedFromTheCacheAndACorruptOneIsNeverCached) {
+  uint64_t s;
+  {
+    auto node = Node(1);
+    s = NewOpenStream(node.get());
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(node->store->AppendAndWait(s, Records(std::string(1000, 'a' + i))).ok());
+    }
+  }
+  auto listed = mem_->List("wal/");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_FALSE(listed->empty());
+
+  // A reader without the writer's tail fetches each run once, then serves it from the cache.
+  auto reader = Node(2);
+  ASSERT_EQ(ReadAll(reader->store.get(), s).size(), 3u);
+  const uint64_t fetched = reader->store->read_stats().object_reads;
+  EXPECT_GE(fetched, 1u);
+  auto again = ReadAll(reader->store.get(), s);
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[2]->payload, std::string(1000, 'c'));
+  EXPECT_EQ(reader->store->read_stats().object_reads, fetched);
+  EXPECT_GE(reader->store->read_stats().cache_hits, fetched);
+
+  // Damage every object. The cached runs were verified when fetched and stay served; a reader
+  // with an empty cache gets DataLoss naming the key, every time: damaged bytes are never cached.
+  for (const auto& info : *listed) {
+    auto bytes = mem_->Get(info.key);
+    ASSERT_TRUE(bytes.ok());
+    std::string damaged = *bytes;
+    damaged[100] ^= 0x5a;
+    mem_->Overwrite(info.key, damaged);
+  }
+  EXPECT_EQ(ReadAll(reader->store.get(), s).size(), 3u);
+  EXPECT_EQ(reader->store->read_stats().object_reads, fetched);
+  auto fresh = Node(3);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto r = fresh->store->Read(s, 0, 1 << 20);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(r.status().message().find(listed->front().key), std::string::npos) << r.status();
+  }
+  EXPECT_EQ(fresh->store->read_stats().object_reads, 2u);
+  EXPECT_EQ(fresh->store->read_stats().cache_hits, 0u);
+}
+
 TEST_F(StreamStoreTest, CompactionMovesWalRunsIntoStreamObjectsAndGcDeletesTheWal) {
   options_.compaction_min_age = std::chrono::milliseconds(0);
   options_.delete_grace = std::chrono::milliseconds(0);
