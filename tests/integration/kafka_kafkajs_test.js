@@ -1,0 +1,202 @@
+'use strict';
+// kafkajs 2.2.4 (tests/node/node_modules) against the Kafka listener of a running node
+// (with_kafka_node.sh starts it): ApiVersions v2, Metadata v6, Produce v7, Fetch v11 (read
+// committed), the v3-v5 group APIs, InitProducerId v1.
+//
+// - admin: createTopics (two partitions), fetchTopicMetadata, fetchTopicOffsets
+// - an idempotent producer (idempotent: true) sending 60 records in several requests: every
+//   base offset as expected, keys, headers and explicit timestamps
+// - a consumer group of two consumers: the first joins alone and gets both partitions, the second
+//   joins and each gets one; records produced after that go to the member owning their
+//   partition; together they read every record exactly once with its key, value, headers,
+//   timestamp and offset; the group's committed offsets (admin.fetchOffsets) are the ends after
+//   they stop
+// - the table view of the same rows (`mink read`)
+//
+// Usage: MINK_TEST_BROKER=host:port MINK_BIN=path/to/mink node kafka_kafkajs_test.js
+
+const path = require('path');
+const {execFileSync} = require('child_process');
+const {Kafka, logLevel} = require(path.join(__dirname, '..', 'node', 'node_modules', 'kafkajs'));
+
+const broker = process.env.MINK_TEST_BROKER;
+const TOPIC = 'js-topic';
+const GROUP = 'js-group';
+const N = 60;      // before the group starts
+const LATER = 20;  // after the second member joined
+
+let failures = 0;
+function ok(name, condition, detail) {
+  if (condition) {
+    console.log(`ok: ${name}`);
+  } else {
+    failures++;
+    console.error(`FAIL: ${name}${detail !== undefined ? ': ' + detail : ''}`);
+  }
+  return condition;
+}
+function expect(name, expected, actual) {
+  const e = JSON.stringify(expected);
+  const a = JSON.stringify(actual);
+  return ok(name, e === a, `\n--- expected\n${e}\n--- actual\n${a}`);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function waitFor(seconds, condition) {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+const kafka = new Kafka({
+  clientId: 'mink-kafkajs-test',
+  brokers: [broker],
+  logLevel: logLevel.ERROR,
+  retry: {retries: 5, initialRetryTime: 100, maxRetryTime: 1000},
+  connectionTimeout: 5000,
+  requestTimeout: 15000,
+});
+
+const baseTs = Date.now() - 7200 * 1000;
+function record(i) {
+  return {
+    partition: i % 2,
+    key: `js-key-${i}`,
+    value: `js-value-${i}`,
+    headers: {n: String(i), from: 'kafkajs'},
+    timestamp: String(baseTs + i),
+  };
+}
+
+async function main() {
+  const admin = kafka.admin();
+  await admin.connect();
+  expect('admin.createTopics', true,
+         await admin.createTopics({topics: [{topic: TOPIC, numPartitions: 2}], waitForLeaders: true}));
+  const meta = await admin.fetchTopicMetadata({topics: [TOPIC]});
+  expect('fetchTopicMetadata: two partitions led by node 1', [[0, 1], [1, 1]],
+         meta.topics[0].partitions.map((p) => [p.partitionId, p.leader]).sort());
+
+  // ---- Idempotent producer: 60 records in 6 requests (and 20 more in 2 once the group is up).
+  const producer = kafka.producer({idempotent: true, maxInFlightRequests: 1});
+  await producer.connect();
+  const bases = [];
+  async function sendBatches(from, to) {
+    for (let batch = from; batch < to; batch++) {
+      const messages = [];
+      for (let i = batch * 10; i < batch * 10 + 10; i++) messages.push(record(i));
+      const result = await producer.send({topic: TOPIC, acks: -1, messages});
+      for (const r of result) bases.push([batch, r.partition, r.errorCode, Number(r.baseOffset)]);
+    }
+  }
+  await sendBatches(0, N / 10);
+  const expectedBases = [];
+  for (let batch = 0; batch < (N + LATER) / 10; batch++) {
+    for (const p of [0, 1]) expectedBases.push([batch, p, 0, batch * 5]);
+  }
+  expect('idempotent producer: base offsets of every request',
+         expectedBases.slice(0, N / 5), bases.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+  const offsets = await admin.fetchTopicOffsets(TOPIC);
+  expect('fetchTopicOffsets: 30 per partition', [[0, '0', '30'], [1, '0', '30']],
+         offsets.map((o) => [o.partition, o.low, o.high]).sort());
+
+  // ---- A consumer group of two.
+  const seen = [];
+  const joins = {};
+  const consumers = [];
+  for (const name of ['js-a', 'js-b']) {
+    const consumer = kafka.consumer({
+      groupId: GROUP, sessionTimeout: 6000, rebalanceTimeout: 10000, heartbeatInterval: 500,
+      maxWaitTimeInMs: 100, retry: {retries: 5},
+    });
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      joins[name] = (e.payload.memberAssignment[TOPIC] || []).slice().sort();
+    });
+    await consumer.connect();
+    await consumer.subscribe({topics: [TOPIC], fromBeginning: true});
+    await consumer.run({
+      eachMessage: async ({partition, message}) => {
+        seen.push({
+          member: name, partition, offset: message.offset, key: message.key.toString(),
+          value: message.value.toString(), timestamp: message.timestamp,
+          headers: Object.fromEntries(Object.entries(message.headers).map(([k, v]) => [k, v.toString()])),
+        });
+      },
+    });
+    consumers.push(consumer);
+    if (name === 'js-a') {
+      ok('group: the first consumer joins with both partitions',
+         await waitFor(30, () => JSON.stringify(joins['js-a']) === '[0,1]'), JSON.stringify(joins));
+    }
+  }
+  ok('group: after the second joins, one partition each',
+     await waitFor(40, () => joins['js-a'] && joins['js-b'] && joins['js-a'].length === 1 &&
+                             joins['js-b'].length === 1 && joins['js-a'][0] !== joins['js-b'][0]),
+     JSON.stringify(joins));
+  ok('group: the records produced before consumed', await waitFor(30, () => seen.length >= N),
+     `${seen.length} of ${N}`);
+  // Records produced now go to the member that owns their partition.
+  await sendBatches(N / 10, (N + LATER) / 10);
+  await producer.disconnect();
+  expect('idempotent producer: base offsets of the requests sent later', expectedBases,
+         bases.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+  const TOTAL = N + LATER;
+  ok('group: every record consumed', await waitFor(30, () => seen.length >= TOTAL), `${seen.length} of ${TOTAL}`);
+  await sleep(1000);  // duplicates would show up here
+  const unique = new Set(seen.map((s) => `${s.partition}/${s.offset}`));
+  expect('group: every record exactly once across the group', [TOTAL, TOTAL], [seen.length, unique.size]);
+  const owner = {};
+  for (const [member, parts] of Object.entries(joins)) for (const p of parts) owner[p] = member;
+  const late = seen.filter((s) => Number(s.offset) >= N / 2);
+  expect('group: the later records were read by the member owning their partition',
+         late.map((s) => owner[s.partition]), late.map((s) => s.member));
+  const expected = [];
+  for (let i = 0; i < TOTAL; i++) {
+    const r = record(i);
+    expected.push({partition: r.partition, offset: String(Math.floor(i / 2)), key: r.key,
+                   value: r.value, timestamp: r.timestamp, headers: r.headers});
+  }
+  const sortKey = (s) => s.partition * 1e6 + Number(s.offset);
+  expected.sort((a, b) => sortKey(a) - sortKey(b));
+  expect('group: keys, values, headers, timestamps and offsets as sent', expected,
+         seen.slice().sort((a, b) => sortKey(a) - sortKey(b)).map(
+             ({partition, offset, key, value, timestamp, headers}) =>
+               ({partition, offset, key, value, timestamp, headers})));
+  const byMember = {};
+  for (const s of seen) (byMember[s.member] = byMember[s.member] || new Set()).add(s.partition);
+  ok('group: both members consumed', Object.keys(byMember).length === 2,
+     JSON.stringify(Object.fromEntries(Object.entries(byMember).map(([k, v]) => [k, [...v]]))));
+
+  for (const c of consumers) await c.disconnect();
+  let committed = null;
+  ok('group: committed offsets are the ends (admin.fetchOffsets)', await waitFor(10, async () => {
+    const r = await admin.fetchOffsets({groupId: GROUP, topics: [TOPIC]});
+    committed = r[0].partitions.map((p) => [p.partition, p.offset]).sort();
+    return JSON.stringify(committed) === JSON.stringify([[0, '40'], [1, '40']]);
+  }), JSON.stringify(committed));
+  await admin.disconnect();
+
+  // ---- The table view: partition 1's first row (hex values, headers, timestamp).
+  const row = JSON.parse(execFileSync(process.env.MINK_BIN, ['read', `kafka.${TOPIC}`, '--bucket', '1', '-n', '1'],
+                                      {encoding: 'utf8', timeout: 30000}));
+  const hex = (s) => Buffer.from(s).toString('hex');
+  expect('mink read: the row of record 1', {
+    key: hex('js-key-1'), value: hex('js-value-1'),
+    headers: [{key: 'n', value: hex('1')}, {key: 'from', value: hex('kafkajs')}],
+    timestamp: new Date(baseTs + 1).toISOString(),
+  }, row);
+}
+
+main().then(() => {
+  if (failures) {
+    console.error(`${failures} check(s) failed`);
+    process.exit(1);
+  }
+  console.log('all checks passed');
+  process.exit(0);
+}, (e) => {
+  console.error('FAIL:', e);
+  process.exit(1);
+});

@@ -1,0 +1,233 @@
+"""Shared helpers of the Python integration tests (run with Debian's /usr/bin/python3, which has
+python3-confluent-kafka and python3-kafka): a `mink serve` of the test's own on a temporary
+directory and free loopback ports (Flight and Kafka), check bookkeeping, bounded waits.
+
+    node = MinkNode(sys.argv[1], "confluent")   # temp dir, free ports
+    node.start(default_partitions=3)            # waits until Flight and Kafka answer (30 s)
+    checks = Checks()
+    checks.expect("name", expected, actual)
+    ...
+    node.stop(); checks.finish(node)            # exit status 0 or 1
+
+A module the test needs but cannot import fails the test under MINK_TEST_REQUIRE_SERVICES=1
+(scripts/with-test-services) and skips it (exit 77) otherwise.
+"""
+
+import importlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def require_modules(*names):
+    """Imports the modules, or fails/skips the test when one is missing."""
+    modules = []
+    for name in names:
+        try:
+            modules.append(importlib.import_module(name))
+        except ImportError as e:
+            why = f"Python module {name} is not available to {sys.executable}: {e}"
+            if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
+                print(f"FAIL: {why} and MINK_TEST_REQUIRE_SERVICES=1", file=sys.stderr, flush=True)
+                sys.exit(1)
+            print(f"SKIP: {why}", file=sys.stderr, flush=True)
+            sys.exit(77)
+    return modules
+
+
+def require_tool(name, *cmd):
+    """The command must run successfully, or the test fails/skips."""
+    try:
+        ok = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if not ok:
+        why = f"{name} is not available ({' '.join(cmd)})"
+        if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
+            print(f"FAIL: {why} and MINK_TEST_REQUIRE_SERVICES=1", file=sys.stderr, flush=True)
+            sys.exit(1)
+        print(f"SKIP: {why}", file=sys.stderr, flush=True)
+        sys.exit(77)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_until(seconds, condition, interval=0.1):
+    """Calls condition() until it is true; False after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+def hard_deadline(seconds):
+    """Ends the process with a failure after `seconds` (every wait in the tests is bounded too;
+    this is the backstop for a client call that hangs)."""
+
+    def expired(signum, frame):
+        print(f"FAIL: the test did not finish within {seconds} s", file=sys.stderr, flush=True)
+        os._exit(1)
+
+    signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+
+
+class MinkNode:
+    """One `mink serve` process on a temporary directory; restarts reuse the directory and ports."""
+
+    def __init__(self, mink_bin, name):
+        self.mink_bin = os.path.abspath(mink_bin)
+        self.work = tempfile.mkdtemp(prefix=f"mink-{name}.", dir=os.environ.get("TMPDIR"))
+        self.flight_port = free_port()
+        self.kafka_port = free_port()
+        while self.kafka_port == self.flight_port:
+            self.kafka_port = free_port()
+        self.broker = f"127.0.0.1:{self.kafka_port}"
+        self.flight = f"grpc://127.0.0.1:{self.flight_port}"
+        self.proc = None
+        self.flags = []
+        self.log_path = os.path.join(self.work, "node.log")
+
+    def start(self, default_partitions=1, extra=()):
+        self.flags = ["--kafka-default-partitions", str(default_partitions), *extra]
+        return self.restart()
+
+    def restart(self):
+        """Starts the node with the flags of start() and waits until it answers (30 s)."""
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [self.mink_bin, "serve", "--listen", f"127.0.0.1:{self.flight_port}",
+             "--kafka-listen", self.broker, "--meta-url", f"sqlite:{self.work}/meta.db",
+             "--storage-uri", f"-2@file://{self.work}/objects", *self.flags],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        log.close()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the node exited with status {self.proc.returncode}; log:\n{self.log_tail()}")
+            if self._kafka_answers() and self.mink("db", "list", check=False).returncode == 0:
+                return self
+            time.sleep(0.1)
+        raise RuntimeError(f"the node did not answer within 30 s; log:\n{self.log_tail()}")
+
+    def _kafka_answers(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.kafka_port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def kill(self):
+        """SIGKILL, no shutdown."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        self.proc = None
+
+    def stop(self):
+        """SIGINT; returns the exit status (None if it had to be killed after 30 s)."""
+        if not self.proc:
+            return None
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            rc = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+            rc = None
+        self.proc = None
+        return rc
+
+    def mink(self, *args, check=True, input=None, timeout=60):
+        """Runs a `mink` client command against this node; the CompletedProcess (text)."""
+        env = dict(os.environ, MINK_BOOTSTRAP=self.flight)
+        r = subprocess.run([self.mink_bin, *args], env=env, input=input, capture_output=True,
+                           text=True, timeout=timeout)
+        if check and r.returncode != 0:
+            raise RuntimeError(f"mink {' '.join(args)}: status {r.returncode}: {r.stderr.strip()}")
+        return r
+
+    def log_tail(self, lines=40):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return ""
+
+    def cleanup(self):
+        self.kill()
+        if os.environ.get("MINK_TEST_KEEP") == "1":
+            print(f"kept {self.work}", file=sys.stderr)
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+class Checks:
+    def __init__(self):
+        self.failures = 0
+
+    def ok(self, name, condition, detail=""):
+        if condition:
+            print(f"ok: {name}", flush=True)
+        else:
+            self.failures += 1
+            print(f"FAIL: {name}" + (f": {detail}" if detail else ""), file=sys.stderr, flush=True)
+        return condition
+
+    def expect(self, name, expected, actual):
+        if expected == actual:
+            print(f"ok: {name}", flush=True)
+            return True
+        self.failures += 1
+        print(f"FAIL: {name}\n--- expected\n{expected!r}\n--- actual\n{actual!r}", file=sys.stderr, flush=True)
+        return False
+
+    def fail(self, name, detail=""):
+        return self.ok(name, False, detail)
+
+    def finish(self, node=None):
+        if self.failures:
+            print(f"{self.failures} check(s) failed", file=sys.stderr)
+            if node is not None:
+                print(f"node log:\n{node.log_tail()}", file=sys.stderr)
+            sys.exit(1)
+        print("all checks passed")
+        sys.exit(0)
+
+
+def run_test(name, main, budget_seconds):
+    """Runs main(node, checks) against a fresh node; any exception is a failure."""
+    hard_deadline(budget_seconds)
+    if len(sys.argv) < 2:
+        print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
+        sys.exit(2)
+    node = MinkNode(sys.argv[1], name)
+    checks = Checks()
+    try:
+        main(node, checks)
+        rc = node.stop()
+        checks.ok("node stopped cleanly on SIGINT", rc == 0, f"exit status {rc}")
+    except Exception as e:  # noqa: BLE001 - every error is a test failure with its trace
+        import traceback
+
+        traceback.print_exc()
+        checks.fail(f"{name}: {type(e).__name__}: {e}")
+    finally:
+        try:
+            checks.finish(node)
+        finally:
+            node.cleanup()
