@@ -20,3 +20,14 @@ find_package(FlatBuffers CONFIG REQUIRED)  # flatbuffers::flatbuffers and flatbu
 if(MINK_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
 endif()
+# DuckDB 1.4.4 for mink-query: the header tree and the prebuilt libduckdb.so of the pinned npm
+# packages, fetched by scripts/setup into MINK_DUCKDB_ROOT (nothing of DuckDB is committed).
+# SYSTEM includes: DuckDB's headers are not held to our warnings. Only src/query links it.
+if(EXISTS "${MINK_DUCKDB_ROOT}/lib/libduckdb.so" AND EXISTS "${MINK_DUCKDB_ROOT}/include/duckdb.hpp")
+  add_library(DuckDB::duckdb SHARED IMPORTED)
+  set_target_properties(DuckDB::duckdb PROPERTIES
+    IMPORTED_LOCATION "${MINK_DUCKDB_ROOT}/lib/libduckdb.so"
+    IMPORTED_SONAME "libduckdb.so"
+    INTERFACE_INCLUDE_DIRECTORIES "${MINK_DUCKDB_ROOT}/include"
+    INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${MINK_DUCKDB_ROOT}/include")
+endif()

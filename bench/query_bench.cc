@@ -1,0 +1,262 @@
+// query_bench: SQL over Mink against DuckDB on a local Parquet file holding the same rows, in the
+// same run and the same DuckDB (docs/performance.md, "SQL: mink-query").
+//
+// Starts a node in this process (SQLite metadata, file:// objects in a temporary directory),
+// writes --rows rows into a partitioned log table, writes the same rows to a Parquet file with
+// DuckDB, then times
+//   Q1  SELECT k, sum(v), count(*) FROM <t> GROUP BY k            (every row, two columns)
+// on both sources (best of --runs after a warm-up), checks that both answers are equal, and
+// measures partition pruning:
+//   Q2  SELECT sum(v) FROM mink.bench.t WHERE p = 'p3'           (one partition of --partitions)
+// reporting the bytes the scan received against a full scan of the same column.
+// Bounded: --rows at most 50,000,000, every step runs once (plus --runs timings).
+//
+// Usage: query_bench [--rows N] [--partitions P] [--buckets B] [--runs R] [--threads T]
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "arrow_format/builder.h"
+#include "arrow_format/record_batch_builder.h"
+#include "node/node.h"
+#include "query/engine.h"
+#include "test_env.h"
+
+namespace mink::query {
+namespace {
+
+struct Flags {
+  int64_t rows = 10'000'000;
+  int partitions = 8;
+  int buckets = 2;
+  int runs = 3;
+  int threads = 2;
+};
+
+using BenchClock = std::chrono::steady_clock;
+double Seconds(BenchClock::time_point since) {
+  return std::chrono::duration<double>(BenchClock::now() - since).count();
+}
+
+[[noreturn]] void Die(const std::string& what, const Status& status) {
+  std::fprintf(stderr, "query_bench: %s: %s\n", what.c_str(), status.ToString().c_str());
+  std::exit(1);
+}
+
+template <typename T>
+T Check(Result<T> result, const std::string& what) {
+  if (!result.ok()) Die(what, result.status());
+  return std::move(*result);
+}
+
+// Every row of a query, as text lines "v1|v2|..." (for comparing answers), and its time.
+struct Answer {
+  std::vector<std::string> rows;
+  double seconds = 0;
+};
+
+std::string Text(const arrow::ArrayDataPtr& d, int64_t i) {
+  const int64_t j = i;
+  switch (d->type->id()) {
+    case arrow::TypeId::kInt32:
+      return std::to_string(d->buffers[1]->data_as<int32_t>()[j]);
+    case arrow::TypeId::kInt64:
+      return std::to_string(d->buffers[1]->data_as<int64_t>()[j]);
+    case arrow::TypeId::kFloat64: {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%.6f", d->buffers[1]->data_as<double>()[j]);
+      return buf;
+    }
+    default:
+      return "?";
+  }
+}
+
+Answer Run(Engine& engine, const std::string& sql) {
+  auto session = Check(engine.Connect(), "connect");
+  Answer answer;
+  auto start = BenchClock::now();
+  auto result = Check(session->Execute(sql), sql);
+  while (true) {
+    auto batch = Check(result->Next(), sql);
+    if (batch == nullptr) break;
+    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+      std::string row;
+      for (int c = 0; c < batch->num_columns(); ++c) {
+        row += (c ? "|" : "") + Text(batch->Column(c), i);
+      }
+      answer.rows.push_back(std::move(row));
+    }
+  }
+  result.reset();
+  answer.seconds = Seconds(start);
+  return answer;
+}
+
+Answer Best(Engine& engine, const std::string& sql, int runs) {
+  Answer best = Run(engine, sql);  // warm-up
+  for (int r = 0; r < runs; ++r) {
+    Answer a = Run(engine, sql);
+    if (a.seconds < best.seconds || r == 0) best = std::move(a);
+  }
+  return best;
+}
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> int64_t {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "query_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return std::atoll(argv[++i]);
+    };
+    if (a == "--rows") f.rows = next();
+    else if (a == "--partitions") f.partitions = static_cast<int>(next());
+    else if (a == "--buckets") f.buckets = static_cast<int>(next());
+    else if (a == "--runs") f.runs = static_cast<int>(next());
+    else if (a == "--threads") f.threads = static_cast<int>(next());
+    else {
+      std::fprintf(stderr, "usage: query_bench [--rows N] [--partitions P] [--buckets B] "
+                           "[--runs R] [--threads T]\n");
+      std::exit(2);
+    }
+  }
+  if (f.rows < 1000 || f.rows > 50'000'000 || f.partitions < 1 || f.partitions > 64 ||
+      f.buckets < 1 || f.buckets > 64 || f.runs < 1 || f.runs > 20 || f.threads < 1) {
+    std::fprintf(stderr, "query_bench: out of bounds (rows 1e3..5e7, partitions and buckets "
+                         "1..64, runs 1..20)\n");
+    std::exit(2);
+  }
+  return f;
+}
+
+// Row i of the data set (the same formulas as the Parquet COPY below).
+std::string PartitionOf(int64_t i, int partitions) { return "p" + std::to_string(i % partitions); }
+int32_t KeyOf(int64_t i) { return static_cast<int32_t>((i * 7919) % 100); }
+double ValueOf(int64_t i) { return static_cast<double>(i % 1000) * 0.5; }
+
+}  // namespace
+}  // namespace mink::query
+
+int main(int argc, char** argv) {
+  using namespace mink;
+  using namespace mink::query;
+  Flags f = ParseFlags(argc, argv);
+  std::string dir = testing_env::MakeTempDir("query-bench");
+  config::ServeConfig config;
+  config.listen = "127.0.0.1:" + std::to_string(testing_env::FreePort());
+  config.meta_url = "sqlite:" + dir + "/meta.db";
+  config.storage_uri = "-2@file://" + dir + "/objects";
+  auto node = Check(node::Node::Start(config), "starting the node");
+  table::TableStore* tables = node->tables();
+  if (Status s = tables->CreateDatabase("bench"); !s.ok()) Die("create database", s);
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "p STRING NOT NULL", "k INT NOT NULL", "v DOUBLE"};
+  spec.partition_by = {"p"};
+  spec.bucket_count = f.buckets;
+  Check(tables->CreateTable("bench.t", spec), "create table");
+  auto schema = Check(tables->TableSchema("bench.t"), "table schema");
+
+  // Write: one batch per partition at a time, 262,144 rows each.
+  auto start = BenchClock::now();
+  constexpr int64_t kBatchRows = 262'144;
+  for (int part = 0; part < f.partitions; ++part) {
+    int64_t in_partition = 0;
+    auto builder = Check(arrow::RecordBatchBuilder::Make(schema), "builder");
+    auto flush = [&] {
+      auto batch = Check(builder->Flush(), "flush");
+      table::WriteRequest request;
+      request.table = "bench.t";
+      Check(tables->Write(request, {batch}), "write");
+    };
+    for (int64_t i = part; i < f.rows; i += f.partitions) {
+      builder->GetFieldAs<arrow::Int64Builder>(0)->Append(i);
+      (void)builder->GetFieldAs<arrow::StringBuilder>(1)->Append(PartitionOf(i, f.partitions));
+      builder->GetFieldAs<arrow::Int32Builder>(2)->Append(KeyOf(i));
+      builder->GetFieldAs<arrow::DoubleBuilder>(3)->Append(ValueOf(i));
+      if (++in_partition % kBatchRows == 0) flush();
+    }
+    if (builder->num_rows() > 0) flush();
+  }
+  double write_seconds = Seconds(start);
+
+  EngineOptions options;
+  options.bootstrap = "grpc://" + config.listen;
+  options.threads = f.threads;
+  auto engine = Check(Engine::Open(options), "opening the engine");
+
+  // The same rows in Parquet, written by DuckDB.
+  std::string parquet = dir + "/t.parquet";
+  start = BenchClock::now();
+  Run(*engine, "COPY (SELECT range AS id, 'p' || (range % " + std::to_string(f.partitions) +
+                   ") AS p, CAST((range * 7919) % 100 AS INTEGER) AS k, (range % 1000) * 0.5 AS v "
+                   "FROM range(" + std::to_string(f.rows) + ")) TO '" + parquet +
+                   "' (FORMAT parquet)");
+  double parquet_write_seconds = Seconds(start);
+  auto parquet_bytes = std::filesystem::file_size(parquet);
+
+  const std::string q1 = "SELECT k, sum(v), count(*) FROM %s GROUP BY k ORDER BY k";
+  auto with = [&](const std::string& source) {
+    std::string sql = q1;
+    return sql.replace(sql.find("%s"), 2, source);
+  };
+  engine->scans().Take();
+  Answer mink_q1 = Best(*engine, with("mink.bench.t"), f.runs);
+  auto scans = engine->scans().Take();
+  Answer duck_q1 = Best(*engine, with("read_parquet('" + parquet + "')"), f.runs);
+  if (mink_q1.rows != duck_q1.rows || mink_q1.rows.size() != 100) {
+    std::fprintf(stderr, "query_bench: the answers differ (%zu and %zu rows)\n",
+                 mink_q1.rows.size(), duck_q1.rows.size());
+    return 1;
+  }
+  int64_t full_bytes = scans.empty() ? 0 : scans.back().bytes;
+  int64_t full_rows = scans.empty() ? 0 : scans.back().rows;
+
+  // Partition pruning: one partition's bytes.
+  Answer all_v = Run(*engine, "SELECT sum(v) FROM mink.bench.t");
+  auto full_v = engine->scans().Take();
+  Answer one_v = Run(*engine, "SELECT sum(v) FROM mink.bench.t WHERE p = 'p3'");
+  auto one = engine->scans().Take();
+  Answer duck_one = Run(*engine, "SELECT sum(v) FROM read_parquet('" + parquet + "') WHERE p = 'p3'");
+  if (one_v.rows != duck_one.rows) {
+    std::fprintf(stderr, "query_bench: the pruned answers differ\n");
+    return 1;
+  }
+
+  double ratio = mink_q1.seconds / duck_q1.seconds;
+  std::printf("query_bench: %lld rows, %d partitions x %d buckets, DuckDB threads %d, best of %d\n",
+              static_cast<long long>(f.rows), f.partitions, f.buckets, f.threads, f.runs);
+  std::printf("  load: mink write %.2f s; parquet write %.2f s (%.1f MB)\n", write_seconds,
+              parquet_write_seconds, static_cast<double>(parquet_bytes) / 1e6);
+  std::printf("  Q1 %s\n", with("<t>").c_str());
+  std::printf("    mink     %8.3f s  (%.1f M rows/s; scan received %lld rows, %.1f MB)\n",
+              mink_q1.seconds, static_cast<double>(f.rows) / mink_q1.seconds / 1e6,
+              static_cast<long long>(full_rows), static_cast<double>(full_bytes) / 1e6);
+  std::printf("    parquet  %8.3f s  (%.1f M rows/s)\n", duck_q1.seconds,
+              static_cast<double>(f.rows) / duck_q1.seconds / 1e6);
+  std::printf("    ratio    %8.2fx  (target <= 1.50x: %s)\n", ratio, ratio <= 1.5 ? "met" : "MISSED");
+  if (!full_v.empty() && !one.empty()) {
+    std::printf("  Q2 SELECT sum(v) ... WHERE p = 'p3': %lld of %lld buckets, %.2f MB of %.2f MB "
+                "(%.1f%%; one partition of %d is %.1f%%), %.3f s vs %.3f s unpruned\n",
+                static_cast<long long>(one[0].buckets_read),
+                static_cast<long long>(one[0].buckets_total),
+                static_cast<double>(one[0].bytes) / 1e6, static_cast<double>(full_v[0].bytes) / 1e6,
+                100.0 * static_cast<double>(one[0].bytes) / static_cast<double>(full_v[0].bytes),
+                f.partitions, 100.0 / f.partitions, one_v.seconds, all_v.seconds);
+  }
+  std::printf("{\"rows\":%lld,\"mink_q1_s\":%.4f,\"parquet_q1_s\":%.4f,\"ratio\":%.3f,"
+              "\"pruned_bytes\":%lld,\"full_bytes\":%lld}\n",
+              static_cast<long long>(f.rows), mink_q1.seconds, duck_q1.seconds, ratio,
+              static_cast<long long>(one.empty() ? 0 : one[0].bytes),
+              static_cast<long long>(full_v.empty() ? 0 : full_v[0].bytes));
+  engine.reset();
+  node->Stop();
+  return 0;
+}

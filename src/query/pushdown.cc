@@ -1,0 +1,365 @@
+// Partition and bucket pruning from the filters DuckDB's optimizer pushes towards a mink scan.
+// The filters are inspected, never removed: DuckDB goes on to push them into the scan as table
+// filters, which the scan applies to every row, so pruning only has to be conservative.
+//   - A filter that references partition columns only is evaluated on each partition's values;
+//     a partition for which it is false or NULL is skipped.
+//   - `k = c` and `k IN (c1, ...)` on every bucket-key column give the buckets to read, computed
+//     with the table's bucketing function (table/bucketing.h).
+
+#include <set>
+
+#include "duckdb/execution/expression_executor.hpp"
+#include "duckdb/planner/expression/bound_columnref_expression.hpp"
+#include "duckdb/planner/expression/bound_comparison_expression.hpp"
+#include "duckdb/planner/expression/bound_constant_expression.hpp"
+#include "duckdb/planner/expression/bound_operator_expression.hpp"
+#include "duckdb/planner/expression/bound_reference_expression.hpp"
+#include "duckdb/planner/expression_iterator.hpp"
+#include "duckdb/planner/operator/logical_get.hpp"
+#include "query/duckdb_internal.h"
+#include "table/bucketing.h"
+
+namespace mink::query::internal {
+namespace {
+
+using duckdb::Expression;
+using duckdb::LogicalTypeId;
+
+constexpr size_t kMaxBucketKeyCombinations = 4096;
+
+std::vector<int> Indexes(const cli::TableDescription& d, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  for (const auto& n : names) out.push_back(d.Find(n));
+  return out;
+}
+
+int Position(const std::vector<int>& indexes, int column) {
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    if (indexes[i] == column) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The table column a column reference of `get` points at, or -1.
+int ColumnOf(const duckdb::LogicalGet& get, const Expression& e) {
+  if (e.GetExpressionClass() != duckdb::ExpressionClass::BOUND_COLUMN_REF) return -1;
+  const auto& ref = e.Cast<duckdb::BoundColumnRefExpression>();
+  if (ref.depth != 0 || ref.binding.table_index != get.table_index) return -1;
+  const auto& ids = get.GetColumnIds();
+  if (ref.binding.column_index >= ids.size()) return -1;
+  auto id = ids[ref.binding.column_index].GetPrimaryIndex();
+  if (duckdb::IsVirtualColumn(id)) return -1;
+  return static_cast<int>(id);
+}
+
+// Partition name part -> the column's DuckDB value (the inverse of the node's partition names);
+// false when the type's names cannot be read back exactly.
+bool PartitionValue(const std::string& part, const table::LogicalType& type,
+                    const duckdb::LogicalType& duck, duckdb::Value* out) {
+  using table::TypeKind;
+  try {
+    switch (type.kind) {
+      case TypeKind::kString:
+        *out = duckdb::Value(part);
+        return true;
+      case TypeKind::kBoolean:
+      case TypeKind::kTinyInt:
+      case TypeKind::kSmallInt:
+      case TypeKind::kInt:
+      case TypeKind::kBigInt:
+      case TypeKind::kDate:
+        *out = duckdb::Value(part).DefaultCastAs(duck);
+        return true;
+      case TypeKind::kBytes: {
+        std::string bytes;
+        for (size_t i = 0; i + 1 < part.size(); i += 2) {
+          bytes.push_back(static_cast<char>(std::stoi(part.substr(i, 2), nullptr, 16)));
+        }
+        *out = duckdb::Value::BLOB(reinterpret_cast<duckdb::const_data_ptr_t>(bytes.data()),
+                                   bytes.size());
+        return true;
+      }
+      default:
+        return false;  // decimals, floats, times: names not read back here, no pruning
+    }
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// A DuckDB constant of a bucket-key column -> the table layer's value, or false.
+bool BucketValue(const duckdb::Value& value, const table::LogicalType& type,
+                 const duckdb::LogicalType& duck, table::Value* out) {
+  using table::TypeKind;
+  if (value.IsNull()) return false;
+  duckdb::Value v;
+  if (!value.DefaultTryCastAs(duck, v, nullptr, false)) return false;
+  switch (type.kind) {
+    case TypeKind::kBoolean:
+      *out = table::Value::Bool(v.GetValue<bool>());
+      return true;
+    case TypeKind::kTinyInt:
+    case TypeKind::kSmallInt:
+    case TypeKind::kInt:
+    case TypeKind::kBigInt:
+      *out = table::Value::Int(v.GetValue<int64_t>());
+      return true;
+    case TypeKind::kDate:
+      *out = table::Value::Int(v.GetValue<duckdb::date_t>().days);
+      return true;
+    case TypeKind::kString:
+    case TypeKind::kBytes:
+      *out = table::Value::Bytes(duckdb::StringValue::Get(v));
+      return true;
+    case TypeKind::kDecimal:
+      switch (duck.InternalType()) {
+        case duckdb::PhysicalType::INT16:
+          *out = table::Value::Decimal(v.GetValueUnsafe<int16_t>());
+          return true;
+        case duckdb::PhysicalType::INT32:
+          *out = table::Value::Decimal(v.GetValueUnsafe<int32_t>());
+          return true;
+        case duckdb::PhysicalType::INT64:
+          *out = table::Value::Decimal(v.GetValueUnsafe<int64_t>());
+          return true;
+        case duckdb::PhysicalType::INT128: {
+          auto h = v.GetValueUnsafe<duckdb::hugeint_t>();
+          *out = table::Value::Decimal((static_cast<table::int128>(h.upper) << 64) |
+                                       static_cast<table::int128>(h.lower));
+          return true;
+        }
+        default:
+          return false;
+      }
+    default:
+      return false;  // floats, times and nested keys: no bucket pruning
+  }
+}
+
+std::string Join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& get,
+                           duckdb::FunctionData* bind_data,
+                           duckdb::vector<duckdb::unique_ptr<Expression>>& filters) {
+  auto& bind = bind_data->Cast<ScanBindData>();
+  const auto& d = bind.meta->description;
+  std::vector<int> partition_columns = Indexes(d, d.partition_keys);
+  std::vector<int> bucket_columns = Indexes(d, d.bucket_keys);
+  for (auto& filter : filters) {
+    if (filter->IsVolatile()) continue;
+    bool usable = true;
+    std::set<int> columns;
+    duckdb::ExpressionIterator::EnumerateExpression(filter, [&](Expression& e) {
+      auto cls = e.GetExpressionClass();
+      if (cls == duckdb::ExpressionClass::BOUND_COLUMN_REF) {
+        int column = ColumnOf(get, e);
+        if (column < 0) usable = false;
+        columns.insert(column);
+      } else if (cls == duckdb::ExpressionClass::BOUND_PARAMETER ||
+                 cls == duckdb::ExpressionClass::BOUND_SUBQUERY) {
+        usable = false;
+      }
+    });
+    if (!usable || columns.empty()) continue;
+
+    bool partition_only = !partition_columns.empty();
+    for (int c : columns) partition_only = partition_only && Position(partition_columns, c) >= 0;
+    if (partition_only) {
+      auto predicate = std::make_shared<PartitionPredicate>();
+      predicate->text = filter->ToString();
+      predicate->expression = filter->Copy();
+      std::function<void(duckdb::unique_ptr<Expression>&)> rewrite =
+          [&](duckdb::unique_ptr<Expression>& e) {
+            int column = ColumnOf(get, *e);
+            if (column >= 0) {
+              e = duckdb::make_uniq<duckdb::BoundReferenceExpression>(
+                  e->return_type, static_cast<duckdb::idx_t>(Position(partition_columns, column)));
+              return;
+            }
+            duckdb::ExpressionIterator::EnumerateChildren(*e, rewrite);
+          };
+      rewrite(predicate->expression);
+      bind.partition_predicates.push_back(std::move(predicate));
+      continue;
+    }
+
+    // k = c, c = k, k IN (c1, ...)
+    if (columns.size() != 1) continue;
+    int column = *columns.begin();
+    int key_position = Position(bucket_columns, column);
+    if (key_position < 0) continue;
+    std::vector<duckdb::Value> values;
+    if (filter->GetExpressionType() == duckdb::ExpressionType::COMPARE_EQUAL &&
+        filter->GetExpressionClass() == duckdb::ExpressionClass::BOUND_COMPARISON) {
+      auto& cmp = filter->Cast<duckdb::BoundComparisonExpression>();
+      Expression* constant = cmp.left->IsFoldable() ? cmp.left.get() : cmp.right.get();
+      Expression* other = constant == cmp.left.get() ? cmp.right.get() : cmp.left.get();
+      if (ColumnOf(get, *other) != column || !constant->IsFoldable()) continue;
+      values.push_back(duckdb::ExpressionExecutor::EvaluateScalar(context, *constant));
+    } else if (filter->GetExpressionType() == duckdb::ExpressionType::COMPARE_IN &&
+               filter->GetExpressionClass() == duckdb::ExpressionClass::BOUND_OPERATOR) {
+      auto& op = filter->Cast<duckdb::BoundOperatorExpression>();
+      if (op.children.empty() || ColumnOf(get, *op.children[0]) != column) continue;
+      bool constants = true;
+      for (size_t i = 1; i < op.children.size(); ++i) constants &= op.children[i]->IsFoldable();
+      if (!constants) continue;
+      for (size_t i = 1; i < op.children.size(); ++i) {
+        values.push_back(duckdb::ExpressionExecutor::EvaluateScalar(context, *op.children[i]));
+      }
+    } else {
+      continue;
+    }
+    bind.bucket_values.push_back(BucketKeyValues{key_position, std::move(values)});
+  }
+  SelectEndpoints(context, bind, bind.endpoints, &bind.pruning);
+}
+
+std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBindData& bind,
+                                  const std::vector<Endpoint>& endpoints,
+                                  std::string* explanation) {
+  const auto& d = bind.meta->description;
+  std::vector<bool> keep(endpoints.size(), true);
+  std::vector<std::string> reasons;
+
+  // Partitions.
+  std::vector<int> partition_columns = Indexes(d, d.partition_keys);
+  if (!bind.partition_predicates.empty()) {
+    std::map<std::string, bool> partition_kept;
+    for (const auto& e : endpoints) {
+      if (!e.partition || partition_kept.count(*e.partition)) continue;
+      bool kept = true;
+      std::vector<std::string> parts;
+      size_t start = 0;
+      while (true) {
+        size_t end = e.partition->find('$', start);
+        parts.push_back(e.partition->substr(start, end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+      duckdb::vector<duckdb::LogicalType> types;
+      for (int c : partition_columns) types.push_back(bind.types[static_cast<size_t>(c)]);
+      duckdb::DataChunk chunk;
+      bool readable = parts.size() == partition_columns.size();
+      if (readable) {
+        chunk.Initialize(context, types, 1);
+        chunk.SetCardinality(1);
+        for (size_t i = 0; i < parts.size() && readable; ++i) {
+          auto column = static_cast<size_t>(partition_columns[i]);
+          duckdb::Value v;
+          readable = PartitionValue(parts[i], d.columns[column].type, types[i], &v);
+          if (readable) chunk.SetValue(i, 0, v);
+        }
+      }
+      if (readable) {
+        for (const auto& predicate : bind.partition_predicates) {
+          try {
+            duckdb::ExpressionExecutor executor(context, *predicate->expression);
+            duckdb::SelectionVector sel(1);
+            if (executor.SelectExpression(chunk, sel) == 0) kept = false;
+          } catch (const std::exception&) {
+            // Cannot evaluate on the partition value: keep the partition.
+          }
+        }
+      }
+      partition_kept[*e.partition] = kept;
+    }
+    for (size_t i = 0; i < endpoints.size(); ++i) {
+      if (endpoints[i].partition && !partition_kept[*endpoints[i].partition]) keep[i] = false;
+    }
+    std::vector<std::string> texts;
+    for (const auto& p : bind.partition_predicates) texts.push_back(p->text);
+    size_t kept_partitions = 0;
+    for (const auto& [name, kept] : partition_kept) kept_partitions += kept ? 1 : 0;
+    reasons.push_back("partitions " + std::to_string(kept_partitions) + " of " +
+                      std::to_string(partition_kept.size()) + " by " + Join(texts, " AND "));
+  }
+
+  // Buckets: every bucket-key column needs a set of allowed values.
+  std::vector<int> bucket_columns = Indexes(d, d.bucket_keys);
+  if (!bucket_columns.empty() && !bind.bucket_values.empty() && d.bucket_count > 0) {
+    std::vector<std::vector<table::Value>> allowed(bucket_columns.size());
+    std::vector<bool> seen(bucket_columns.size(), false);
+    bool usable = true;
+    for (const auto& bv : bind.bucket_values) {
+      auto pos = static_cast<size_t>(bv.key_position);
+      auto column = static_cast<size_t>(bucket_columns[pos]);
+      std::vector<table::Value> values;
+      for (const auto& v : bv.values) {
+        table::Value tv;
+        if (!BucketValue(v, d.columns[column].type, bind.types[column], &tv)) {
+          usable = false;
+          break;
+        }
+        values.push_back(std::move(tv));
+      }
+      if (!usable) break;
+      if (!seen[pos]) {
+        allowed[pos] = std::move(values);
+        seen[pos] = true;
+      } else {  // AND of two lists on one column: their intersection
+        std::vector<table::Value> both;
+        for (const auto& a : allowed[pos]) {
+          if (std::find(values.begin(), values.end(), a) != values.end()) both.push_back(a);
+        }
+        allowed[pos] = std::move(both);
+      }
+    }
+    size_t combinations = 1;
+    for (size_t i = 0; i < allowed.size() && usable; ++i) {
+      usable = seen[i];
+      combinations *= std::max<size_t>(1, allowed[i].size());
+      if (combinations > kMaxBucketKeyCombinations) usable = false;
+    }
+    std::optional<table::BucketFunction> function;
+    if (usable) {
+      auto f = table::ParseBucketFunction(d.bucket_function.empty() ? "native" : d.bucket_function);
+      if (f.ok()) function = *f;
+    }
+    if (usable && function) {
+      std::vector<table::LogicalType> key_types;
+      for (int c : bucket_columns) key_types.push_back(d.columns[static_cast<size_t>(c)].type);
+      std::set<int32_t> buckets;
+      std::vector<size_t> index(allowed.size(), 0);
+      bool empty = false;
+      for (const auto& a : allowed) empty = empty || a.empty();
+      while (!empty) {
+        std::vector<table::Value> key;
+        for (size_t i = 0; i < allowed.size(); ++i) key.push_back(allowed[i][index[i]]);
+        auto bytes = table::EncodeBucketKey(*function, key, key_types);
+        if (!bytes.ok()) {
+          usable = false;
+          break;
+        }
+        buckets.insert(table::BucketOf(*function, *bytes, static_cast<int32_t>(d.bucket_count)));
+        size_t i = 0;
+        while (i < index.size() && ++index[i] == allowed[i].size()) index[i++] = 0;
+        if (i == index.size()) break;
+      }
+      if (usable) {
+        for (size_t i = 0; i < endpoints.size(); ++i) {
+          if (!buckets.count(endpoints[i].bucket)) keep[i] = false;
+        }
+        std::vector<std::string> names;
+        for (int32_t b : buckets) names.push_back("b" + std::to_string(b));
+        reasons.push_back("bucket key " + Join(d.bucket_keys, ", ") + " -> " +
+                          (names.empty() ? std::string("none") : Join(names, ", ")));
+      }
+    }
+  }
+
+  if (explanation != nullptr) {
+    size_t kept = 0;
+    for (bool k : keep) kept += k ? 1 : 0;
+    *explanation = std::to_string(kept) + " of " + std::to_string(endpoints.size());
+    if (!reasons.empty()) *explanation += " (" + Join(reasons, "; ") + ")";
+  }
+  return keep;
+}
+
+}  // namespace mink::query::internal

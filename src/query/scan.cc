@@ -1,0 +1,389 @@
+// mink_scan: the table function behind every table of the `mink` catalog. Each bucket endpoint is
+// one DoGet (projection in the ticket: only the columns the query uses leave storage); DuckDB
+// threads claim endpoints one by one and, once every endpoint has a reader, share the open
+// streams batch by batch. Batches are exported through the Arrow C data interface and converted
+// by DuckDB's own Arrow scan code, which references our buffers instead of copying rows. Filters
+// DuckDB pushes into the scan are removed from its plan, so every one of them is applied here.
+
+// DuckDB first (see duckdb_internal.h).
+#include "query/duckdb_internal.h"
+// (blank line: keeps the order above under clang-format)
+
+#include <algorithm>
+
+#include "arrow_format/c_bridge.h"
+#include "arrow_format/ipc.h"
+#include "duckdb/execution/expression_executor.hpp"
+#include "duckdb/planner/expression/bound_conjunction_expression.hpp"
+#include "duckdb/planner/expression/bound_reference_expression.hpp"
+#include "duckdb/planner/filter/conjunction_filter.hpp"
+#include "duckdb/planner/table_filter.hpp"
+
+namespace mink::query::internal {
+namespace {
+
+using duckdb::ClientContext;
+using duckdb::idx_t;
+
+struct EndpointStream {
+  std::mutex mu;
+  std::unique_ptr<flight::FlightStreamReader> reader;
+  arrow::IpcDecoder decoder;
+  bool finished = false;
+};
+
+struct Slot {
+  Endpoint endpoint;
+  std::shared_ptr<EndpointStream> stream;
+  bool done = false;
+};
+
+struct ScanGlobalState : public duckdb::GlobalTableFunctionState {
+  ~ScanGlobalState() override {
+    if (recorder == nullptr) return;
+    report.batches = batches.load();
+    report.rows = rows.load();
+    report.bytes = bytes.load();
+    recorder->Add(report);
+  }
+  idx_t MaxThreads() const override { return max_threads; }
+
+  std::shared_ptr<ScanRecorder> recorder;
+  std::mutex mu;
+  std::vector<Slot> slots;
+  size_t next_unclaimed = 0;
+  size_t next_shared = 0;
+  std::string table;
+  bool snapshot = false;
+  duckdb::vector<duckdb::column_t> column_ids;  // per output position (virtual columns as ROW_ID)
+  std::vector<std::string> output_names;     // per output position; empty for virtual columns
+  std::vector<std::string> request_columns;  // the DoGet projection
+  std::string placeholder;                   // a received column for virtual positions
+  arrow::SchemaPtr output_schema;            // the exported batch: one field per position
+  std::unique_ptr<duckdb::Expression> filter;  // every pushed-down filter, over positions
+  idx_t max_threads = 1;
+  std::atomic<int64_t> batches{0};
+  std::atomic<int64_t> rows{0};
+  std::atomic<int64_t> bytes{0};
+  ScanReport report;
+};
+
+struct ScanLocalState : public duckdb::LocalTableFunctionState {
+  explicit ScanLocalState(ClientContext& context)
+      : arrow(duckdb::make_uniq<duckdb::ArrowArrayWrapper>(), context) {}
+
+  duckdb::ArrowScanLocalState arrow;
+  std::shared_ptr<EndpointStream> stream;
+  size_t slot = 0;
+  idx_t length = 0;  // rows of the current batch
+  std::vector<int> positions;  // output position -> column of the received batch
+  std::unique_ptr<duckdb::ExpressionExecutor> executor;
+  duckdb::SelectionVector sel{STANDARD_VECTOR_SIZE};
+};
+
+// Picks a stream for a thread: an endpoint nobody reads yet, else one still open (shared).
+bool Claim(ScanGlobalState& g, ScanLocalState& l) {
+  std::lock_guard<std::mutex> lock(g.mu);
+  if (g.next_unclaimed < g.slots.size()) {
+    l.slot = g.next_unclaimed++;
+    g.slots[l.slot].stream = std::make_shared<EndpointStream>();
+    l.stream = g.slots[l.slot].stream;
+    return true;
+  }
+  for (size_t i = 0; i < g.slots.size(); ++i) {
+    size_t s = (g.next_shared + i) % g.slots.size();
+    if (!g.slots[s].done && g.slots[s].stream != nullptr) {
+      g.next_shared = s + 1;
+      l.slot = s;
+      l.stream = g.slots[s].stream;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Release(ScanGlobalState& g, ScanLocalState& l) {
+  std::lock_guard<std::mutex> lock(g.mu);
+  g.slots[l.slot].done = true;
+  l.stream.reset();
+}
+
+// Reads the next batch of the local stream; null at its end.
+arrow::RecordBatchPtr ReadBatch(const ScanBindData& bind, ScanGlobalState& g, ScanLocalState& l) {
+  EndpointStream& s = *l.stream;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.finished) return nullptr;
+  const Endpoint& endpoint = g.slots[l.slot].endpoint;
+  const std::string where = g.table + (endpoint.partition ? " partition " + *endpoint.partition : "") +
+                            " bucket " + std::to_string(endpoint.bucket);
+  if (s.reader == nullptr) {
+    ScanTicket ticket{g.table, g.snapshot, g.request_columns, endpoint.partition, endpoint.bucket};
+    auto client = ValueOrThrow(bind.cluster->ClientFor(endpoint.location), "reading " + where);
+    s.reader = ValueOrThrow(client->DoGet(EncodeTicket(ticket)), "reading " + where);
+  }
+  while (true) {
+    flight::FlightData data;
+    bool more = ValueOrThrow(s.reader->Next(&data), "reading " + where);
+    if (!more) {
+      s.finished = true;
+      s.reader.reset();
+      return nullptr;
+    }
+    g.bytes += static_cast<int64_t>(data.data_header.size() + data.body.size());
+    arrow::BufferPtr body = arrow::Buffer::FromString(std::move(data.body));
+    auto decoded = ValueOrThrow(s.decoder.Decode(data.data_header, std::move(body)),
+                                "decoding " + where);
+    if (decoded.kind != arrow::IpcDecoder::Kind::kRecordBatch) continue;
+    g.batches += 1;
+    g.rows += decoded.batch->num_rows();
+    return decoded.batch;
+  }
+}
+
+// Makes the next batch current; false when every stream is exhausted.
+bool NextBatch(const ScanBindData& bind, ScanGlobalState& g, ScanLocalState& l) {
+  while (true) {
+    if (l.stream == nullptr && !Claim(g, l)) return false;
+    arrow::RecordBatchPtr batch = ReadBatch(bind, g, l);
+    if (batch == nullptr) {
+      Release(g, l);
+      continue;
+    }
+    if (batch->num_rows() == 0) continue;
+    const arrow::Schema& received = *batch->schema();
+    std::vector<arrow::ArrayDataPtr> columns;
+    for (const auto& name : g.output_names) {
+      int index = received.GetFieldIndex(name.empty() ? g.placeholder : name);
+      if (index < 0) {
+        throw duckdb::IOException("mink: %s: the node sent no column \"%s\"", g.table,
+                                  name.empty() ? g.placeholder : name);
+      }
+      columns.push_back(batch->Column(index));
+    }
+    auto exported = duckdb::make_uniq<duckdb::ArrowArrayWrapper>();
+    auto output = ValueOrThrow(
+        arrow::RecordBatch::Make(g.output_schema, batch->num_rows(), std::move(columns)),
+        "reading " + g.table);
+    Status st = arrow::ExportRecordBatch(output, &exported->arrow_array, nullptr);
+    if (!st.ok()) throw duckdb::IOException("mink: %s: %s", g.table, st.message());
+    l.arrow.Reset();
+    l.arrow.chunk = duckdb::shared_ptr<duckdb::ArrowArrayWrapper>(exported.release());
+    l.length = static_cast<idx_t>(batch->num_rows());
+    return true;
+  }
+}
+
+duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitGlobal(
+    ClientContext& context, duckdb::TableFunctionInitInput& input) {
+  const auto& bind = input.bind_data->Cast<ScanBindData>();
+  const TableMeta& meta = *bind.meta;
+  auto g = duckdb::make_uniq<ScanGlobalState>();
+  g->recorder = bind.recorder;
+  g->table = meta.full_name();
+  g->snapshot = bind.snapshot();
+
+  std::string explanation;
+  std::vector<bool> keep = SelectEndpoints(context, bind, bind.endpoints, &explanation);
+  for (size_t i = 0; i < bind.endpoints.size(); ++i) {
+    if (keep[i]) g->slots.push_back(Slot{bind.endpoints[i], nullptr, false});
+  }
+
+  const auto& columns = meta.description.columns;
+  std::vector<arrow::Field> fields;
+  for (duckdb::column_t id : input.column_ids) {
+    if (id < columns.size()) {
+      g->column_ids.push_back(id);
+      g->output_names.push_back(columns[id].name);
+      fields.push_back(meta.schema->field(static_cast<int>(id)));
+      if (std::find(g->request_columns.begin(), g->request_columns.end(), columns[id].name) ==
+          g->request_columns.end()) {
+        g->request_columns.push_back(columns[id].name);
+      }
+    } else {
+      g->column_ids.push_back(duckdb::COLUMN_IDENTIFIER_ROW_ID);
+      g->output_names.emplace_back();
+    }
+  }
+  // Virtual columns only (count(*)): read the narrowest column to count rows.
+  if (g->request_columns.empty() && !columns.empty()) {
+    int best = 0;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      int width = meta.schema->field(static_cast<int>(i)).type()->byte_width();
+      int best_width = meta.schema->field(best).type()->byte_width();
+      if (width > 0 && (best_width == 0 || width < best_width)) best = static_cast<int>(i);
+    }
+    g->request_columns.push_back(columns[static_cast<size_t>(best)].name);
+  }
+  g->placeholder = g->request_columns.empty() ? "" : g->request_columns.front();
+  for (size_t i = 0; i < g->output_names.size(); ++i) {
+    if (g->output_names[i].empty()) {
+      int index = meta.schema->GetFieldIndex(g->placeholder);
+      fields.insert(fields.begin() + static_cast<std::ptrdiff_t>(i),
+                    meta.schema->field(index).WithName("__virtual" + std::to_string(i)));
+    }
+  }
+  g->output_schema = std::make_shared<arrow::Schema>(std::move(fields));
+
+  // Every filter DuckDB pushed down, as one expression over output positions. Optional and
+  // dynamic filters are left out: DuckDB checks optional ones again above the scan, and dynamic
+  // ones (join and top-N bounds) only save work.
+  duckdb::vector<duckdb::unique_ptr<duckdb::Expression>> parts;
+  if (input.filters) {
+    for (auto& [position, filter] : input.filters->filters) {
+      if (filter->filter_type == duckdb::TableFilterType::OPTIONAL_FILTER ||
+          filter->filter_type == duckdb::TableFilterType::DYNAMIC_FILTER) {
+        continue;
+      }
+      duckdb::column_t id = input.column_ids[position];
+      duckdb::LogicalType type =
+          id < bind.types.size() ? bind.types[id] : duckdb::LogicalType(duckdb::LogicalType::BIGINT);
+      duckdb::BoundReferenceExpression ref(type, position);
+      parts.push_back(filter->ToExpression(ref));
+    }
+  }
+  if (parts.size() == 1) {
+    g->filter = std::move(parts[0]);
+  } else if (parts.size() > 1) {
+    auto conjunction = duckdb::make_uniq<duckdb::BoundConjunctionExpression>(
+        duckdb::ExpressionType::CONJUNCTION_AND);
+    for (auto& p : parts) conjunction->children.push_back(std::move(p));
+    g->filter = std::move(conjunction);
+  }
+
+  g->max_threads = std::max<idx_t>(1, duckdb::TaskScheduler::GetScheduler(context).NumberOfThreads());
+  if (g->slots.empty()) g->max_threads = 1;
+  g->report.table = "mink." + g->table;
+  g->report.mode = g->snapshot ? "snapshot" : "log";
+  g->report.columns = g->request_columns;
+  g->report.buckets_total = static_cast<int64_t>(bind.endpoints.size());
+  g->report.buckets_read = static_cast<int64_t>(g->slots.size());
+  return g;
+}
+
+duckdb::unique_ptr<duckdb::LocalTableFunctionState> InitLocal(
+    duckdb::ExecutionContext& context, duckdb::TableFunctionInitInput&,
+    duckdb::GlobalTableFunctionState* global) {
+  auto& g = global->Cast<ScanGlobalState>();
+  auto l = duckdb::make_uniq<ScanLocalState>(context.client);
+  l->arrow.column_ids = g.column_ids;
+  if (g.filter) l->executor = duckdb::make_uniq<duckdb::ExpressionExecutor>(context.client, *g.filter);
+  return l;
+}
+
+void Scan(ClientContext&, duckdb::TableFunctionInput& input, duckdb::DataChunk& output) {
+  const auto& bind = input.bind_data->Cast<ScanBindData>();
+  auto& g = input.global_state->Cast<ScanGlobalState>();
+  auto& l = input.local_state->Cast<ScanLocalState>();
+  while (true) {
+    if (l.arrow.chunk_offset >= l.length) {
+      if (!NextBatch(bind, g, l)) return;  // empty output: the scan is done
+    }
+    idx_t size = std::min<idx_t>(STANDARD_VECTOR_SIZE, l.length - l.arrow.chunk_offset);
+    output.SetCardinality(size);
+    duckdb::ArrowTableFunction::ArrowToDuckDB(l.arrow, bind.arrow_table->GetColumns(), output, 0,
+                                              true);
+    for (idx_t i = 0; i < g.column_ids.size(); ++i) {
+      if (g.output_names[i].empty()) {
+        output.data[i].SetVectorType(duckdb::VectorType::CONSTANT_VECTOR);
+        duckdb::ConstantVector::SetNull(output.data[i], true);
+      }
+    }
+    l.arrow.chunk_offset += size;
+    if (l.executor) {
+      idx_t selected = l.executor->SelectExpression(output, l.sel);
+      if (selected == 0) {
+        output.Reset();
+        continue;
+      }
+      if (selected < size) output.Slice(l.sel, selected);
+    }
+    return;
+  }
+}
+
+duckdb::InsertionOrderPreservingMap<std::string> ToString(
+    duckdb::TableFunctionToStringInput& input) {
+  duckdb::InsertionOrderPreservingMap<std::string> result;
+  const auto& bind = input.bind_data->Cast<ScanBindData>();
+  result["Table"] = "mink." + bind.meta->full_name();
+  result["Read"] = bind.snapshot() ? "KV snapshot (primary-key table)" : "log";
+  result["Buckets"] = bind.pruning.empty() ? std::to_string(bind.endpoints.size()) + " (all)"
+                                          : bind.pruning;
+  return result;
+}
+
+duckdb::InsertionOrderPreservingMap<std::string> DynamicToString(
+    duckdb::TableFunctionDynamicToStringInput& input) {
+  duckdb::InsertionOrderPreservingMap<std::string> result;
+  if (!input.global_state) return result;
+  auto& g = input.global_state->Cast<ScanGlobalState>();
+  result["Buckets Read"] = std::to_string(g.report.buckets_read) + " of " +
+                           std::to_string(g.report.buckets_total);
+  result["Batches Received"] = std::to_string(g.batches.load());
+  result["Rows Received"] = std::to_string(g.rows.load());
+  result["Bytes Received"] = std::to_string(g.bytes.load());
+  return result;
+}
+
+}  // namespace
+
+duckdb::unique_ptr<duckdb::FunctionData> ScanBindData::Copy() const {
+  auto copy = duckdb::make_uniq<ScanBindData>();
+  copy->cluster = cluster;
+  copy->recorder = recorder;
+  copy->meta = meta;
+  copy->arrow_table = arrow_table;
+  copy->types = types;
+  copy->endpoints = endpoints;
+  copy->partition_predicates = partition_predicates;
+  copy->bucket_values = bucket_values;
+  copy->pruning = pruning;
+  return copy;
+}
+
+bool ScanBindData::Equals(const duckdb::FunctionData& other) const { return this == &other; }
+
+std::shared_ptr<duckdb::ArrowTableSchema> MakeArrowTableSchema(duckdb::DBConfig& config,
+                                                               const arrow::Schema& schema) {
+  ArrowSchema c_schema;
+  Status st = arrow::ExportSchema(schema, &c_schema);
+  if (!st.ok()) throw duckdb::IOException("mink: table schema: %s", st.message());
+  auto result = std::make_shared<duckdb::ArrowTableSchema>();
+  try {
+    duckdb::ArrowTableFunction::PopulateArrowTableSchema(config, *result, c_schema);
+  } catch (...) {
+    c_schema.release(&c_schema);
+    throw;
+  }
+  c_schema.release(&c_schema);
+  return result;
+}
+
+duckdb::unique_ptr<ScanBindData> MakeScanBindData(ClientContext&, std::shared_ptr<Cluster> cluster,
+                                               std::shared_ptr<ScanRecorder> recorder,
+                                               std::shared_ptr<const TableMeta> meta,
+                                               std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
+                                               std::vector<duckdb::LogicalType> types) {
+  auto bind = duckdb::make_uniq<ScanBindData>();
+  bind->endpoints = ValueOrThrow(cluster->Endpoints(meta->database, meta->table),
+                                 "listing the buckets of " + meta->full_name());
+  bind->cluster = std::move(cluster);
+  bind->recorder = std::move(recorder);
+  bind->meta = std::move(meta);
+  bind->arrow_table = std::move(arrow_table);
+  bind->types = std::move(types);
+  return bind;
+}
+
+duckdb::TableFunction MakeScanFunction() {
+  duckdb::TableFunction function("mink_scan", {}, Scan, nullptr, InitGlobal, InitLocal);
+  function.projection_pushdown = true;
+  function.filter_pushdown = true;
+  function.filter_prune = false;
+  function.pushdown_complex_filter = PushdownComplexFilter;
+  function.to_string = ToString;
+  function.dynamic_to_string = DynamicToString;
+  return function;
+}
+
+}  // namespace mink::query::internal

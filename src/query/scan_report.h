@@ -1,0 +1,46 @@
+#pragma once
+// ScanReport: what one scan of a mink table read — buckets chosen after pruning, the columns
+// asked for, and the batches, rows and bytes that came over Flight. The scan reports when it
+// ends; `mink-query exec --stats` and EXPLAIN ANALYZE show it, and the pushdown tests count on it.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mink::query {
+
+struct ScanReport {
+  std::string table;  // database.table
+  std::string mode;   // log | snapshot
+  std::vector<std::string> columns;
+  int64_t buckets_total = 0;
+  int64_t buckets_read = 0;  // after partition and bucket pruning
+  int64_t batches = 0;
+  int64_t rows = 0;
+  int64_t bytes = 0;  // IPC message bytes received (metadata and body)
+};
+
+// "mink.shop.orders (snapshot): 1 of 2 buckets, columns [region, amount], 1 batch, 2 rows, 272 bytes"
+std::string FormatScanReport(const ScanReport& report);
+
+class ScanRecorder {
+ public:
+  void Add(ScanReport report) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (reports_.size() >= kMaxReports) reports_.erase(reports_.begin());
+    reports_.push_back(std::move(report));
+  }
+  std::vector<ScanReport> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::exchange(reports_, {});
+  }
+
+ private:
+  static constexpr size_t kMaxReports = 1024;  // a server nobody drains keeps the last ones
+  std::mutex mu_;
+  std::vector<ScanReport> reports_;
+};
+
+}  // namespace mink::query

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# End-to-end test of mink-query (../shared/seeds "SQL", issue 5): starts `mink serve` on a
+# temporary directory and a free loopback port, runs the seed's quick-start commands, then the
+# seed's SQL with `mink-query exec` piped (JSON lines) and on a terminal (an aligned table, through
+# script(1)), CSV, several statements from a file, SQL errors (DuckDB's message and position,
+# status 2, no crash), a table created after the engine started, and an unreachable node.
+#
+# Usage: query_test.sh path/to/mink path/to/mink-query
+
+set -u
+MINK_BIN=${1:?usage: query_test.sh path/to/mink path/to/mink-query}
+QUERY_BIN=${2:?usage: query_test.sh path/to/mink path/to/mink-query}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mink-query-test.XXXXXX")
+NODE_PID=
+FAILURES=0
+
+cleanup() {
+  if [ -n "$NODE_PID" ]; then
+    kill -9 "$NODE_PID" 2>/dev/null
+    wait "$NODE_PID" 2>/dev/null
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+pass() { echo "ok: $*"; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+PORT=$(free_port)
+export MINK_BOOTSTRAP="grpc://127.0.0.1:$PORT"
+
+mink() { "$MINK_BIN" "$@"; }
+mink-query() { "$QUERY_BIN" "$@"; }
+
+"$MINK_BIN" serve --listen "127.0.0.1:$PORT" --meta-url "sqlite:$WORK/meta.db" \
+  --storage-uri "-2@file://$WORK/objects" >>"$WORK/node.log" 2>&1 &
+NODE_PID=$!
+for _ in $(seq 1 300); do
+  if "$MINK_BIN" db list >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$NODE_PID" 2>/dev/null; then
+    echo "the node exited; its log:" >&2
+    tail -50 "$WORK/node.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+
+# expect NAME EXPECTED ACTUAL
+expect() {
+  if [ "$2" == "$3" ]; then
+    pass "$1"
+  else
+    fail "$1"
+    echo "--- expected" >&2
+    printf '%s\n' "$2" >&2
+    echo "--- actual" >&2
+    printf '%s\n' "$3" >&2
+  fi
+}
+
+# expect_error NAME STATUS STDERR_SUBSTRING CMD...: fails with STATUS, nothing on stdout, stderr
+# holds the substring.
+expect_error() {
+  local name=$1 status=$2 substring=$3
+  shift 3
+  local out err rc
+  out=$("$@" 2>"$WORK/err")
+  rc=$?
+  err=$(cat "$WORK/err")
+  if [ "$rc" -ne "$status" ]; then
+    fail "$name: exit status $rc, expected $status (stderr: $err)"
+  elif [ -n "$out" ]; then
+    fail "$name: printed '$out' on stdout"
+  elif [[ "$err" != *"$substring"* ]]; then
+    fail "$name: stderr '$err' does not contain '$substring'"
+  else
+    pass "$name"
+  fi
+}
+
+# ---- The seed's quick start
+mink db create shop
+mink table create shop.orders \
+    -C "id BIGINT NOT NULL" \
+    -C "region STRING NOT NULL" \
+    -C "amount DECIMAL(10,2)" \
+    --primary-key id,region \
+    --partition-by region \
+    --bucket-count 2
+mink table create shop.events \
+    -C "id BIGINT NOT NULL" \
+    -C "note STRING" \
+    --bucket-key id
+mink write shop.orders <<'ROWS'
+{"id": 1, "region": "us", "amount": "10.50"}
+{"id": 2, "region": "eu", "amount": "3.00"}
+{"id": 1, "region": "us", "amount": "11.00"}
+ROWS
+mink write shop.events <<'ROWS'
+{"id": 7, "note": "a"}
+{"id": 8, "note": "b"}
+ROWS
+
+# ---- The seed's SQL, verbatim. Piped: JSON lines, one per row (group order is DuckDB's).
+out=$(mink-query exec -e "SELECT region, sum(amount) FROM mink.shop.orders GROUP BY region")
+rc=$?
+expect "seed query (piped): status" 0 "$rc"
+expect "seed query (piped): rows" '{"region":"eu","sum(amount)":3.00}
+{"region":"us","sum(amount)":11.00}' "$(printf '%s\n' "$out" | sort)"
+
+# On a terminal: an aligned table (script(1) gives the command a pseudo-terminal).
+tty_out=$(script -qec "'$QUERY_BIN' exec -e \"SELECT region, sum(amount) FROM mink.shop.orders GROUP BY region ORDER BY region DESC\"" /dev/null | tr -d '\r')
+expect "seed query (terminal): aligned table" 'region | sum(amount)
+-------+------------
+us     |       11.00
+eu     |        3.00' "$tty_out"
+
+expect "--format csv" 'region,total
+eu,3.00
+us,11.00' "$(mink-query exec --format csv -e "SELECT region, sum(amount) AS total FROM mink.shop.orders GROUP BY region ORDER BY region")"
+
+expect "log table" '{"id":7,"note":"a"}
+{"id":8,"note":"b"}' "$(mink-query exec -e "SELECT * FROM mink.shop.events ORDER BY id")"
+
+# ---- Several statements from a file: each result in turn.
+cat >"$WORK/script.sql" <<'SQL'
+-- a comment
+SELECT count(*) AS n FROM mink.shop.orders;
+SELECT id, note
+  FROM mink.shop.events
+ WHERE id = 8;
+SET threads = 1;
+SELECT max(amount) AS top FROM mink.shop.orders
+SQL
+expect "exec -f with several statements" '{"n":2}
+{"id":8,"note":"b"}
+{"top":11.00}' "$(mink-query exec -f "$WORK/script.sql")"
+
+# ---- Catalog: SHOW TABLES, DESCRIBE, information_schema.
+expect "SHOW ALL TABLES of mink" 'shop,events
+shop,orders' "$(mink-query exec --format csv -e "SELECT schema, name FROM (SHOW ALL TABLES) WHERE database = 'mink' ORDER BY name" | tail -n +2)"
+expect "DESCRIBE" 'id,BIGINT
+region,VARCHAR
+amount,"DECIMAL(10,2)"' "$(mink-query exec --format csv -e "SELECT column_name, column_type FROM (DESCRIBE mink.shop.orders)" | tail -n +2)"
+expect "pragma_table_info: NOT NULL and the primary key" '0,id,BIGINT,true,true
+1,region,VARCHAR,true,true
+2,amount,"DECIMAL(10,2)",false,false' "$(mink-query exec --format csv -e "SELECT cid, name, type, \"notnull\", pk FROM pragma_table_info('mink.shop.orders')" | tail -n +2)"
+expect "information_schema.tables" 'mink,shop,events
+mink,shop,orders' "$(mink-query exec --format csv -e "SELECT table_catalog, table_schema, table_name FROM information_schema.tables WHERE table_catalog = 'mink' ORDER BY table_name" | tail -n +2)"
+
+# ---- A table created and written after ... is visible to the next query.
+mink table create shop.late -C "k INT NOT NULL" -C "v STRING" --primary-key k
+echo '{"k": 1, "v": "x"}' | mink write shop.late
+expect "a new table is visible" '{"k":1,"v":"x"}' "$(mink-query exec -e "SELECT * FROM mink.shop.late")"
+
+# ---- SQL errors: DuckDB's message with its position, status 2, nothing on stdout.
+expect_error "syntax error" 2 'Parser Error: syntax error at or near "region"' \
+  mink-query exec -e "SELECT region FROM mink.shop.orders GROUP region"
+# The statement's line, and a caret under the position (8 + 42 columns in).
+expect_error "syntax error: the line and position" 2 "LINE 1: SELECT region FROM mink.shop.orders GROUP region
+$(printf '%50s' '')^" \
+  mink-query exec -e "SELECT region FROM mink.shop.orders GROUP region"
+expect_error "unknown table" 2 "Catalog Error: Table with name nope does not exist" \
+  mink-query exec -e "SELECT * FROM mink.shop.nope"
+expect_error "unknown column" 2 'Binder Error: Referenced column "nope" not found' \
+  mink-query exec -e "SELECT nope FROM mink.shop.orders"
+expect_error "writes are refused" 2 "the mink catalog is read-only" \
+  mink-query exec -e "INSERT INTO mink.shop.events VALUES (1, 'x')"
+expect_error "bad --format" 2 "--format must be table, json, csv or arrow" \
+  mink-query exec --format xml -e "SELECT 1"
+expect_error "no SQL" 2 "give the SQL with -e SQL or -f FILE" mink-query exec
+
+# ---- An unreachable node: the error names its address.
+DEAD_PORT=$(free_port)
+expect_error "unreachable node" 1 "127.0.0.1:$DEAD_PORT" \
+  mink-query -b "127.0.0.1:$DEAD_PORT" exec -e "SELECT * FROM mink.shop.orders"
+
+kill -INT "$NODE_PID"
+wait "$NODE_PID"
+NODE_PID=
+
+if [ "$FAILURES" -ne 0 ]; then
+  echo "$FAILURES check(s) failed; node log:" >&2
+  tail -40 "$WORK/node.log" >&2
+  exit 1
+fi
+echo "all checks passed"

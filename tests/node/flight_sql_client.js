@@ -1,0 +1,260 @@
+'use strict';
+// An independent Flight SQL client for mink-query serve: @grpc/grpc-js with our
+// spec/arrow/Flight.proto, protobufjs (the library under @grpc/proto-loader) with our
+// spec/arrow/FlightSql.proto, and Arrow JS (apache-arrow) for the data. Against a mink-query
+// serve whose cluster holds the quick start's shop.orders and shop.events, it runs a query, a
+// prepared statement with a parameter, and the catalog commands, and checks the values. Prints
+// one "ok: ..." line per check; exits 1 at the first failure.
+//
+// Usage: node flight_sql_client.js <port>
+
+const assert = require('assert');
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+const protobuf = require('protobufjs');
+const arrow = require('apache-arrow');
+
+const port = process.argv[2];
+const spec = path.join(__dirname, '..', '..', 'spec', 'arrow');
+const definition = protoLoader.loadSync(path.join(spec, 'Flight.proto'),
+  {keepCase: true, longs: String, enums: String, defaults: true, oneofs: true});
+const flight = grpc.loadPackageDefinition(definition).arrow.flight.protocol;
+const client = new flight.FlightService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+const sql = new protobuf.Root().loadSync(path.join(spec, 'FlightSql.proto'), {keepCase: true});
+const PREFIX = 'arrow.flight.protocol.sql.';
+
+function type(name) { return sql.lookupType(PREFIX + name); }
+
+// A Flight SQL command: the message packed in a google.protobuf.Any.
+function pack(name, fields) {
+  const t = type(name);
+  const value = t.encode(t.create(fields)).finish();
+  return Buffer.from(type('Any').encode({type_url: `type.googleapis.com/${PREFIX}${name}`, value})
+    .finish());
+}
+
+function unpack(bytes, name) {
+  const any = type('Any').decode(bytes);
+  assert.strictEqual(any.type_url, `type.googleapis.com/${PREFIX}${name}`);
+  return type(name).decode(any.value);
+}
+
+function unary(method, request) {
+  return new Promise((resolve, reject) =>
+    client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
+}
+
+function collect(stream) {
+  return new Promise((resolve, reject) => {
+    const out = [];
+    stream.on('data', (m) => out.push(m));
+    stream.on('end', () => resolve(out));
+    stream.on('error', reject);
+  });
+}
+
+// FlightData messages -> an IPC stream -> an Arrow JS table.
+function toTable(messages) {
+  const parts = [];
+  for (const m of messages) {
+    const header = Buffer.from(m.data_header);
+    const pad = (8 - (header.length % 8)) % 8;
+    const prefix = Buffer.alloc(8);
+    prefix.writeInt32LE(-1, 0);
+    prefix.writeInt32LE(header.length + pad, 4);
+    parts.push(prefix, header, Buffer.alloc(pad), Buffer.from(m.data_body));
+  }
+  return arrow.tableFromIPC(Buffer.concat(parts));
+}
+
+// An Arrow JS table -> FlightData messages (flatbuffer header + body).
+function toFlightData(table) {
+  const ipc = Buffer.from(arrow.tableToIPC(table, 'stream'));
+  const messages = [];
+  let pos = 0;
+  while (pos + 8 <= ipc.length) {
+    let len = ipc.readInt32LE(pos);
+    pos += 4;
+    if (len === -1) {
+      len = ipc.readInt32LE(pos);
+      pos += 4;
+    }
+    if (len === 0) break;
+    const header = ipc.subarray(pos, pos + len);
+    pos += len;
+    const bodyLength = Number(arrow.Message.decode(header).bodyLength);
+    messages.push({data_header: header, data_body: ipc.subarray(pos, pos + bodyLength)});
+    pos += bodyLength;
+  }
+  return messages;
+}
+
+// GetFlightInfo for a command, then DoGet of its (single) endpoint.
+async function fetch(name, fields) {
+  const info = await unary('GetFlightInfo', {type: 'CMD', cmd: pack(name, fields)});
+  assert.strictEqual(info.endpoint.length, 1);
+  const table = toTable(await collect(client.DoGet(info.endpoint[0].ticket)));
+  return {info, table};
+}
+
+function rows(table) {
+  return table.toArray().map((r) => {
+    const o = r.toJSON();
+    for (const k of Object.keys(o)) if (typeof o[k] === 'bigint') o[k] = o[k].toString();
+    return o;
+  });
+}
+
+// A DECIMAL value of Arrow JS (little-endian 32-bit words) as text with its scale.
+function decimalText(words, scale) {
+  let v = 0n;
+  for (let i = words.length - 1; i >= 0; --i) v = (v << 32n) | BigInt(words[i]);
+  if (v >= 1n << 127n) v -= 1n << 128n;
+  const neg = v < 0n;
+  const digits = (neg ? -v : v).toString().padStart(scale + 1, '0');
+  return (neg ? '-' : '') + digits.slice(0, digits.length - scale) + '.' + digits.slice(-scale);
+}
+
+function ok(what) { console.log(`ok: ${what}`); }
+
+async function main() {
+  // ---- A query (CommandStatementQuery): the seed's aggregate.
+  const q = await fetch('CommandStatementQuery', {query:
+    'SELECT region, sum(amount) AS total FROM mink.shop.orders GROUP BY region ORDER BY region'});
+  const querySchema = arrow.tableFromIPC(Buffer.from(q.info.schema)).schema;
+  assert.deepStrictEqual(querySchema.fields.map((f) => f.name), ['region', 'total']);
+  const totalType = q.table.schema.fields[1].type;
+  assert.ok(arrow.DataType.isDecimal(totalType), `total is ${totalType}`);
+  const got = q.table.toArray().map((r) =>
+    [r.region, decimalText(r.total, totalType.scale)]);
+  assert.deepStrictEqual(got, [['eu', '3.00'], ['us', '11.00']]);
+  ok('CommandStatementQuery: eu 3.00, us 11.00');
+
+  // A ticket is read once.
+  try {
+    await collect(client.DoGet(q.info.endpoint[0].ticket));
+    assert.fail('a used ticket was read again');
+  } catch (e) {
+    assert.strictEqual(e.code, grpc.status.NOT_FOUND, String(e));
+  }
+  ok('a statement ticket is read once');
+
+  // ---- A prepared statement with one parameter, bound with DoPut.
+  const created = await collect(client.DoAction({type: 'CreatePreparedStatement',
+    body: pack('ActionCreatePreparedStatementRequest',
+               {query: 'SELECT id, amount FROM mink.shop.orders WHERE region = $1'})}));
+  const prepared = unpack(created[0].body, 'ActionCreatePreparedStatementResult');
+  const datasetSchema = arrow.tableFromIPC(Buffer.from(prepared.dataset_schema)).schema;
+  assert.deepStrictEqual(datasetSchema.fields.map((f) => f.name), ['id', 'amount']);
+  const parameterSchema = arrow.tableFromIPC(Buffer.from(prepared.parameter_schema)).schema;
+  assert.strictEqual(parameterSchema.fields.length, 1);
+  const handle = prepared.prepared_statement_handle;
+  for (const [region, want] of [['us', [['1', '11.00']]], ['eu', [['2', '3.00']]], ['ap', []]]) {
+    const params = new arrow.Table({p1: arrow.vectorFromArray([region], new arrow.Utf8())});
+    const messages = toFlightData(params);
+    messages[0].flight_descriptor = {type: 'CMD',
+      cmd: pack('CommandPreparedStatementQuery', {prepared_statement_handle: handle})};
+    const put = client.DoPut();
+    const results = collect(put);
+    for (const m of messages) put.write(m);
+    put.end();
+    const putResults = await results;
+    const bound = type('DoPutPreparedStatementResult').decode(putResults[0].app_metadata);
+    assert.ok(Buffer.from(bound.prepared_statement_handle).equals(Buffer.from(handle)));
+    const r = await fetch('CommandPreparedStatementQuery', {prepared_statement_handle: handle});
+    const amountType = r.table.schema.fields[1].type;
+    const values = r.table.toArray().map((row) =>
+      [row.id.toString(), decimalText(row.amount, amountType.scale)]);
+    assert.deepStrictEqual(values, want);
+  }
+  ok('prepared statement with a parameter: us, eu, ap');
+  await collect(client.DoAction({type: 'ClosePreparedStatement',
+    body: pack('ActionClosePreparedStatementRequest', {prepared_statement_handle: handle})}));
+  try {
+    await fetch('CommandPreparedStatementQuery', {prepared_statement_handle: handle});
+    assert.fail('a closed prepared statement ran');
+  } catch (e) {
+    assert.strictEqual(e.code, grpc.status.NOT_FOUND, String(e));
+  }
+  ok('ClosePreparedStatement');
+
+  // ---- Catalog commands.
+  const catalogs = rows((await fetch('CommandGetCatalogs', {})).table).map((r) => r.catalog_name);
+  assert.ok(catalogs.includes('mink'), JSON.stringify(catalogs));
+  ok(`GetCatalogs: ${catalogs.join(', ')}`);
+
+  const schemas = rows((await fetch('CommandGetDbSchemas', {catalog: 'mink'})).table);
+  assert.deepStrictEqual(schemas, [{catalog_name: 'mink', db_schema_name: 'shop'}]);
+  ok('GetDbSchemas: mink.shop');
+
+  const tables = await fetch('CommandGetTables',
+    {catalog: 'mink', db_schema_filter_pattern: 'sh%', include_schema: true});
+  const tableRows = tables.table.toArray();
+  assert.deepStrictEqual(tableRows.map((r) => [r.catalog_name, r.db_schema_name, r.table_name,
+                                               r.table_type]),
+                         [['mink', 'shop', 'events', 'TABLE'], ['mink', 'shop', 'orders', 'TABLE']]);
+  const ordersSchema = arrow.tableFromIPC(Buffer.from(tableRows[1].table_schema)).schema;
+  assert.deepStrictEqual(ordersSchema.fields.map((f) => `${f.name}:${f.type}`),
+                         ['id:Int64', 'region:Utf8', 'amount:Decimal[10e+2]']);
+  ok('GetTables with include_schema');
+
+  const filtered = rows((await fetch('CommandGetTables',
+    {catalog: 'mink', table_name_filter_pattern: 'ord_rs'})).table);
+  assert.deepStrictEqual(filtered.map((r) => r.table_name), ['orders']);
+  ok('GetTables with a table name pattern');
+
+  const keys = rows((await fetch('CommandGetPrimaryKeys',
+    {catalog: 'mink', db_schema: 'shop', table: 'orders'})).table);
+  assert.deepStrictEqual(keys.map((k) => [k.column_name, k.key_sequence]), [['id', 1], ['region', 2]]);
+  ok('GetPrimaryKeys: id, region');
+
+  const info = await fetch('CommandGetSqlInfo', {info: [0, 3, 4, 504, 508]});
+  const infoSchema = arrow.tableFromIPC(Buffer.from(info.info.schema)).schema;
+  assert.strictEqual(String(infoSchema.fields[1].type.mode), String(arrow.UnionMode.Dense));
+  const byId = {};
+  for (const r of info.table.toArray()) byId[r.info_name] = r.value;
+  assert.strictEqual(byId[0], 'Mink');
+  assert.strictEqual(byId[3], true);
+  assert.strictEqual(byId[4], true);
+  assert.strictEqual(byId[504], '"');
+  const keywords = byId[508].toArray();
+  assert.ok(keywords.includes('select') || keywords.includes('SELECT'), keywords.join(','));
+  ok(`GetSqlInfo: ${byId[0]}, read-only, SQL, quote ${byId[504]}, ${keywords.length} keywords`);
+
+  const all = (await fetch('CommandGetSqlInfo', {})).table;
+  assert.ok(all.numRows >= 20, `${all.numRows} info rows`);
+  ok(`GetSqlInfo without ids: ${all.numRows} rows`);
+
+  const types = rows((await fetch('CommandGetXdbcTypeInfo', {})).table);
+  const bigint = types.find((t) => t.type_name === 'BIGINT');
+  assert.strictEqual(bigint.data_type, -5);
+  assert.strictEqual(types.find((t) => t.type_name === 'VARCHAR').data_type, 12);
+  const sorted = types.map((t) => t.data_type);
+  assert.deepStrictEqual(sorted, [...sorted].sort((a, b) => a - b));
+  const onlyInt = rows((await fetch('CommandGetXdbcTypeInfo', {data_type: 4})).table);
+  assert.deepStrictEqual(onlyInt.map((t) => t.type_name), ['INTEGER']);
+  ok(`GetXdbcTypeInfo: ${types.length} types`);
+
+  // ---- SQL errors: INVALID_ARGUMENT with DuckDB's message.
+  try {
+    await fetch('CommandStatementQuery', {query: 'SELECT * FROM mink.shop.nope'});
+    assert.fail('no error');
+  } catch (e) {
+    assert.strictEqual(e.code, grpc.status.INVALID_ARGUMENT, String(e));
+    assert.ok(e.details.includes('Table with name nope does not exist'), e.details);
+  }
+  try {
+    await fetch('CommandStatementQuery', {query: 'SELEC 1'});
+    assert.fail('no error');
+  } catch (e) {
+    assert.strictEqual(e.code, grpc.status.INVALID_ARGUMENT, String(e));
+    assert.ok(e.details.includes('syntax error at or near "SELEC"'), e.details);
+  }
+  ok('SQL errors are INVALID_ARGUMENT with DuckDB\'s message');
+}
+
+main().then(() => process.exit(0), (e) => {
+  console.error(e);
+  process.exit(1);
+});
