@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 
+#include "base/memory.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 
@@ -29,6 +30,7 @@ std::string CommandPath(const CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  mink::RetainLargeAllocations();
   // A reader of our output that goes away (mink read ... | head) is a write error, not a signal.
   signal(SIGPIPE, SIG_IGN);
 

@@ -236,7 +236,16 @@ Status AppendRecordBatch(const BatchOptions& options, std::span<const NewRecord>
   const int64_t base_timestamp = records.front().timestamp;
   int64_t max_timestamp = base_timestamp;
   int32_t last_delta = -1;
+  // Sized up front: growing the body (and `out`) record by record copies it over and over.
+  size_t estimate = 0;
+  for (const NewRecord& rec : records) {
+    estimate += 24 + OptionalSize(rec.key) + OptionalSize(rec.value);
+    for (const RecordHeaderView& header : rec.headers) {
+      estimate += OptionalSize(header.key) + OptionalSize(header.value);
+    }
+  }
   std::string body;
+  body.reserve(estimate);
   for (size_t i = 0; i < records.size(); ++i) {
     const NewRecord& rec = records[i];
     const int32_t delta = rec.offset_delta < 0 ? static_cast<int32_t>(i) : rec.offset_delta;
@@ -292,6 +301,8 @@ Status AppendRecordBatch(const BatchOptions& options, std::span<const NewRecord>
   if (options.control) attributes |= 0x20;
 
   const size_t start = out->size();
+  const size_t needed = start + static_cast<size_t>(kMinBatchLength) + 12 + body.size();
+  if (needed > out->capacity()) out->reserve(std::max(needed, 2 * out->capacity()));
   AppendBe64(out, static_cast<uint64_t>(options.base_offset));
   AppendBe32(out, static_cast<uint32_t>(kMinBatchLength + static_cast<int32_t>(body.size())));
   AppendBe32(out, static_cast<uint32_t>(options.partition_leader_epoch));

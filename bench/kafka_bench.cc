@@ -1,0 +1,491 @@
+// kafka_bench: the Kafka listener under load from librdkafka (the library behind kcat and
+// confluent-kafka), against a node started in this process on the file:// store, beside the
+// disk's own bandwidth measured in the same directory in the same run (bench/README.md).
+//
+//   1. disk: write + fdatasync of 8 MiB files (1 writer, then 4), the limit;
+//   2. produce, closed loop: 1 KiB records, acks=all, idempotent, MB/s acknowledged;
+//   3. produce at half of phase 2's rate, open loop: p50/p99 from the scheduled send to the ack;
+//   4. consume everything phases 2-3 wrote from the beginning: MB/s;
+//   5. end to end: a paced producer and a consumer at the end of another topic, p50/p99 from
+//      the send to the consumer's poll.
+//
+// Every phase is bounded by --seconds and a message count; memory in flight by
+// --max-pending-mb. The run directory is removed at exit (unless --keep).
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <librdkafka/rdkafka.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "base/log.h"
+#include "base/memory.h"
+#include "bench_util.h"
+#include "node/node.h"
+
+namespace mink::bench {
+namespace {
+
+using Micros = std::chrono::microseconds;
+
+constexpr uint64_t kMaxMessagesPerPhase = 20'000'000;
+constexpr size_t kMaxSamples = 2'000'000;
+constexpr auto kDrainTimeout = std::chrono::seconds(60);
+
+struct Flags {
+  std::string dir;
+  bool keep = false;
+  int seconds = 10;
+  int warmup_ms = 1000;
+  int record_bytes = 1024;
+  int partitions = 4;
+  int flush_interval_ms = 10;
+  int linger_ms = 5;
+  int max_pending_mb = 64;
+  int e2e_rate = 2000;  // messages/s in phase 5
+};
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<Micros>(SteadyNow().time_since_epoch()).count();
+}
+
+// A loopback port nobody listens on now (the node needs a fixed port to advertise).
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port;
+}
+
+[[noreturn]] void Die(const std::string& what) {
+  fmt::print(stderr, "kafka_bench: {}\n", what);
+  std::exit(1);
+}
+
+// What the delivery callback collects for one phase.
+struct Acks {
+  std::mutex mutex;
+  std::vector<int64_t> latency_us;  // ack time - the message's scheduled send time
+  uint64_t acked = 0, failed = 0, bytes_in_window = 0;
+  int64_t window_from_us = 0, window_to_us = INT64_MAX;
+  std::string first_error;
+};
+
+extern "C" void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+  auto* acks = static_cast<Acks*>(opaque);
+  const int64_t now = NowMicros();
+  const int64_t sent = static_cast<int64_t>(reinterpret_cast<intptr_t>(m->_private));
+  std::lock_guard<std::mutex> lock(acks->mutex);
+  if (m->err) {
+    if (acks->failed++ == 0) acks->first_error = rd_kafka_err2str(m->err);
+    return;
+  }
+  ++acks->acked;
+  if (now >= acks->window_from_us && now <= acks->window_to_us) acks->bytes_in_window += m->len;
+  // Latency only of messages sent after the warm-up.
+  if (sent >= acks->window_from_us && acks->latency_us.size() < kMaxSamples) {
+    acks->latency_us.push_back(now - sent);
+  }
+}
+
+void Set(rd_kafka_conf_t* conf, const char* key, const std::string& value) {
+  char err[512];
+  if (rd_kafka_conf_set(conf, key, value.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+    Die(fmt::format("librdkafka {}={}: {}", key, value, err));
+  }
+}
+
+struct Producer {
+  rd_kafka_t* rk = nullptr;
+  Acks acks;
+  ~Producer() {
+    if (rk) rd_kafka_destroy(rk);
+  }
+};
+
+std::unique_ptr<Producer> NewProducer(const std::string& brokers, const Flags& flags) {
+  auto p = std::make_unique<Producer>();
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  Set(conf, "bootstrap.servers", brokers);
+  Set(conf, "acks", "all");
+  Set(conf, "enable.idempotence", "true");
+  Set(conf, "linger.ms", std::to_string(flags.linger_ms));
+  Set(conf, "batch.size", "1000000");
+  Set(conf, "compression.codec", "none");
+  Set(conf, "queue.buffering.max.kbytes", std::to_string(flags.max_pending_mb * 1024));
+  Set(conf, "queue.buffering.max.messages", "1000000");
+  rd_kafka_conf_set_dr_msg_cb(conf, OnDelivery);
+  rd_kafka_conf_set_opaque(conf, &p->acks);
+  char err[512];
+  p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+  if (!p->rk) Die(std::string("producer: ") + err);
+  return p;
+}
+
+// Sends one record; false when librdkafka's queue is full (the caller polls and retries).
+bool Send(Producer& p, const std::string& topic, int32_t partition, const std::string& payload,
+          int64_t scheduled_us) {
+  rd_kafka_resp_err_t err = rd_kafka_producev(
+      p.rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+      RD_KAFKA_V_VALUE(const_cast<char*>(payload.data()), payload.size()),
+      RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(static_cast<intptr_t>(scheduled_us))),
+      RD_KAFKA_V_END);
+  if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) return false;
+  if (err) Die(std::string("produce: ") + rd_kafka_err2str(err));
+  return true;
+}
+
+void Drain(Producer& p) {
+  rd_kafka_resp_err_t err =
+      rd_kafka_flush(p.rk, static_cast<int>(std::chrono::milliseconds(kDrainTimeout).count()));
+  if (err) fmt::print("  drain: {} (outstanding {})\n", rd_kafka_err2str(err), rd_kafka_outq_len(p.rk));
+}
+
+struct ProduceResult {
+  double mb_s = 0;
+  double msgs_s = 0;
+  uint64_t acked = 0, failed = 0;
+  Distribution latency;
+};
+
+ProduceResult Finish(Producer& p, double window_seconds) {
+  ProduceResult r;
+  std::lock_guard<std::mutex> lock(p.acks.mutex);
+  r.acked = p.acks.acked;
+  r.failed = p.acks.failed;
+  r.mb_s = window_seconds > 0 ? static_cast<double>(p.acks.bytes_in_window) / window_seconds / 1e6 : 0;
+  r.latency = Summarize(std::move(p.acks.latency_us));
+  if (r.failed) fmt::print("  {} deliveries failed, first: {}\n", r.failed, p.acks.first_error);
+  return r;
+}
+
+// Phase 2: as fast as acks come back, with at most --max-pending-mb queued.
+ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& topic,
+                                const Flags& flags, const std::string& payload) {
+  auto p = NewProducer(brokers, flags);
+  const int64_t start = NowMicros();
+  p->acks.window_from_us = start + flags.warmup_ms * 1000LL;
+  p->acks.window_to_us = p->acks.window_from_us + flags.seconds * 1'000'000LL;
+  uint64_t sent = 0;
+  while (!g_interrupted.load() && sent < kMaxMessagesPerPhase &&
+         NowMicros() < p->acks.window_to_us) {
+    if (Send(*p, topic, static_cast<int32_t>(sent % flags.partitions), payload, NowMicros())) {
+      ++sent;
+      rd_kafka_poll(p->rk, 0);
+    } else {
+      rd_kafka_poll(p->rk, 1);
+    }
+  }
+  Drain(*p);
+  ProduceResult r = Finish(*p, flags.seconds);
+  r.msgs_s = r.mb_s * 1e6 / static_cast<double>(payload.size());
+  return r;
+}
+
+// Phase 3: open loop at `rate` messages/s; latency counts from the scheduled send time, so a
+// stalled producer shows up in the figures instead of slowing the offered load.
+ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
+                           const Flags& flags, const std::string& payload, double rate) {
+  auto p = NewProducer(brokers, flags);
+  const int64_t start = NowMicros();
+  const int64_t measure_from = start + flags.warmup_ms * 1000LL;
+  const int64_t end = measure_from + flags.seconds * 1'000'000LL;
+  p->acks.window_from_us = measure_from;
+  p->acks.window_to_us = end;
+  uint64_t sent = 0;
+  const double interval_us = 1e6 / rate;
+  while (!g_interrupted.load() && sent < kMaxMessagesPerPhase) {
+    const int64_t scheduled = start + static_cast<int64_t>(static_cast<double>(sent) * interval_us);
+    if (scheduled >= end) break;
+    int64_t now = NowMicros();
+    if (now < scheduled) {
+      rd_kafka_poll(p->rk, 0);
+      if (scheduled - now > 200) std::this_thread::sleep_for(Micros(std::min<int64_t>(scheduled - now, 1000)));
+      continue;
+    }
+    if (Send(*p, topic, static_cast<int32_t>(sent % flags.partitions), payload, scheduled)) {
+      ++sent;
+    } else {
+      rd_kafka_poll(p->rk, 1);
+    }
+  }
+  Drain(*p);
+  ProduceResult r = Finish(*p, flags.seconds);
+  r.msgs_s = r.mb_s * 1e6 / static_cast<double>(payload.size());
+  return r;
+}
+
+rd_kafka_t* NewConsumer(const std::string& brokers) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  Set(conf, "bootstrap.servers", brokers);
+  Set(conf, "group.id", "kafka-bench");  // librdkafka wants one; offsets are never committed
+  Set(conf, "enable.auto.commit", "false");
+  Set(conf, "enable.auto.offset.store", "false");
+  Set(conf, "fetch.max.bytes", "52428800");
+  Set(conf, "max.partition.fetch.bytes", "8388608");
+  Set(conf, "fetch.wait.max.ms", "100");
+  Set(conf, "queued.max.messages.kbytes", "131072");
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
+  if (!rk) Die(std::string("consumer: ") + err);
+  rd_kafka_poll_set_consumer(rk);
+  return rk;
+}
+
+void Assign(rd_kafka_t* rk, const std::string& topic, int partitions, int64_t offset) {
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int i = 0; i < partitions; ++i) {
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), i)->offset = offset;
+  }
+  rd_kafka_resp_err_t err = rd_kafka_assign(rk, list);
+  rd_kafka_topic_partition_list_destroy(list);
+  if (err) Die(std::string("assign: ") + rd_kafka_err2str(err));
+}
+
+struct ConsumeResult {
+  uint64_t messages = 0, bytes = 0;
+  double seconds = 0, mb_s = 0;
+};
+
+// Phase 4: everything from the beginning, until `expected` messages arrived.
+ConsumeResult ConsumeAll(const std::string& brokers, const std::string& topic, int partitions,
+                         uint64_t expected, int seconds_limit) {
+  ConsumeResult r;
+  rd_kafka_t* rk = NewConsumer(brokers);
+  const SteadyTime start = SteadyNow();
+  const SteadyTime deadline = start + std::chrono::seconds(seconds_limit);
+  Assign(rk, topic, partitions, RD_KAFKA_OFFSET_BEGINNING);
+  while (r.messages < expected && !g_interrupted.load() && SteadyNow() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
+    if (!m) continue;
+    if (m->err == 0) {
+      ++r.messages;
+      r.bytes += m->len;
+    } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      fmt::print("  consume: {}\n", rd_kafka_message_errstr(m));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  r.seconds = Seconds(start, SteadyNow());
+  r.mb_s = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / 1e6 : 0;
+  rd_kafka_consumer_close(rk);
+  rd_kafka_destroy(rk);
+  return r;
+}
+
+// Phase 5: a consumer at the end of `topic`, a producer at `rate`; the payload starts with the
+// send time, so latency = poll time - send time (one process, one steady clock).
+Distribution EndToEnd(const std::string& brokers, const std::string& topic, const Flags& flags,
+                      uint64_t* received) {
+  Flags paced = flags;
+  paced.linger_ms = 0;
+  auto p = NewProducer(brokers, paced);
+  std::string payload = RandomBytes(static_cast<size_t>(flags.record_bytes), 7);
+  // One record (send time 0: not measured) creates the topic before the consumer looks for its
+  // end, so the consumer's end is before every measured record.
+  std::memset(payload.data(), 0, 8);
+  while (!Send(*p, topic, 0, payload, NowMicros())) rd_kafka_poll(p->rk, 1);
+  Drain(*p);
+  rd_kafka_t* consumer = NewConsumer(brokers);
+  Assign(consumer, topic, flags.partitions, RD_KAFKA_OFFSET_END);
+  // Let the consumer resolve its end offsets before anything is sent.
+  const SteadyTime settle = SteadyNow() + std::chrono::seconds(2);
+  while (SteadyNow() < settle) {
+    if (rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 50)) rd_kafka_message_destroy(m);
+  }
+  std::vector<int64_t> samples;
+  std::atomic<bool> producing{true};
+  uint64_t got = 0;
+  std::thread reader([&] {
+    const SteadyTime hard_stop =
+        SteadyNow() + std::chrono::seconds(flags.seconds + 30 + flags.warmup_ms / 1000);
+    while (SteadyNow() < hard_stop && !g_interrupted.load()) {
+      rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 50);
+      if (!m) {
+        if (!producing.load()) break;
+        continue;
+      }
+      if (m->err == 0 && m->len >= 8) {
+        int64_t sent;
+        std::memcpy(&sent, m->payload, 8);
+        if (sent > 0 && samples.size() < kMaxSamples) samples.push_back(NowMicros() - sent);
+        ++got;
+      }
+      rd_kafka_message_destroy(m);
+    }
+  });
+  const int64_t start = NowMicros();
+  const int64_t end = start + flags.seconds * 1'000'000LL;
+  const double interval_us = 1e6 / flags.e2e_rate;
+  uint64_t sent = 0;
+  while (!g_interrupted.load() && sent < kMaxMessagesPerPhase) {
+    const int64_t scheduled = start + static_cast<int64_t>(static_cast<double>(sent) * interval_us);
+    if (scheduled >= end) break;
+    int64_t now = NowMicros();
+    if (now < scheduled) {
+      rd_kafka_poll(p->rk, 0);
+      std::this_thread::sleep_for(Micros(std::min<int64_t>(scheduled - now, 1000)));
+      continue;
+    }
+    std::memcpy(payload.data(), &scheduled, 8);
+    if (Send(*p, topic, static_cast<int32_t>(sent % flags.partitions), payload, scheduled)) {
+      ++sent;
+    } else {
+      rd_kafka_poll(p->rk, 1);
+    }
+  }
+  Drain(*p);
+  // The consumer stops after its first empty poll once everything was sent.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  producing = false;
+  reader.join();
+  rd_kafka_consumer_close(consumer);
+  rd_kafka_destroy(consumer);
+  *received = got;
+  if (got != sent) fmt::print("  end to end: sent {} received {}\n", sent, got);
+  return Summarize(std::move(samples));
+}
+
+const char* Verdict(bool pass) { return pass ? "PASS" : "MISS"; }
+
+int Run(const Flags& flags) {
+  InstallStopSignals();
+  log::SetLevel(log::Level::kWarn);
+  std::string parent = flags.dir;
+  if (parent.empty()) parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  std::string templ = parent + "/mink-kafka-bench-XXXXXX";
+  if (::mkdtemp(templ.data()) == nullptr) Die("mkdtemp under " + parent);
+  const std::string dir = templ;
+  struct RemoveDir {
+    std::string dir;
+    bool keep;
+    ~RemoveDir() {
+      std::error_code ec;
+      if (!keep) std::filesystem::remove_all(dir, ec);
+    }
+  } remove_dir{dir, flags.keep};
+
+  fmt::print("kafka_bench: {} B records, {} partitions, acks=all, idempotent, linger.ms={}, "
+             "wal.flush_interval={} ms, {} s per phase after {} ms warm-up; MB = 10^6 B of "
+             "record values\nrun directory {}\n",
+             flags.record_bytes, flags.partitions, flags.linger_ms, flags.flush_interval_ms,
+             flags.seconds, flags.warmup_ms, dir);
+
+  fmt::print("\nphase 1: disk, write + fdatasync of 8 MiB files\n");
+  std::fflush(stdout);
+  DiskResult disk1 = MeasureDisk(dir, flags.seconds, 1);
+  DiskResult disk4 = MeasureDisk(dir, flags.seconds, 4);
+  if (!disk1.error.empty() || !disk4.error.empty()) Die(disk1.error + disk4.error);
+  const double disk_mb_s = std::max(disk1.mb_s, disk4.mb_s);
+  fmt::print("  1 writer  {:7.1f} MB/s\n  4 writers {:7.1f} MB/s  (the limit: the larger)\n",
+             disk1.mb_s, disk4.mb_s);
+
+  const int port = FreePort();
+  if (port == 0) Die("no free loopback port");
+  config::ServeConfig config;
+  config.listen = "127.0.0.1:0";
+  config.kafka_listen = fmt::format("127.0.0.1:{}", port);
+  config.meta_url = "sqlite:" + dir + "/meta.db";
+  config.storage_uri = "-2@file://" + dir + "/objects";
+  config.wal_flush_interval = std::chrono::milliseconds(flags.flush_interval_ms);
+  config.default_partitions = flags.partitions;
+  auto started = node::Node::Start(config);
+  if (!started.ok()) Die("starting the node: " + started.status().ToString());
+  std::unique_ptr<node::Node> node = std::move(*started);
+  const std::string brokers = config.kafka_listen;
+  const std::string payload = RandomBytes(static_cast<size_t>(flags.record_bytes), 3);
+
+  fmt::print("\nphase 2: produce, closed loop (at most {} MiB queued)\n", flags.max_pending_mb);
+  std::fflush(stdout);
+  ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, payload);
+  fmt::print("  acknowledged {:7.1f} MB/s  {:8.0f} records/s; ack latency p50 {:.1f} ms p99 {:.1f} ms\n",
+             max.mb_s, max.msgs_s, max.latency.p50_ms, max.latency.p99_ms);
+
+  const double half_rate = std::max(1.0, max.msgs_s / 2);
+  fmt::print("\nphase 3: produce at half load, open loop at {:.0f} records/s ({:.1f} MB/s)\n",
+             half_rate, half_rate * flags.record_bytes / 1e6);
+  std::fflush(stdout);
+  ProduceResult half = ProducePaced(brokers, "bench", flags, payload, half_rate);
+  fmt::print("  acknowledged {:7.1f} MB/s; latency from scheduled send to ack: p50 {:.1f} ms "
+             "p99 {:.1f} ms max {:.1f} ms ({} samples)\n",
+             half.mb_s, half.latency.p50_ms, half.latency.p99_ms, half.latency.max_ms,
+             half.latency.count);
+
+  const uint64_t total = max.acked + half.acked;
+  fmt::print("\nphase 4: consume all {} records from the beginning\n", total);
+  std::fflush(stdout);
+  ConsumeResult consume = ConsumeAll(brokers, "bench", flags.partitions, total, 120);
+  fmt::print("  {} records, {:.1f} MB in {:.2f} s = {:7.1f} MB/s\n", consume.messages,
+             consume.bytes / 1e6, consume.seconds, consume.mb_s);
+
+  fmt::print("\nphase 5: end to end at {} records/s\n", flags.e2e_rate);
+  std::fflush(stdout);
+  uint64_t received = 0;
+  Distribution e2e = EndToEnd(brokers, "bench-e2e", flags, &received);
+  fmt::print("  {} records; produce -> consume p50 {:.1f} ms p99 {:.1f} ms max {:.1f} ms\n",
+             received, e2e.p50_ms, e2e.p99_ms, e2e.max_ms);
+
+  node->Stop();
+  const double produce_ratio = disk_mb_s > 0 ? max.mb_s / disk_mb_s : 0;
+  const double latency_limit = flags.flush_interval_ms + 10.0;
+  const double consume_ratio = max.mb_s > 0 ? consume.mb_s / max.mb_s : 0;
+  fmt::print("\nsummary\n");
+  fmt::print("  produce      {:7.1f} MB/s = {:.2f} of the disk's {:.1f} MB/s (target >= 0.60)  {}\n",
+             max.mb_s, produce_ratio, disk_mb_s, Verdict(produce_ratio >= 0.60));
+  fmt::print("  half load    p99 {:.1f} ms (target <= flush interval + 10 = {:.0f} ms)  {}\n",
+             half.latency.p99_ms, latency_limit, Verdict(half.latency.p99_ms <= latency_limit));
+  fmt::print("  consume      {:7.1f} MB/s = {:.2f}x produce (target >= 3x)  {}\n", consume.mb_s,
+             consume_ratio, Verdict(consume_ratio >= 3.0));
+  fmt::print("  end to end   p50 {:.1f} ms p99 {:.1f} ms\n", e2e.p50_ms, e2e.p99_ms);
+  return 0;
+}
+
+}  // namespace
+}  // namespace mink::bench
+
+int main(int argc, char** argv) {
+  mink::RetainLargeAllocations();  // as `mink serve` does
+  mink::bench::Flags flags;
+  CLI::App app{"kafka_bench: the Kafka listener under librdkafka load (bench/README.md)"};
+  app.add_option("--dir", flags.dir, "parent of the run directory (default $TMPDIR or /tmp)");
+  app.add_flag("--keep", flags.keep, "keep the run directory");
+  app.add_option("--seconds", flags.seconds, "measured seconds per phase")->check(CLI::Range(1, 600));
+  app.add_option("--warmup-ms", flags.warmup_ms, "warm-up before each measured phase")
+      ->check(CLI::Range(0, 60000));
+  app.add_option("--record-bytes", flags.record_bytes, "value size")->check(CLI::Range(8, 1 << 20));
+  app.add_option("--partitions", flags.partitions, "partitions of the topics")->check(CLI::Range(1, 64));
+  app.add_option("--flush-interval-ms", flags.flush_interval_ms, "the node's wal.flush_interval")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--linger-ms", flags.linger_ms, "librdkafka linger.ms of phases 2-3")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--max-pending-mb", flags.max_pending_mb, "librdkafka queue bound")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--e2e-rate", flags.e2e_rate, "records/s in phase 5")->check(CLI::Range(1, 100000));
+  CLI11_PARSE(app, argc, argv);
+  return mink::bench::Run(flags);
+}
