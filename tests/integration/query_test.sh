@@ -177,6 +177,53 @@ expect_error "bad --format" 2 "--format must be table, json, csv or arrow" \
   mink-query exec --format xml -e "SELECT 1"
 expect_error "no SQL" 2 "give the SQL with -e SQL or -f FILE" mink-query exec
 
+# ---- mink-query shell: a script on stdin (multi-line statements, ';' in quotes and comments,
+# dot commands); a failed statement is reported and the rest still runs (status 2 at the end).
+cat >"$WORK/shell.in" <<'SQL'
+.tables
+.schema shop.orders
+SELECT region,
+  sum(amount) AS total
+FROM mink.shop.orders -- a comment; not the end
+GROUP BY region ORDER BY region;
+SELECT ';' AS semi; SELECT nope;
+.format csv
+SELECT * FROM mink.shop.events ORDER BY id;
+SQL
+shell_out=$(mink-query shell <"$WORK/shell.in" 2>"$WORK/shell.err")
+shell_rc=$?
+expect "shell: script output" 'mink.shop.events
+mink.shop.late
+mink.shop.orders
+mink.shop.orders (id BIGINT NOT NULL, region STRING NOT NULL, amount DECIMAL(10,2)) PRIMARY KEY (id, region) PARTITIONED BY (region) BUCKETED BY (id) BUCKETS 2;
+{"region":"eu","total":3.00}
+{"region":"us","total":11.00}
+{"semi":";"}
+id,note
+7,a
+8,b' "$shell_out"
+expect "shell: a failed statement sets status 2" 2 "$shell_rc"
+if grep -q 'Error: Binder Error: Referenced column "nope"' "$WORK/shell.err"; then
+  pass "shell: the error is reported"
+else
+  fail "shell: the error is reported: $(cat "$WORK/shell.err")"
+fi
+# On a terminal: prompts, a statement over two lines, an aligned table, history in a file.
+export MINK_QUERY_HISTORY="$WORK/history"
+tty_shell=$( (printf 'SELECT count(*) AS n\n'; sleep 0.5; printf '  FROM mink.shop.orders;\n'; sleep 1;
+              printf '\004') | timeout 30 script -qec "'$QUERY_BIN' shell" /dev/null | tr -d '\r')
+if [[ "$tty_shell" == *"mink> "*"  ...> "*$'\nn\n-\n2\n(1 row)\n'* ]]; then
+  pass "shell on a terminal"
+else
+  fail "shell on a terminal: $tty_shell"
+fi
+if grep -q 'SELECT' "$WORK/history" 2>/dev/null; then
+  pass "shell history saved"
+else
+  fail "shell history saved"
+fi
+unset MINK_QUERY_HISTORY
+
 # ---- An unreachable node: the error names its address.
 DEAD_PORT=$(free_port)
 expect_error "unreachable node" 1 "127.0.0.1:$DEAD_PORT" \
