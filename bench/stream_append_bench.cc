@@ -72,6 +72,7 @@ struct Flags {
   size_t max_pending = 128 << 20;
   size_t wal_max_bytes = storage::StorageOptions{}.wal_max_bytes;
   int inflight_uploads = storage::StorageOptions{}.wal_max_inflight_uploads;
+  bool seal_when_idle = false;
   bool json = false;
 };
 
@@ -94,6 +95,8 @@ const char kUsage[] =
     "                         (default 8388608)\n"
     "  --inflight-uploads N   wal.max_inflight_uploads (default 4); also the writer count of\n"
     "                         the parallel disk measurement\n"
+    "  --seal-when-idle       StorageOptions::wal_seal_when_idle: seal at once when no upload\n"
+    "                         is running (default off, as in a node)\n"
     "  --json                 also print one JSON line with every figure\n";
 
 bool ParseInt(const char* text, long long lo, long long hi, long long* out) {
@@ -144,6 +147,8 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
       f->keep = true;
     } else if (arg == "--json") {
       f->json = true;
+    } else if (arg == "--seal-when-idle") {
+      f->seal_when_idle = true;
     } else if (arg == "--seconds") {
       if (!number(1, 600, &f->seconds)) return false;
     } else if (arg == "--warmup-ms") {
@@ -812,8 +817,9 @@ int Main(int argc, char** argv) {
       flags.record_bytes * static_cast<size_t>(flags.records_per_batch), storage::kBatchHeaderSize);
   fmt::print(
       "  {} streams written round-robin by {} producer threads; wal.flush_interval {} ms; "
-      "{} s measured per phase after {} ms warm-up; MB = 10^6 B of record payload\n",
-      flags.streams, flags.producers, flags.flush_interval_ms, flags.seconds, flags.warmup_ms);
+      "{} s measured per phase after {} ms warm-up; MB = 10^6 B of record payload{}\n",
+      flags.streams, flags.producers, flags.flush_interval_ms, flags.seconds, flags.warmup_ms,
+      flags.seal_when_idle ? "; seal when idle" : "");
 
   // Phase 1.
   fmt::print("\nphase 1: disk, write + fdatasync of 8 MiB files (at most {} files / {} s)\n",
@@ -868,6 +874,7 @@ int Main(int argc, char** argv) {
   options.max_pending_bytes = 2 * flags.max_pending;
   options.wal_max_bytes = flags.wal_max_bytes;
   options.wal_max_inflight_uploads = flags.inflight_uploads;
+  options.wal_seal_when_idle = flags.seal_when_idle;
   auto identity = storage::StreamStore::RegisterNode(meta->get(), 1);
   if (!identity.ok()) {
     fmt::print(stderr, "stream_append_bench: register node: {}\n", identity.status().ToString());
@@ -942,7 +949,8 @@ int Main(int argc, char** argv) {
     fmt::print(
         "{{\"bench\":\"stream_append\",\"record_bytes\":{},\"records_per_batch\":{},"
         "\"streams\":{},\"producers\":{},\"flush_interval_ms\":{},\"max_pending\":{},"
-        "\"seconds\":{},\"wal_max_bytes\":{},\"inflight_uploads\":{},\"dir\":\"{}\","
+        "\"seconds\":{},\"wal_max_bytes\":{},\"inflight_uploads\":{},\"seal_when_idle\":{},"
+        "\"dir\":\"{}\","
         "\"disk_parallel_mb_s\":{:.2f},\"disk\":{{\"mb_s\":{:.2f},\"files\":{},"
         "\"file_p50_ms\":{:.3f},\"file_p99_ms\":{:.3f},\"sync4k_p50_ms\":{:.3f},"
         "\"sync4k_p99_ms\":{:.3f}}},\"max\":{},\"half\":{},\"ratio\":{:.3f},"
@@ -950,7 +958,7 @@ int Main(int argc, char** argv) {
         "\"latency_pass\":{}}}\n",
         flags.record_bytes, flags.records_per_batch, flags.streams, flags.producers,
         flags.flush_interval_ms, flags.max_pending, flags.seconds, flags.wal_max_bytes,
-        flags.inflight_uploads, JsonEscape(dir), disk_parallel.mb_s, disk.mb_s, disk.files,
+        flags.inflight_uploads, flags.seal_when_idle ? "true" : "false", JsonEscape(dir), disk_parallel.mb_s, disk.mb_s, disk.files,
         disk.file_time.p50_ms, disk.file_time.p99_ms, small_sync.p50_ms, small_sync.p99_ms,
         JsonPhase(max), JsonPhase(half), ratio, throughput_ok ? "true" : "false", limit_ms,
         latency_ok ? "true" : "false");

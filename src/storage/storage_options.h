@@ -13,6 +13,12 @@ struct StorageOptions {
   std::chrono::milliseconds wal_flush_interval{10};
   size_t wal_max_bytes = 8 << 20;
   int wal_max_inflight_uploads = 4;
+  // Seal the open object at once when no upload is running, instead of waiting for the flush
+  // interval: a lone append then waits only for its Put and commit, and appends that arrive
+  // during an upload are grouped into the next object (group commit). The flush interval stays
+  // the longest an append waits while uploads are running. Costs more, smaller objects at low
+  // rates (at most one per Put time).
+  bool wal_seal_when_idle = false;
   // Appends wait (then fail with ResourceExhausted) while this much is not yet committed.
   size_t max_pending_bytes = 256 << 20;
   std::chrono::milliseconds append_wait_timeout{10'000};

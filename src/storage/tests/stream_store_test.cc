@@ -74,6 +74,24 @@ TEST_F(StreamStoreTest, AppendedBatchesReadBackInOrderWithDenseOffsets) {
   EXPECT_EQ(mid->end_offset, expected);
 }
 
+TEST_F(StreamStoreTest, SealWhenIdleAcknowledgesALoneAppendBeforeTheFlushInterval) {
+  options_.wal_flush_interval = std::chrono::milliseconds(60'000);
+  options_.wal_seal_when_idle = true;
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  for (int i = 0; i < 5; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto r = node->store->AppendAndWait(s, Records("idle-" + std::to_string(i)));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->base_offset, i);
+    // Without the idle seal each append would wait the whole minute.
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  }
+  auto batches = ReadAll(node->store.get(), s);
+  ASSERT_EQ(batches.size(), 5u);
+  EXPECT_EQ(batches[4]->payload, "idle-4");
+}
+
 TEST_F(StreamStoreTest, NothingIsReadableBeforeItIsAcknowledged) {
   object_store::FaultPlan slow;
   slow.latency = std::chrono::milliseconds(150);
