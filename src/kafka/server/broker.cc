@@ -64,6 +64,16 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
           MINK_LOG_INFO("kafka", "refused {} from client {}: Mink does not support transactions",
                         ApiName(request.header.api_key), client.client_id);
           respond(ErrorResponseFor(request.body, version, ErrorCode::kInvalidTxnState));
+        } else if constexpr (std::is_same_v<T, AlterConfigsRequest>) {
+          // A topic's settings are its table's options, fixed at creation.
+          MINK_LOG_INFO("kafka", "refused AlterConfigs from client {}: topic configs are fixed",
+                        client.client_id);
+          respond(ErrorResponseFor(request.body, version, ErrorCode::kInvalidConfig));
+        } else if constexpr (std::is_same_v<T, CreatePartitionsRequest>) {
+          // Partitions are the table's buckets, whose count is fixed (rows are routed by it).
+          MINK_LOG_INFO("kafka", "refused CreatePartitions from client {}: a topic's partition "
+                        "count is its table's bucket count, fixed at creation", client.client_id);
+          respond(ErrorResponseFor(request.body, version, ErrorCode::kInvalidPartitions));
         } else {
           HandleGroup(request, client, std::move(respond));
         }
