@@ -271,6 +271,14 @@ def group_checks(node, checks):
             return
         checks.ok(f"group: {what}: the assignment changed", now != previous, str(now))
         previous = now
+        if what == "a third joins":
+            # The group as AdminClient.list_groups shows it (ListGroups v0 + DescribeGroups v0).
+            groups = AdminClient({"bootstrap.servers": node.broker}).list_groups("trio", timeout=10)
+            checks.expect("list_groups: Stable, consumer, range, the three members' client ids and host",
+                          [("trio", "Stable", "consumer", "range", ["member-1", "member-2", "member-3"],
+                            {"/127.0.0.1"})],
+                          [(g.id, g.state, g.protocol_type, g.protocol, sorted(m.client_id for m in g.members),
+                            {m.client_host for m in g.members}) for g in groups])
         produce(24, f"step{step}")
         checks.ok(f"group: {what}: every message so far consumed",
                   pump(30, all_consumed), f"{len(consumed_values())} of {len(produced)}")

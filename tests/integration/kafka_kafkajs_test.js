@@ -169,7 +169,21 @@ async function main() {
   ok('group: both members consumed', Object.keys(byMember).length === 2,
      JSON.stringify(Object.fromEntries(Object.entries(byMember).map(([k, v]) => [k, [...v]]))));
 
+  // The group as the admin API shows it (ListGroups v2, DescribeGroups v2).
+  const listed = await admin.listGroups();
+  ok('admin.listGroups has the group', listed.groups.some((g) => g.groupId === GROUP && g.protocolType === 'consumer'),
+     JSON.stringify(listed));
+  const described = (await admin.describeGroups([GROUP])).groups[0];
+  expect('admin.describeGroups: Stable, two members of this client from 127.0.0.1',
+         [0, 'Stable', 'consumer', 'RoundRobinAssigner', 2, ['/127.0.0.1', '/127.0.0.1'],
+          ['mink-kafkajs-test', 'mink-kafkajs-test']],
+         [described.errorCode, described.state, described.protocolType, described.protocol,
+          described.members.length, described.members.map((m) => m.clientHost),
+          described.members.map((m) => m.clientId)]);
+
   for (const c of consumers) await c.disconnect();
+  ok('after both left, the group is Empty',
+     await waitFor(10, async () => (await admin.describeGroups([GROUP])).groups[0].state === 'Empty'));
   let committed = null;
   ok('group: committed offsets are the ends (admin.fetchOffsets)', await waitFor(10, async () => {
     const r = await admin.fetchOffsets({groupId: GROUP, topics: [TOPIC]});

@@ -113,7 +113,24 @@ def main(node, checks):
               TopicPartition(TOPIC, 1): OffsetAndMetadata(20, "")})
     checks.expect("committed() after the manual commit", (15, 20),
                   (c.committed(TopicPartition(TOPIC, 0)), c.committed(TopicPartition(TOPIC, 1))))
+    # The group as the admin API shows it (ListGroups v2, DescribeGroups v3).
+    admin = KafkaAdminClient(bootstrap_servers=node.broker, request_timeout_ms=15000)
+    checks.ok("list_consumer_groups has the group", (GROUP, "consumer") in admin.list_consumer_groups())
+    (info,) = admin.describe_consumer_groups([GROUP])
+    member = info.members[0] if len(info.members) == 1 else None
+    checks.expect("describe_consumer_groups: Stable, one member, range, both partitions, its client",
+                  (0, "Stable", "consumer", "range", 1, [(TOPIC, [0, 1])], "/127.0.0.1", "kafka-python-2.0.2"),
+                  (info.error_code, info.state, info.protocol_type, info.protocol, len(info.members),
+                   [(t, sorted(ps)) for t, ps in member.member_assignment.assignment] if member else None,
+                   member.client_host if member else None, member.client_id if member else None))
+    checks.expect("list_consumer_group_offsets: the manual commit", {0: (15, "p0 behind"), 1: (20, "")},
+                  {tp.partition: (om.offset, om.metadata)
+                   for tp, om in admin.list_consumer_group_offsets(GROUP).items()})
     c.close(autocommit=False)
+    checks.ok("after the member left, the group is Empty",
+              minktest.wait_until(10, lambda: admin.describe_consumer_groups([GROUP])[0].state == "Empty"),
+              str(admin.describe_consumer_groups([GROUP])))
+    admin.close()
 
     # New records while nobody consumes.
     for i in range(40, 50):

@@ -67,7 +67,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::error_code ec;
     auto remote = socket_.remote_endpoint(ec);
     peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
-    host_ = ec ? "unknown" : "/" + remote.address().to_string();
+    host_ = ec ? "unknown" : remote.address().to_string();  // groups show it as "/<host>"
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   }
 
