@@ -8,10 +8,12 @@
 // on both sources (best of --runs after a warm-up), checks that both answers are equal, and
 // measures partition pruning:
 //   Q2  SELECT sum(v) FROM mink.bench.t WHERE p = 'p3'           (one partition of --partitions)
-// reporting the bytes the scan received against a full scan of the same column.
+// reporting the bytes the scan received against a scan of the same columns (p and v) that keeps
+// every partition (WHERE p >= 'p').
 // Bounded: --rows at most 50,000,000, every step runs once (plus --runs timings).
 //
 // Usage: query_bench [--rows N] [--partitions P] [--buckets B] [--runs R] [--threads T]
+//                    [--block-cache-mb M]   (the node's block cache; mink serve's default is 64)
 
 #include <chrono>
 #include <cstdio>
@@ -35,6 +37,7 @@ struct Flags {
   int buckets = 2;
   int runs = 3;
   int threads = 2;
+  int64_t block_cache_mb = 64;  // the node's block cache (mink serve's default)
 };
 
 using BenchClock = std::chrono::steady_clock;
@@ -122,14 +125,16 @@ Flags ParseFlags(int argc, char** argv) {
     else if (a == "--buckets") f.buckets = static_cast<int>(next());
     else if (a == "--runs") f.runs = static_cast<int>(next());
     else if (a == "--threads") f.threads = static_cast<int>(next());
+    else if (a == "--block-cache-mb") f.block_cache_mb = next();
     else {
       std::fprintf(stderr, "usage: query_bench [--rows N] [--partitions P] [--buckets B] "
-                           "[--runs R] [--threads T]\n");
+                           "[--runs R] [--threads T] [--block-cache-mb M]\n");
       std::exit(2);
     }
   }
   if (f.rows < 1000 || f.rows > 50'000'000 || f.partitions < 1 || f.partitions > 64 ||
-      f.buckets < 1 || f.buckets > 64 || f.runs < 1 || f.runs > 20 || f.threads < 1) {
+      f.buckets < 1 || f.buckets > 64 || f.runs < 1 || f.runs > 20 || f.threads < 1 ||
+      f.block_cache_mb < 1 || f.block_cache_mb > 4096) {
     std::fprintf(stderr, "query_bench: out of bounds (rows 1e3..5e7, partitions and buckets "
                          "1..64, runs 1..20)\n");
     std::exit(2);
@@ -154,6 +159,7 @@ int main(int argc, char** argv) {
   config.listen = "127.0.0.1:" + std::to_string(testing_env::FreePort());
   config.meta_url = "sqlite:" + dir + "/meta.db";
   config.storage_uri = "-2@file://" + dir + "/objects";
+  config.block_cache_bytes = static_cast<uint64_t>(f.block_cache_mb) << 20;
   auto node = Check(node::Node::Start(config), "starting the node");
   table::TableStore* tables = node->tables();
   if (Status s = tables->CreateDatabase("bench"); !s.ok()) Die("create database", s);
@@ -196,7 +202,7 @@ int main(int argc, char** argv) {
   std::string parquet = dir + "/t.parquet";
   start = BenchClock::now();
   Run(*engine, "COPY (SELECT range AS id, 'p' || (range % " + std::to_string(f.partitions) +
-                   ") AS p, CAST((range * 7919) % 100 AS INTEGER) AS k, (range % 1000) * 0.5 AS v "
+                   ") AS p, CAST((range * 7919) % 100 AS INTEGER) AS k, CAST((range % 1000) * 0.5 AS DOUBLE) AS v "
                    "FROM range(" + std::to_string(f.rows) + ")) TO '" + parquet +
                    "' (FORMAT parquet)");
   double parquet_write_seconds = Seconds(start);
@@ -214,13 +220,21 @@ int main(int argc, char** argv) {
   if (mink_q1.rows != duck_q1.rows || mink_q1.rows.size() != 100) {
     std::fprintf(stderr, "query_bench: the answers differ (%zu and %zu rows)\n",
                  mink_q1.rows.size(), duck_q1.rows.size());
+    for (size_t i = 0; i < mink_q1.rows.size() && i < duck_q1.rows.size(); ++i) {
+      if (mink_q1.rows[i] != duck_q1.rows[i]) {
+        std::fprintf(stderr, "  row %zu: mink %s, parquet %s\n", i, mink_q1.rows[i].c_str(),
+                     duck_q1.rows[i].c_str());
+        break;
+      }
+    }
     return 1;
   }
   int64_t full_bytes = scans.empty() ? 0 : scans.back().bytes;
   int64_t full_rows = scans.empty() ? 0 : scans.back().rows;
 
   // Partition pruning: one partition's bytes.
-  Answer all_v = Run(*engine, "SELECT sum(v) FROM mink.bench.t");
+  // The same columns (p for the filter, and v) from every partition, then from one.
+  Answer all_v = Run(*engine, "SELECT sum(v) FROM mink.bench.t WHERE p >= 'p'");
   auto full_v = engine->scans().Take();
   Answer one_v = Run(*engine, "SELECT sum(v) FROM mink.bench.t WHERE p = 'p3'");
   auto one = engine->scans().Take();
@@ -231,8 +245,10 @@ int main(int argc, char** argv) {
   }
 
   double ratio = mink_q1.seconds / duck_q1.seconds;
-  std::printf("query_bench: %lld rows, %d partitions x %d buckets, DuckDB threads %d, best of %d\n",
-              static_cast<long long>(f.rows), f.partitions, f.buckets, f.threads, f.runs);
+  std::printf("query_bench: %lld rows, %d partitions x %d buckets, DuckDB threads %d, best of %d, "
+              "node block cache %lld MB\n",
+              static_cast<long long>(f.rows), f.partitions, f.buckets, f.threads, f.runs,
+              static_cast<long long>(f.block_cache_mb));
   std::printf("  load: mink write %.2f s; parquet write %.2f s (%.1f MB)\n", write_seconds,
               parquet_write_seconds, static_cast<double>(parquet_bytes) / 1e6);
   std::printf("  Q1 %s\n", with("<t>").c_str());
