@@ -95,18 +95,19 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
   uint64_t block_start = 0;
   builder.BeginRun(stream_id);
   for (const auto& seg : run) {
-    auto bytes = StoreFor(seg.bucket_id)->GetRange(seg.object_key, seg.position, seg.length);
+    auto bytes =
+        StoreFor(seg.bucket_id)->GetRangeBuffer(seg.object_key, seg.position, seg.length);
     if (!bytes.ok()) return bytes.status().WithContext("compaction of stream " + std::to_string(stream_id));
     if (bytes->size() != seg.length) {
       return DataLossError("object " + seg.object_key + " is truncated");
     }
-    MINK_ASSIGN_OR_RETURN(auto spans, ScanBatches(*bytes, seg.object_key, seg.position));
+    MINK_ASSIGN_OR_RETURN(auto spans, ScanBatches(bytes->view(), seg.object_key, seg.position));
     for (const auto& span : spans) {
       if (builder.size() - block_start >= options_.block_bytes) {
         builder.BeginRun(stream_id);
         block_start = builder.size();
       }
-      builder.AddRawBatch(std::string_view(*bytes).substr(span.position - seg.position, span.length),
+      builder.AddRawBatch(bytes->view().substr(span.position - seg.position, span.length),
                           span.base_offset, span.record_count, span.timestamp_ms);
     }
   }
