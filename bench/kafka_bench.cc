@@ -207,6 +207,34 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
   return r;
 }
 
+// Sends one record every 1/rate s from `start` until `end` (open loop: a late send does not
+// move the schedule) round-robin over the partitions; with `stamp` the value's first 8 bytes
+// carry the scheduled time. Returns how many were sent.
+uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double rate,
+                   int64_t start, int64_t end, bool stamp, std::string* value) {
+  uint64_t sent = 0;
+  const double interval_us = 1e6 / rate;
+  while (!g_interrupted.load() && sent < kMaxMessagesPerPhase) {
+    const int64_t scheduled = start + static_cast<int64_t>(static_cast<double>(sent) * interval_us);
+    if (scheduled >= end) break;
+    const int64_t now = NowMicros();
+    if (now < scheduled) {
+      rd_kafka_poll(p.rk, 0);
+      if (scheduled - now > 200) {
+        std::this_thread::sleep_for(Micros(std::min<int64_t>(scheduled - now, 1000)));
+      }
+      continue;
+    }
+    if (stamp) std::memcpy(value->data(), &scheduled, 8);
+    if (Send(p, topic, static_cast<int32_t>(sent % partitions), *value, scheduled)) {
+      ++sent;
+    } else {
+      rd_kafka_poll(p.rk, 1);
+    }
+  }
+  return sent;
+}
+
 // Phase 3: open loop at `rate` messages/s; latency counts from the scheduled send time, so a
 // stalled producer shows up in the figures instead of slowing the offered load.
 ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
@@ -217,23 +245,8 @@ ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
   const int64_t end = measure_from + flags.seconds * 1'000'000LL;
   p->acks.window_from_us = measure_from;
   p->acks.window_to_us = end;
-  uint64_t sent = 0;
-  const double interval_us = 1e6 / rate;
-  while (!g_interrupted.load() && sent < kMaxMessagesPerPhase) {
-    const int64_t scheduled = start + static_cast<int64_t>(static_cast<double>(sent) * interval_us);
-    if (scheduled >= end) break;
-    int64_t now = NowMicros();
-    if (now < scheduled) {
-      rd_kafka_poll(p->rk, 0);
-      if (scheduled - now > 200) std::this_thread::sleep_for(Micros(std::min<int64_t>(scheduled - now, 1000)));
-      continue;
-    }
-    if (Send(*p, topic, static_cast<int32_t>(sent % flags.partitions), payload, scheduled)) {
-      ++sent;
-    } else {
-      rd_kafka_poll(p->rk, 1);
-    }
-  }
+  std::string value = payload;
+  SendPaced(*p, topic, flags.partitions, rate, start, end, /*stamp=*/false, &value);
   Drain(*p);
   ProduceResult r = Finish(*p, flags.seconds);
   r.msgs_s = r.mb_s * 1e6 / static_cast<double>(payload.size());
@@ -340,25 +353,8 @@ Distribution EndToEnd(const std::string& brokers, const std::string& topic, cons
     }
   });
   const int64_t start = NowMicros();
-  const int64_t end = start + flags.seconds * 1'000'000LL;
-  const double interval_us = 1e6 / flags.e2e_rate;
-  uint64_t sent = 0;
-  while (!g_interrupted.load() && sent < kMaxMessagesPerPhase) {
-    const int64_t scheduled = start + static_cast<int64_t>(static_cast<double>(sent) * interval_us);
-    if (scheduled >= end) break;
-    int64_t now = NowMicros();
-    if (now < scheduled) {
-      rd_kafka_poll(p->rk, 0);
-      std::this_thread::sleep_for(Micros(std::min<int64_t>(scheduled - now, 1000)));
-      continue;
-    }
-    std::memcpy(payload.data(), &scheduled, 8);
-    if (Send(*p, topic, static_cast<int32_t>(sent % flags.partitions), payload, scheduled)) {
-      ++sent;
-    } else {
-      rd_kafka_poll(p->rk, 1);
-    }
-  }
+  const uint64_t sent = SendPaced(*p, topic, flags.partitions, flags.e2e_rate, start,
+                                  start + flags.seconds * 1'000'000LL, /*stamp=*/true, &payload);
   Drain(*p);
   // The consumer stops after its first empty poll once everything was sent.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
