@@ -7,63 +7,11 @@
 #
 # Usage: query_test.sh path/to/mink path/to/mink-query
 
-set -u
-MINK_BIN=${1:?usage: query_test.sh path/to/mink path/to/mink-query}
+source "$(dirname "$0")/lib.sh"
+mink_test_init query "${1:-}"
 QUERY_BIN=${2:?usage: query_test.sh path/to/mink path/to/mink-query}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mink-query-test.XXXXXX")
-NODE_PID=
-FAILURES=0
-
-cleanup() {
-  if [ -n "$NODE_PID" ]; then
-    kill -9 "$NODE_PID" 2>/dev/null
-    wait "$NODE_PID" 2>/dev/null
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  FAILURES=$((FAILURES + 1))
-}
-pass() { echo "ok: $*"; }
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-PORT=$(free_port)
-export MINK_BOOTSTRAP="grpc://127.0.0.1:$PORT"
-
-mink() { "$MINK_BIN" "$@"; }
 mink-query() { "$QUERY_BIN" "$@"; }
-
-"$MINK_BIN" serve --listen "127.0.0.1:$PORT" --meta-url "sqlite:$WORK/meta.db" \
-  --storage-uri "-2@file://$WORK/objects" >>"$WORK/node.log" 2>&1 &
-NODE_PID=$!
-for _ in $(seq 1 300); do
-  if "$MINK_BIN" db list >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$NODE_PID" 2>/dev/null; then
-    echo "the node exited; its log:" >&2
-    tail -50 "$WORK/node.log" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
-
-# expect NAME EXPECTED ACTUAL
-expect() {
-  if [ "$2" == "$3" ]; then
-    pass "$1"
-  else
-    fail "$1"
-    echo "--- expected" >&2
-    printf '%s\n' "$2" >&2
-    echo "--- actual" >&2
-    printf '%s\n' "$3" >&2
-  fi
-}
+start_node
 
 # expect_error NAME STATUS STDERR_SUBSTRING CMD...: fails with STATUS, nothing on stdout, stderr
 # holds the substring.
@@ -229,13 +177,4 @@ DEAD_PORT=$(free_port)
 expect_error "unreachable node" 1 "127.0.0.1:$DEAD_PORT" \
   mink-query -b "127.0.0.1:$DEAD_PORT" exec -e "SELECT * FROM mink.shop.orders"
 
-kill -INT "$NODE_PID"
-wait "$NODE_PID"
-NODE_PID=
-
-if [ "$FAILURES" -ne 0 ]; then
-  echo "$FAILURES check(s) failed; node log:" >&2
-  tail -40 "$WORK/node.log" >&2
-  exit 1
-fi
-echo "all checks passed"
+mink_test_finish

@@ -8,83 +8,8 @@
 #
 # Usage: quickstart_test.sh path/to/mink
 
-set -u
-MINK_BIN=${1:?usage: quickstart_test.sh path/to/mink}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mink-quickstart.XXXXXX")
-NODE_PID=
-TAIL_PID=
-FAILURES=0
-
-cleanup() {
-  [ -n "$TAIL_PID" ] && kill -9 "$TAIL_PID" 2>/dev/null
-  if [ -n "$NODE_PID" ]; then
-    kill -9 "$NODE_PID" 2>/dev/null
-    wait "$NODE_PID" 2>/dev/null
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  FAILURES=$((FAILURES + 1))
-}
-pass() { echo "ok: $*"; }
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-PORT=$(free_port)
-export MINK_BOOTSTRAP="grpc://127.0.0.1:$PORT"
-
-# The seed's commands call `mink`.
-mink() { "$MINK_BIN" "$@"; }
-
-start_node() {
-  "$MINK_BIN" serve --listen "127.0.0.1:$PORT" --meta-url "sqlite:$WORK/meta.db" \
-    --storage-uri "-2@file://$WORK/objects" >>"$WORK/node.log" 2>&1 &
-  NODE_PID=$!
-  for _ in $(seq 1 300); do
-    if "$MINK_BIN" db list >/dev/null 2>&1; then return 0; fi
-    if ! kill -0 "$NODE_PID" 2>/dev/null; then
-      echo "the node exited; its log:" >&2
-      tail -50 "$WORK/node.log" >&2
-      exit 1
-    fi
-    sleep 0.1
-  done
-  echo "the node did not answer within 30 s; its log:" >&2
-  tail -50 "$WORK/node.log" >&2
-  exit 1
-}
-
-stop_node() {
-  kill -INT "$NODE_PID"
-  wait "$NODE_PID"
-  local rc=$?
-  NODE_PID=
-  [ "$rc" -eq 0 ] && pass "node stopped cleanly on SIGINT" || fail "node exit status $rc on SIGINT"
-}
-
-kill_node() {
-  kill -9 "$NODE_PID"
-  wait "$NODE_PID" 2>/dev/null
-  NODE_PID=
-}
-
-# expect NAME EXPECTED ACTUAL
-expect() {
-  if [ "$2" == "$3" ]; then
-    pass "$1"
-  else
-    fail "$1"
-    echo "--- expected" >&2
-    printf '%s\n' "$2" >&2
-    echo "--- actual" >&2
-    printf '%s\n' "$3" >&2
-  fi
-}
+source "$(dirname "$0")/lib.sh"
+mink_test_init quickstart "${1:-}"
 
 # run_quiet NAME CMD...: the command succeeds and prints nothing (as in the seed).
 run_quiet() {
@@ -309,11 +234,4 @@ expect_error "unreachable node (MINK_BOOTSTRAP)" 1 \
   "mink read: cannot reach node at 127.0.0.1:$DEAD_PORT" \
   env MINK_BOOTSTRAP="grpc://127.0.0.1:$DEAD_PORT" "$MINK_BIN" read shop.orders
 
-stop_node
-
-if [ "$FAILURES" -ne 0 ]; then
-  echo "$FAILURES check(s) failed; node log:" >&2
-  tail -40 "$WORK/node.log" >&2
-  exit 1
-fi
-echo "all checks passed"
+mink_test_finish
