@@ -10,7 +10,7 @@ const path = require('path');
 const modules = path.join(__dirname, '..', 'node', 'node_modules');
 const grpc = require(path.join(modules, '@grpc', 'grpc-js'));
 const protoLoader = require(path.join(modules, '@grpc', 'proto-loader'));
-const arrow = require(path.join(modules, 'apache-arrow'));
+const {collect, tableFromFlightData} = require(path.join(__dirname, '..', 'node', 'flight_data'));
 
 const [port, table] = process.argv.slice(2);
 const protoPath = path.join(__dirname, '..', '..', 'spec', 'arrow', 'Flight.proto');
@@ -19,34 +19,11 @@ const definition = protoLoader.loadSync(protoPath, {keepCase: true, longs: Strin
 const flight = grpc.loadPackageDefinition(definition).arrow.flight.protocol;
 const client = new flight.FlightService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
 
-function collect(stream) {
-  return new Promise((resolve, reject) => {
-    const out = [];
-    stream.on('data', (m) => out.push(m));
-    stream.on('end', () => resolve(out));
-    stream.on('error', reject);
-  });
-}
-
-// FlightData messages back into an IPC stream for Arrow JS.
-function fromFlightData(messages) {
-  const parts = [];
-  for (const m of messages) {
-    const header = Buffer.from(m.data_header);
-    const pad = (8 - (header.length % 8)) % 8;
-    const prefix = Buffer.alloc(8);
-    prefix.writeInt32LE(-1, 0);
-    prefix.writeInt32LE(header.length + pad, 4);
-    parts.push(prefix, header, Buffer.alloc(pad), Buffer.from(m.data_body));
-  }
-  return arrow.tableFromIPC(Buffer.concat(parts));
-}
-
 const hex = (v) => (v === null || v === undefined ? null : Buffer.from(v).toString('hex'));
 
 async function main() {
   const ticket = {table, mode: 'log', from: 'earliest', meta: true};
-  const t = fromFlightData(await collect(client.DoGet({ticket: Buffer.from(JSON.stringify(ticket))})));
+  const t = tableFromFlightData(await collect(client.DoGet({ticket: Buffer.from(JSON.stringify(ticket))})));
   const fields = t.schema.fields.map((f) => `${f.name}:${f.type}`);
   console.error(`schema: ${fields.join(', ')}`);
   const key = t.getChild('key');

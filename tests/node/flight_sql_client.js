@@ -14,6 +14,7 @@ const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const protobuf = require('protobufjs');
 const arrow = require('apache-arrow');
+const {collect, tableToFlightData, tableFromFlightData} = require('./flight_data');
 
 const port = process.argv[2];
 const spec = path.join(__dirname, '..', '..', 'spec', 'arrow');
@@ -45,56 +46,11 @@ function unary(method, request) {
     client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
 }
 
-function collect(stream) {
-  return new Promise((resolve, reject) => {
-    const out = [];
-    stream.on('data', (m) => out.push(m));
-    stream.on('end', () => resolve(out));
-    stream.on('error', reject);
-  });
-}
-
-// FlightData messages -> an IPC stream -> an Arrow JS table.
-function toTable(messages) {
-  const parts = [];
-  for (const m of messages) {
-    const header = Buffer.from(m.data_header);
-    const pad = (8 - (header.length % 8)) % 8;
-    const prefix = Buffer.alloc(8);
-    prefix.writeInt32LE(-1, 0);
-    prefix.writeInt32LE(header.length + pad, 4);
-    parts.push(prefix, header, Buffer.alloc(pad), Buffer.from(m.data_body));
-  }
-  return arrow.tableFromIPC(Buffer.concat(parts));
-}
-
-// An Arrow JS table -> FlightData messages (flatbuffer header + body).
-function toFlightData(table) {
-  const ipc = Buffer.from(arrow.tableToIPC(table, 'stream'));
-  const messages = [];
-  let pos = 0;
-  while (pos + 8 <= ipc.length) {
-    let len = ipc.readInt32LE(pos);
-    pos += 4;
-    if (len === -1) {
-      len = ipc.readInt32LE(pos);
-      pos += 4;
-    }
-    if (len === 0) break;
-    const header = ipc.subarray(pos, pos + len);
-    pos += len;
-    const bodyLength = Number(arrow.Message.decode(header).bodyLength);
-    messages.push({data_header: header, data_body: ipc.subarray(pos, pos + bodyLength)});
-    pos += bodyLength;
-  }
-  return messages;
-}
-
 // GetFlightInfo for a command, then DoGet of its (single) endpoint.
 async function fetch(name, fields) {
   const info = await unary('GetFlightInfo', {type: 'CMD', cmd: pack(name, fields)});
   assert.strictEqual(info.endpoint.length, 1);
-  const table = toTable(await collect(client.DoGet(info.endpoint[0].ticket)));
+  const table = tableFromFlightData(await collect(client.DoGet(info.endpoint[0].ticket)));
   return {info, table};
 }
 
@@ -152,7 +108,7 @@ async function main() {
   const handle = prepared.prepared_statement_handle;
   for (const [region, want] of [['us', [['1', '11.00']]], ['eu', [['2', '3.00']]], ['ap', []]]) {
     const params = new arrow.Table({p1: arrow.vectorFromArray([region], new arrow.Utf8())});
-    const messages = toFlightData(params);
+    const messages = tableToFlightData(params);
     messages[0].flight_descriptor = {type: 'CMD',
       cmd: pack('CommandPreparedStatementQuery', {prepared_statement_handle: handle})};
     const put = client.DoPut();

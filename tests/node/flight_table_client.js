@@ -11,6 +11,7 @@ const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const arrow = require('apache-arrow');
+const {collect, tableToFlightData, tableFromFlightData} = require('./flight_data');
 
 const port = process.argv[2];
 const protoPath = path.join(__dirname, '..', '..', 'spec', 'arrow', 'Flight.proto');
@@ -24,56 +25,9 @@ function unary(method, request) {
     client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
 }
 
-function collect(stream) {
-  return new Promise((resolve, reject) => {
-    const out = [];
-    stream.on('data', (m) => out.push(m));
-    stream.on('end', () => resolve(out));
-    stream.on('error', reject);
-  });
-}
-
 async function action(type, body) {
   const results = await collect(client.DoAction({type, body: Buffer.from(JSON.stringify(body))}));
   return results.length ? JSON.parse(Buffer.from(results[0].body).toString()) : null;
-}
-
-// Splits an IPC stream into FlightData messages (flatbuffer header + body).
-function toFlightData(ipc) {
-  const messages = [];
-  let pos = 0;
-  const view = Buffer.from(ipc);
-  while (pos + 8 <= view.length) {
-    let len = view.readInt32LE(pos);
-    pos += 4;
-    if (len === -1) {
-      len = view.readInt32LE(pos);
-      pos += 4;
-    }
-    if (len === 0) break;
-    const header = view.subarray(pos, pos + len);
-    pos += len;
-    const message = arrow.Message.decode(header);
-    const bodyLength = Number(message.bodyLength);
-    const body = view.subarray(pos, pos + bodyLength);
-    pos += bodyLength;
-    messages.push({data_header: header, data_body: body});
-  }
-  return messages;
-}
-
-// Reassembles FlightData messages into an IPC stream and reads it with Arrow JS.
-function fromFlightData(messages) {
-  const parts = [];
-  for (const m of messages) {
-    const header = Buffer.from(m.data_header);
-    const pad = (8 - (header.length % 8)) % 8;
-    const prefix = Buffer.alloc(8);
-    prefix.writeInt32LE(-1, 0);
-    prefix.writeInt32LE(header.length + pad, 4);
-    parts.push(prefix, header, Buffer.alloc(pad), Buffer.from(m.data_body));
-  }
-  return arrow.tableFromIPC(Buffer.concat(parts));
 }
 
 function rows(table) {
@@ -85,7 +39,7 @@ function rows(table) {
 }
 
 async function doGet(ticket) {
-  return fromFlightData(await collect(client.DoGet({ticket: Buffer.from(JSON.stringify(ticket))})));
+  return tableFromFlightData(await collect(client.DoGet({ticket: Buffer.from(JSON.stringify(ticket))})));
 }
 
 async function main() {
@@ -103,7 +57,7 @@ async function main() {
                               new arrow.TimestampMillisecond('UTC')),
   });
   // Arrow JS marks every field nullable; the server matches columns by name and type.
-  const messages = toFlightData(arrow.tableToIPC(table, 'stream'));
+  const messages = tableToFlightData(table);
   const put = client.DoPut();
   const results = collect(put);
   messages[0].flight_descriptor = {type: 'CMD', cmd: Buffer.from(JSON.stringify({table: 'interop.items'}))};
