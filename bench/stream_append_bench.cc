@@ -34,6 +34,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "base/clock.h"
 #include "base/log.h"
 #include "metadata/log_store.h"
@@ -76,109 +78,51 @@ struct Flags {
   bool json = false;
 };
 
-const char kUsage[] =
-    "usage: stream_append_bench [flags]\n"
-    "  --dir PATH             the run works in a new directory under PATH, removed at exit\n"
-    "                         (default $TMPDIR or /tmp)\n"
-    "  --keep                 keep the run directory\n"
-    "  --seconds N            measured seconds per phase (default 10, max 600)\n"
-    "  --warmup-ms N          unmeasured start of each stream phase (default 1000)\n"
-    "  --record-bytes N       payload bytes of one record (default 1024)\n"
-    "  --records-per-batch N  records carried by one Append (default 64)\n"
-    "  --streams N            streams written, round-robin (default 8)\n"
-    "  --producers N          appending threads (default 4)\n"
-    "  --flush-interval-ms N  wal.flush_interval (default 10)\n"
-    "  --max-pending BYTES    phase 2: bytes in flight (appended, not yet acknowledged)\n"
-    "                         (default 134217728; StorageOptions::max_pending_bytes is 2x,\n"
-    "                         256 MiB by default as in a node)\n"
-    "  --wal-max-bytes BYTES  wal.max_bytes: seal the open WAL object at this size\n"
-    "                         (default 8388608)\n"
-    "  --inflight-uploads N   wal.max_inflight_uploads (default 4); also the writer count of\n"
-    "                         the parallel disk measurement\n"
-    "  --seal-when-idle       StorageOptions::wal_seal_when_idle: seal at once when no upload\n"
-    "                         is running (default off, as in a node)\n"
-    "  --json                 also print one JSON line with every figure\n";
-
-bool ParseInt(const char* text, long long lo, long long hi, long long* out) {
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
-bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool has_value = false;
-    if (size_t eq = arg.find('='); eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
+// Fills `f`; nullopt to run, else the exit status after --help (0) or a bad flag (printed).
+std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
+  CLI::App app{"stream_append_bench: 1 KiB records through the stream layer beside the disk's "
+               "own bandwidth (bench/README.md)"};
+  app.add_option("--dir", f->dir,
+                 "the run works in a new directory under it, removed at exit (default $TMPDIR "
+                 "or /tmp)");
+  app.add_flag("--keep", f->keep, "keep the run directory");
+  app.add_option("--seconds", f->seconds, "measured seconds per phase")->check(CLI::Range(1, 600));
+  app.add_option("--warmup-ms", f->warmup_ms, "unmeasured start of each stream phase")
+      ->check(CLI::Range(0, 60'000));
+  app.add_option("--record-bytes", f->record_bytes, "payload bytes of one record")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--records-per-batch", f->records_per_batch, "records carried by one Append")
+      ->check(CLI::Range(1, 1 << 16));
+  app.add_option("--streams", f->streams, "streams written, round-robin")
+      ->check(CLI::Range(1, 10'000));
+  app.add_option("--producers", f->producers, "appending threads")->check(CLI::Range(1, 64));
+  app.add_option("--flush-interval-ms", f->flush_interval_ms, "wal.flush_interval")
+      ->check(CLI::Range(1, 10'000));
+  app.add_option("--max-pending", f->max_pending,
+                 "phase 2: bytes in flight (appended, not yet acknowledged); "
+                 "StorageOptions::max_pending_bytes is 2x, 256 MiB by default as in a node")
+      ->check(CLI::Range(int64_t{1} << 16, int64_t{1} << 34));
+  app.add_option("--wal-max-bytes", f->wal_max_bytes,
+                 "wal.max_bytes: seal the open WAL object at this size")
+      ->check(CLI::Range(int64_t{1} << 12, int64_t{1} << 30));
+  app.add_option("--inflight-uploads", f->inflight_uploads,
+                 "wal.max_inflight_uploads; also the writer count of the parallel disk "
+                 "measurement")
+      ->check(CLI::Range(1, 64));
+  app.add_flag("--seal-when-idle", f->seal_when_idle,
+               "StorageOptions::wal_seal_when_idle: seal at once when no upload is running "
+               "(off by default, as in a node)");
+  app.add_flag("--json", f->json, "also print one JSON line with every figure");
+  try {
+    app.parse(argc, argv);
+    if (f->record_bytes * static_cast<size_t>(f->records_per_batch) > (64u << 20)) {
+      throw CLI::ValidationError("--record-bytes x --records-per-batch",
+                                 "one append may carry at most 64 MiB");
     }
-    auto next = [&]() -> bool {
-      if (has_value) return true;
-      if (i + 1 >= argc) return false;
-      value = argv[++i];
-      return true;
-    };
-    auto number = [&](long long lo, long long hi, auto* out) -> bool {
-      long long v;
-      if (!next() || !ParseInt(value.c_str(), lo, hi, &v)) {
-        *error =
-            arg + " needs a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-        return false;
-      }
-      *out = static_cast<std::remove_pointer_t<decltype(out)>>(v);
-      return true;
-    };
-    if (arg == "--help" || arg == "-h") {
-      *error = "";
-      return false;
-    } else if (arg == "--dir") {
-      if (!next() || value.empty()) {
-        *error = "--dir needs a path";
-        return false;
-      }
-      f->dir = value;
-    } else if (arg == "--keep") {
-      f->keep = true;
-    } else if (arg == "--json") {
-      f->json = true;
-    } else if (arg == "--seal-when-idle") {
-      f->seal_when_idle = true;
-    } else if (arg == "--seconds") {
-      if (!number(1, 600, &f->seconds)) return false;
-    } else if (arg == "--warmup-ms") {
-      if (!number(0, 60'000, &f->warmup_ms)) return false;
-    } else if (arg == "--record-bytes") {
-      if (!number(1, 1 << 20, &f->record_bytes)) return false;
-    } else if (arg == "--records-per-batch") {
-      if (!number(1, 1 << 16, &f->records_per_batch)) return false;
-    } else if (arg == "--streams") {
-      if (!number(1, 10'000, &f->streams)) return false;
-    } else if (arg == "--producers") {
-      if (!number(1, 64, &f->producers)) return false;
-    } else if (arg == "--flush-interval-ms") {
-      if (!number(1, 10'000, &f->flush_interval_ms)) return false;
-    } else if (arg == "--max-pending") {
-      if (!number(1 << 16, 1LL << 34, &f->max_pending)) return false;
-    } else if (arg == "--wal-max-bytes") {
-      if (!number(1 << 12, 1LL << 30, &f->wal_max_bytes)) return false;
-    } else if (arg == "--inflight-uploads") {
-      if (!number(1, 64, &f->inflight_uploads)) return false;
-    } else {
-      *error = "unknown flag " + arg;
-      return false;
-    }
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   }
-  if (f->record_bytes * static_cast<size_t>(f->records_per_batch) > (64u << 20)) {
-    *error = "one append may carry at most 64 MiB";
-    return false;
-  }
-  return true;
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -777,12 +721,7 @@ std::string JsonPhase(const PhaseResult& r) {
 
 int Main(int argc, char** argv) {
   Flags flags;
-  std::string error;
-  if (!ParseFlags(argc, argv, &flags, &error)) {
-    if (!error.empty()) fmt::print(stderr, "stream_append_bench: {}\n", error);
-    fmt::print(stderr, "{}", kUsage);
-    return error.empty() ? 0 : 2;
-  }
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
   log::SetLevel(log::Level::kWarn);
   InstallStopSignals();
 

@@ -304,12 +304,7 @@ int Fail(const std::string& what, const Status& s) {
 
 int Main(int argc, char** argv) {
   Flags flags;
-  std::string error;
-  if (!ParseFlags(argc, argv, &flags, &error)) {
-    if (!error.empty()) fmt::print(stderr, "table_bench: {}\n", error);
-    fmt::print(stderr, "{}", kUsage);
-    return error.empty() ? 0 : 2;
-  }
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
   if (flags.print_log_columns) {
     for (const auto& c : LogTableColumns()) fmt::print("{}\n", c);
     return 0;

@@ -1,7 +1,8 @@
 #pragma once
-// table_bench's flags (--help prints kUsage).
+// table_bench's flags (--help lists them).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mink::bench {
@@ -30,9 +31,7 @@ struct Flags {
   static bool InList(const std::string& list, const std::string& item);
 };
 
-extern const char kUsage[];
-
-// False with *error empty for --help.
-bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error);
+// Fills `flags`; nullopt to run, else the exit status after --help (0) or a bad flag (printed).
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags);
 
 }  // namespace mink::bench
