@@ -74,7 +74,7 @@ struct Flags {
   size_t max_pending = 128 << 20;
   size_t wal_max_bytes = storage::StorageOptions{}.wal_max_bytes;
   int inflight_uploads = storage::StorageOptions{}.wal_max_inflight_uploads;
-  bool seal_when_idle = false;
+  int eager_uploads = 0;
   bool json = false;
 };
 
@@ -109,9 +109,10 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "wal.max_inflight_uploads; also the writer count of the parallel disk "
                  "measurement")
       ->check(CLI::Range(1, 64));
-  app.add_flag("--seal-when-idle", f->seal_when_idle,
-               "StorageOptions::wal_seal_when_idle: seal at once when no upload is running "
-               "(off by default, as in a node)");
+  app.add_option("--eager-uploads", f->eager_uploads,
+                 "wal.eager_uploads: seal at once while fewer than this many uploads run "
+                 "(0: by flush interval and size only)")
+      ->check(CLI::Range(0, 64));
   app.add_flag("--json", f->json, "also print one JSON line with every figure");
   try {
     app.parse(argc, argv);
@@ -758,7 +759,7 @@ int Main(int argc, char** argv) {
       "  {} streams written round-robin by {} producer threads; wal.flush_interval {} ms; "
       "{} s measured per phase after {} ms warm-up; MB = 10^6 B of record payload{}\n",
       flags.streams, flags.producers, flags.flush_interval_ms, flags.seconds, flags.warmup_ms,
-      flags.seal_when_idle ? "; seal when idle" : "");
+      flags.eager_uploads > 0 ? fmt::format("; eager uploads below {}", flags.eager_uploads) : "");
 
   // Phase 1.
   fmt::print("\nphase 1: disk, write + fdatasync of 8 MiB files (at most {} files / {} s)\n",
@@ -813,7 +814,7 @@ int Main(int argc, char** argv) {
   options.max_pending_bytes = 2 * flags.max_pending;
   options.wal_max_bytes = flags.wal_max_bytes;
   options.wal_max_inflight_uploads = flags.inflight_uploads;
-  options.wal_seal_when_idle = flags.seal_when_idle;
+  options.wal_eager_uploads = flags.eager_uploads;
   auto identity = storage::StreamStore::RegisterNode(meta->get(), 1);
   if (!identity.ok()) {
     fmt::print(stderr, "stream_append_bench: register node: {}\n", identity.status().ToString());
@@ -888,7 +889,7 @@ int Main(int argc, char** argv) {
     fmt::print(
         "{{\"bench\":\"stream_append\",\"record_bytes\":{},\"records_per_batch\":{},"
         "\"streams\":{},\"producers\":{},\"flush_interval_ms\":{},\"max_pending\":{},"
-        "\"seconds\":{},\"wal_max_bytes\":{},\"inflight_uploads\":{},\"seal_when_idle\":{},"
+        "\"seconds\":{},\"wal_max_bytes\":{},\"inflight_uploads\":{},\"eager_uploads\":{},"
         "\"dir\":\"{}\","
         "\"disk_parallel_mb_s\":{:.2f},\"disk\":{{\"mb_s\":{:.2f},\"files\":{},"
         "\"file_p50_ms\":{:.3f},\"file_p99_ms\":{:.3f},\"sync4k_p50_ms\":{:.3f},"
@@ -897,7 +898,7 @@ int Main(int argc, char** argv) {
         "\"latency_pass\":{}}}\n",
         flags.record_bytes, flags.records_per_batch, flags.streams, flags.producers,
         flags.flush_interval_ms, flags.max_pending, flags.seconds, flags.wal_max_bytes,
-        flags.inflight_uploads, flags.seal_when_idle ? "true" : "false", JsonEscape(dir), disk_parallel.mb_s, disk.mb_s, disk.files,
+        flags.inflight_uploads, flags.eager_uploads, JsonEscape(dir), disk_parallel.mb_s, disk.mb_s, disk.files,
         disk.file_time.p50_ms, disk.file_time.p99_ms, small_sync.p50_ms, small_sync.p99_ms,
         JsonPhase(max), JsonPhase(half), ratio, throughput_ok ? "true" : "false", limit_ms,
         latency_ok ? "true" : "false");

@@ -13,12 +13,12 @@ struct StorageOptions {
   std::chrono::milliseconds wal_flush_interval{10};
   size_t wal_max_bytes = 8 << 20;
   int wal_max_inflight_uploads = 4;
-  // Seal the open object at once when no upload is running, instead of waiting for the flush
-  // interval: a lone append then waits only for its Put and commit, and appends that arrive
-  // during an upload are grouped into the next object (group commit). The flush interval stays
-  // the longest an append waits while uploads are running. Costs more, smaller objects at low
-  // rates (at most one per Put time).
-  bool wal_seal_when_idle = false;
+  // Seal the open object at once, without waiting for the flush interval, while fewer than this
+  // many uploads are running (0: only the interval and max_bytes seal). An append then waits
+  // only for its Put and commit, and appends that arrive while the uploads run are grouped into
+  // the next object (group commit); the flush interval stays the longest wait. Costs more,
+  // smaller objects when the store is fast (at most this many per Put time).
+  int wal_eager_uploads = 0;
   // Appends wait (then fail with ResourceExhausted) while this much is not yet committed.
   size_t max_pending_bytes = 256 << 20;
   std::chrono::milliseconds append_wait_timeout{10'000};

@@ -92,8 +92,8 @@ void WalWriter::SealLoop() {
     }
     if (!stopping_) {
       auto deadline = open_since_ + options_.wal_flush_interval;
-      const bool idle = options_.wal_seal_when_idle && uploads_in_flight_ == 0;
-      if (!idle && open_bytes_ < options_.wal_max_bytes && SteadyNow() < deadline) {
+      const bool eager = uploads_in_flight_ < options_.wal_eager_uploads;
+      if (!eager && open_bytes_ < options_.wal_max_bytes && SteadyNow() < deadline) {
         seal_cv_.wait_until(lock, deadline);
         continue;
       }

@@ -76,7 +76,7 @@ TEST_F(StreamStoreTest, AppendedBatchesReadBackInOrderWithDenseOffsets) {
 
 TEST_F(StreamStoreTest, SealWhenIdleAcknowledgesALoneAppendBeforeTheFlushInterval) {
   options_.wal_flush_interval = std::chrono::milliseconds(60'000);
-  options_.wal_seal_when_idle = true;
+  options_.wal_eager_uploads = 1;
   auto node = Node(1);
   uint64_t s = NewOpenStream(node.get());
   for (int i = 0; i < 5; ++i) {
