@@ -32,6 +32,9 @@ Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(std::unique_ptr<LogStore>
   auto log = std::unique_ptr<MetadataLog>(new MetadataLog(std::move(store), std::move(options)));
   MINK_RETURN_IF_ERROR(log->Load());
   if (log->options_.tail) log->tailer_ = std::thread([raw = log.get()] { raw->TailLoop(); });
+  if (log->options_.snapshot_every > 0) {
+    log->snapshotter_ = std::thread([raw = log.get()] { raw->SnapshotLoop(); });
+  }
   return log;
 }
 
@@ -41,6 +44,12 @@ MetadataLog::MetadataLog(std::unique_ptr<LogStore> store, MetadataOptions option
 MetadataLog::~MetadataLog() {
   stopping_ = true;
   if (tailer_.joinable()) tailer_.join();
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    snapshotter_stopping_ = true;  // a queued snapshot is still written first
+  }
+  snapshot_cv_.notify_all();
+  if (snapshotter_.joinable()) snapshotter_.join();
 }
 
 Status MetadataLog::Load() {
@@ -174,13 +183,35 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
 
 void MetadataLog::MaybeSnapshot(int64_t seq) {
   if (options_.snapshot_every <= 0 || seq % options_.snapshot_every != 0) return;
-  std::string body;
+  SnapshotRecord snapshot{seq, {}};
   {
     std::shared_lock<std::shared_mutex> lock(state_mutex_);
     if (state_.applied_seq() != seq) return;  // moved on already; the next multiple will do
-    body = state_.Serialize();
+    snapshot.body = state_.Serialize();
   }
-  Status s = store_->WriteSnapshot(SnapshotRecord{seq, std::move(body)});
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    snapshot_due_ = std::move(snapshot);
+  }
+  snapshot_cv_.notify_one();
+}
+
+void MetadataLog::SnapshotLoop() {
+  std::unique_lock<std::mutex> lock(snapshot_mutex_);
+  while (true) {
+    snapshot_cv_.wait(lock, [&] { return snapshot_due_.has_value() || snapshotter_stopping_; });
+    if (!snapshot_due_) return;
+    SnapshotRecord snapshot = std::move(*snapshot_due_);
+    snapshot_due_.reset();
+    lock.unlock();
+    WriteSnapshot(std::move(snapshot));
+    lock.lock();
+  }
+}
+
+void MetadataLog::WriteSnapshot(SnapshotRecord snapshot) {
+  const int64_t seq = snapshot.seq;
+  Status s = store_->WriteSnapshot(snapshot);
   if (s.ok()) {
     int64_t prune_to = seq - options_.snapshot_every * (options_.keep_snapshots - 1);
     if (prune_to > 0) s = store_->Prune(prune_to, options_.keep_snapshots);
