@@ -75,6 +75,7 @@ struct Flags {
   size_t wal_max_bytes = storage::StorageOptions{}.wal_max_bytes;
   int inflight_uploads = storage::StorageOptions{}.wal_max_inflight_uploads;
   int eager_uploads = 0;
+  std::string wal_put = "in-place";
   bool json = false;
 };
 
@@ -113,6 +114,11 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "wal.eager_uploads: seal at once while fewer than this many uploads run "
                  "(0: by flush interval and size only)")
       ->check(CLI::Range(0, 64));
+  app.add_option("--wal-put", f->wal_put,
+                 "in-place: WAL objects are written as a node does (PutUnpublished: in place, "
+                 "directory fsync alongside); rename: through Put (temporary file, rename, "
+                 "directory fsync after), for comparison")
+      ->check(CLI::IsMember({"in-place", "rename"}));
   app.add_flag("--json", f->json, "also print one JSON line with every figure");
   try {
     app.parse(argc, argv);
@@ -172,32 +178,24 @@ struct ObjectTiming {
   SteadyTime put_start, put_end;
 };
 
-// Times every Put of the wrapped store: for file:// that is write + fdatasync of the object,
-// rename, and fsync of its directory. It also reads each WAL object's index to remember which
+// Times every Put of the wrapped store: for file:// a WAL object's PutUnpublished is write +
+// fdatasync in place while its directory is fsynced (a Put: write + fdatasync of a temporary
+// file, rename, fsync of its directory). It also reads each WAL object's index to remember which
 // stream ranges it carried, so an acknowledged append can be traced to the Put of its object.
 class TimedObjectStore final : public object_store::ObjectStore {
  public:
-  explicit TimedObjectStore(std::unique_ptr<object_store::ObjectStore> inner)
-      : inner_(std::move(inner)) {}
+  // `atomic_wal_puts`: WAL objects take the Put path (the A/B comparison of --wal-put rename).
+  TimedObjectStore(std::unique_ptr<object_store::ObjectStore> inner, bool atomic_wal_puts)
+      : inner_(std::move(inner)), atomic_wal_puts_(atomic_wal_puts) {}
   CallTimes& puts() { return puts_; }
 
   Status Put(std::string_view key, std::string_view data) override {
-    SteadyTime start = SteadyNow();
-    Status s = inner_->Put(key, data);
-    SteadyTime end = SteadyNow();
-    puts_.Add(start, data.size());
-    if (s.ok()) {
-      auto index = storage::ReadObjectIndex(data, std::string(key));
-      if (index.ok()) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (const auto& run : index->runs) {
-          if (runs_.size() < kMaxRuns) {
-            runs_[run.stream_id][run.start_offset] = ObjectTiming{run.end_offset, start, end};
-          }
-        }
-      }
-    }
-    return s;
+    return Timed(key, data, [&] { return inner_->Put(key, data); });
+  }
+  Status PutUnpublished(std::string_view key, std::string_view data) override {
+    return Timed(key, data, [&] {
+      return atomic_wal_puts_ ? inner_->Put(key, data) : inner_->PutUnpublished(key, data);
+    });
   }
   // The Put that carried `offset` of `stream`, if it was seen.
   std::optional<ObjectTiming> Find(uint64_t stream, int64_t offset) const {
@@ -223,8 +221,29 @@ class TimedObjectStore final : public object_store::ObjectStore {
   std::string Describe() const override { return inner_->Describe(); }
 
  private:
+  template <typename PutFn>
+  Status Timed(std::string_view key, std::string_view data, PutFn put) {
+    SteadyTime start = SteadyNow();
+    Status s = put();
+    SteadyTime end = SteadyNow();
+    puts_.Add(start, data.size());
+    if (s.ok()) {
+      auto index = storage::ReadObjectIndex(data, std::string(key));
+      if (index.ok()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& run : index->runs) {
+          if (runs_.size() < kMaxRuns) {
+            runs_[run.stream_id][run.start_offset] = ObjectTiming{run.end_offset, start, end};
+          }
+        }
+      }
+    }
+    return s;
+  }
+
   static constexpr size_t kMaxRuns = 100'000;  // streams tracked (a bound, never reached here)
   std::unique_ptr<object_store::ObjectStore> inner_;
+  const bool atomic_wal_puts_;
   CallTimes puts_;
   mutable std::mutex mutex_;
   std::map<uint64_t, std::map<int64_t, ObjectTiming>> runs_;
@@ -757,9 +776,10 @@ int Main(int argc, char** argv) {
       flags.record_bytes * static_cast<size_t>(flags.records_per_batch), storage::kBatchHeaderSize);
   fmt::print(
       "  {} streams written round-robin by {} producer threads; wal.flush_interval {} ms; "
-      "{} s measured per phase after {} ms warm-up; MB = 10^6 B of record payload{}\n",
+      "{} s measured per phase after {} ms warm-up; MB = 10^6 B of record payload{}{}\n",
       flags.streams, flags.producers, flags.flush_interval_ms, flags.seconds, flags.warmup_ms,
-      flags.eager_uploads > 0 ? fmt::format("; eager uploads below {}", flags.eager_uploads) : "");
+      flags.eager_uploads > 0 ? fmt::format("; eager uploads below {}", flags.eager_uploads) : "",
+      flags.wal_put == "rename" ? "; WAL objects put through a rename" : "");
 
   // Phase 1.
   fmt::print("\nphase 1: disk, write + fdatasync of 8 MiB files (at most {} files / {} s)\n",
@@ -803,7 +823,7 @@ int Main(int argc, char** argv) {
     fmt::print(stderr, "stream_append_bench: object store: {}\n", files.status().ToString());
     return 1;
   }
-  auto objects = std::make_shared<TimedObjectStore>(std::move(*files));
+  auto objects = std::make_shared<TimedObjectStore>(std::move(*files), flags.wal_put == "rename");
   storage::StoreSet stores;
   stores.data = objects;
   stores.data_bucket_id = -2;
@@ -889,7 +909,7 @@ int Main(int argc, char** argv) {
     fmt::print(
         "{{\"bench\":\"stream_append\",\"record_bytes\":{},\"records_per_batch\":{},"
         "\"streams\":{},\"producers\":{},\"flush_interval_ms\":{},\"max_pending\":{},"
-        "\"seconds\":{},\"wal_max_bytes\":{},\"inflight_uploads\":{},\"eager_uploads\":{},"
+        "\"seconds\":{},\"wal_max_bytes\":{},\"inflight_uploads\":{},\"eager_uploads\":{},\"wal_put\":\"{}\","
         "\"dir\":\"{}\","
         "\"disk_parallel_mb_s\":{:.2f},\"disk\":{{\"mb_s\":{:.2f},\"files\":{},"
         "\"file_p50_ms\":{:.3f},\"file_p99_ms\":{:.3f},\"sync4k_p50_ms\":{:.3f},"
@@ -898,7 +918,7 @@ int Main(int argc, char** argv) {
         "\"latency_pass\":{}}}\n",
         flags.record_bytes, flags.records_per_batch, flags.streams, flags.producers,
         flags.flush_interval_ms, flags.max_pending, flags.seconds, flags.wal_max_bytes,
-        flags.inflight_uploads, flags.eager_uploads, JsonEscape(dir), disk_parallel.mb_s, disk.mb_s, disk.files,
+        flags.inflight_uploads, flags.eager_uploads, flags.wal_put, JsonEscape(dir), disk_parallel.mb_s, disk.mb_s, disk.files,
         disk.file_time.p50_ms, disk.file_time.p99_ms, small_sync.p50_ms, small_sync.p99_ms,
         JsonPhase(max), JsonPhase(half), ratio, throughput_ok ? "true" : "false", limit_ms,
         latency_ok ? "true" : "false");

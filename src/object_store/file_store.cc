@@ -82,6 +82,20 @@ Status ReadFully(int fd, uint64_t offset, size_t length, std::string* out, const
   return Status::Ok();
 }
 
+// Writes all of `data` to `fd`.
+Status WriteFully(int fd, std::string_view data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("write", path, errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<FileStore>> FileStore::Open(const std::string& root_in) {
@@ -115,29 +129,37 @@ Status FileStore::Put(std::string_view key, std::string_view data) {
                     std::to_string(tmp_counter_.fetch_add(1));
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return ErrnoStatus("create", tmp, errno);
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status s = ErrnoStatus("write", tmp, errno);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fdatasync(fd.get()) != 0) {
-    Status s = ErrnoStatus("fdatasync", tmp, errno);
+  Status s = WriteFully(fd.get(), data, tmp);
+  if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", tmp, errno);
+  if (!s.ok()) {
     ::unlink(tmp.c_str());
     return s;
   }
   ::close(fd.Release());
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status s = ErrnoStatus("rename", tmp + " to " + path, errno);
+    s = ErrnoStatus("rename", tmp + " to " + path, errno);
     ::unlink(tmp.c_str());
     return s;
   }
   return FsyncPath(ParentOf(path));
+}
+
+Status FileStore::PutUnpublished(std::string_view key, std::string_view data) {
+  MINK_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  MINK_RETURN_IF_ERROR(MakeParents(path));
+  // O_TRUNC: a failed earlier attempt under the same key may have left part of the object.
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return ErrnoStatus("create", path, errno);
+  // The new entry becomes durable while the data is written and synced.
+  const std::string dir = ParentOf(path);
+  const uint64_t ticket = dir_syncer_.Request(dir);
+  Status s = WriteFully(fd.get(), data, path);
+  if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", path, errno);
+  Status entry = dir_syncer_.Wait(dir, ticket);
+  if (s.ok()) s = entry;
+  if (!s.ok()) ::unlink(path.c_str());  // best effort; the orphan sweep removes it otherwise
+  return s;
 }
 
 Result<std::string> FileStore::Get(std::string_view key) {

@@ -1,12 +1,15 @@
 #pragma once
 // file:// — objects are files under a root directory; a key's '/' are subdirectories. A Put writes
 // a temporary file under <root>/.tmp, fsyncs it, renames it into place and fsyncs the directory,
-// so an object is either absent or complete and durable, even across a crash.
+// so an object is either absent or complete and durable, even across a crash. PutUnpublished
+// writes in place instead and fsyncs the directory while the data is written and fdatasynced
+// (one flush on the critical path instead of two in a row).
 
 #include <atomic>
 #include <memory>
 #include <string>
 
+#include "object_store/dir_syncer.h"
 #include "object_store/object_store.h"
 
 namespace mink::object_store {
@@ -17,6 +20,7 @@ class FileStore final : public ObjectStore {
   static Result<std::unique_ptr<FileStore>> Open(const std::string& root);
 
   Status Put(std::string_view key, std::string_view data) override;
+  Status PutUnpublished(std::string_view key, std::string_view data) override;
   Result<std::string> Get(std::string_view key) override;
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
   // Reads into an uninitialised buffer (no zero-fill before the pread).
@@ -43,6 +47,7 @@ class FileStore final : public ObjectStore {
 
   std::string root_;
   std::atomic<uint64_t> tmp_counter_{0};
+  DirSyncer dir_syncer_;
 };
 
 }  // namespace mink::object_store

@@ -47,6 +47,15 @@ class ObjectStore {
   // A failed Put may or may not have stored the object.
   virtual Status Put(std::string_view key, std::string_view data) = 0;
 
+  // Writes an object that nobody reads before the caller publishes its key (the WAL commits the
+  // key to the metadata log only after this returns), under a key never used before. Durable when
+  // it returns OK, as Put; but while it runs a reader could see part of the object, and a crash
+  // can leave part of it behind (the orphan sweep deletes unpublished objects). A backend that
+  // has no cheaper way to do that does a Put.
+  virtual Status PutUnpublished(std::string_view key, std::string_view data) {
+    return Put(key, data);
+  }
+
   // The whole object; NotFound when there is none.
   virtual Result<std::string> Get(std::string_view key) = 0;
 

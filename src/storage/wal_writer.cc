@@ -206,7 +206,7 @@ void WalWriter::Upload(const std::shared_ptr<Sealed>& sealed) {
   const auto deadline = sealed->sealed_at + options_.upload_deadline;
   Status s;
   for (int attempt = 1;; ++attempt) {
-    s = wal_store_->Put(sealed->key, sealed->bytes);
+    s = wal_store_->PutUnpublished(sealed->key, sealed->bytes);
     if (s.ok() || SteadyNow() >= deadline) break;
     if (attempt == 1 || attempt % 10 == 0) {
       MINK_LOG_WARN("storage", "upload of {} failed (attempt {}), retrying: {}", sealed->key,

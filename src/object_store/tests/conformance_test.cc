@@ -191,6 +191,44 @@ TEST_P(Conformance, ConcurrentPutsAllLand) {
   for (const auto& info : *listed) EXPECT_EQ(*store_->Get(info.key), info.key);
 }
 
+TEST_P(Conformance, PutUnpublishedStoresTheWholeObjectInNewDirectoriesToo) {
+  std::string data = RandomBytes(300'000, 4);
+  ASSERT_TRUE(store_->PutUnpublished(Key("wal/n1/e2/000000000001"), data).ok());
+  auto got = store_->Get(Key("wal/n1/e2/000000000001"));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(*got == data);
+  ASSERT_TRUE(store_->PutUnpublished(Key("empty-unpublished"), "").ok());
+  EXPECT_EQ(*store_->Get(Key("empty-unpublished")), "");
+}
+
+TEST_P(Conformance, ARetriedPutUnpublishedLeavesOnlyTheLastBytes) {
+  // An upload retried under the same key after a failure: nothing of the first attempt remains.
+  ASSERT_TRUE(store_->PutUnpublished(Key("retried"), RandomBytes(50'000, 5)).ok());
+  std::string second = RandomBytes(20'000, 6);
+  ASSERT_TRUE(store_->PutUnpublished(Key("retried"), second).ok());
+  auto got = store_->Get(Key("retried"));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(*got == second);
+}
+
+TEST_P(Conformance, ConcurrentPutUnpublishedAllLand) {
+  // Several uploads share the directory fsyncs of the file backend.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        std::string k = Key("uconc/" + std::to_string(t) + "-" + std::to_string(i));
+        EXPECT_TRUE(store_->PutUnpublished(k, k + RandomBytes(1000, i)).ok());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  auto listed = store_->List(Key("uconc/"));
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 40u);
+  for (const auto& info : *listed) EXPECT_EQ(store_->Get(info.key)->substr(0, info.key.size()), info.key);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Conformance, ::testing::Values("file", "mem", "s3"),
                          [](const auto& info) { return info.param; });
 
