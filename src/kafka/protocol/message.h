@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "base/status.h"
@@ -49,6 +50,16 @@ template <class M>
 Status EncodeBody(const M& message, int16_t version, std::string* out) {
   MINK_RETURN_IF_ERROR(CheckVersion(M::kApiKey, version, M::kIsRequest));
   Writer writer(out, BodyContext(M::kApiKey, version, M::kIsRequest));
+  return message.Encode(writer);
+}
+
+// As above, with large RECORDS fields left out of `out` and noted in `splices` (see Splice).
+template <class M>
+Status EncodeBody(const M& message, int16_t version, std::string* out,
+                  std::vector<Splice>* splices) {
+  MINK_RETURN_IF_ERROR(CheckVersion(M::kApiKey, version, M::kIsRequest));
+  Writer writer(out, BodyContext(M::kApiKey, version, M::kIsRequest));
+  writer.set_splices(splices);
   return message.Encode(writer);
 }
 

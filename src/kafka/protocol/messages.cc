@@ -1,5 +1,7 @@
 #include "kafka/protocol/messages.h"
 
+#include <limits>
+
 #include "kafka/protocol/wire.h"
 
 namespace mink::kafka {
@@ -17,14 +19,15 @@ Status UnknownKey(int16_t api_key) {
 }
 
 template <class Variant>
-Status EncodeVariant(const Variant& message, int16_t version, std::string* out) {
+Status EncodeVariant(const Variant& message, int16_t version, std::string* out,
+                     std::vector<Splice>* splices = nullptr) {
   return std::visit(
       [&](const auto& m) -> Status {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, std::monostate>) {
           return InvalidArgumentError("cannot encode an empty message");
         } else {
-          return EncodeBody(m, version, out);
+          return EncodeBody(m, version, out, splices);
         }
       },
       message);
@@ -138,6 +141,29 @@ Status AppendResponseFrame(int32_t correlation_id, int16_t version, const Respon
     return s;
   }
   PatchFrameSize(out, start);
+  return Status::Ok();
+}
+
+Status AppendResponseFrame(int32_t correlation_id, int16_t version, const Response& body,
+                           std::string* out, std::vector<Splice>* splices) {
+  const int16_t key = ApiKeyOf(body);
+  if (key < 0) return InvalidArgumentError("cannot encode an empty response");
+  const size_t start = out->size();
+  const size_t first_splice = splices->size();
+  AppendBe32(out, 0);
+  EncodeResponseHeader(static_cast<ApiKey>(key), version, correlation_id, out);
+  Status s = EncodeVariant(body, version, out, splices);
+  uint64_t size = out->size() - start - 4;
+  for (size_t i = first_splice; i < splices->size(); ++i) size += (*splices)[i].bytes.size();
+  if (s.ok() && size > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+    s = InvalidArgumentError("response frame of " + std::to_string(size) + " bytes is too large");
+  }
+  if (!s.ok()) {
+    out->resize(start);
+    splices->resize(first_splice);
+    return s;
+  }
+  StoreBe32(out->data() + start, static_cast<uint32_t>(size));
   return Status::Ok();
 }
 

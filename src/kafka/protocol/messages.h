@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "base/result.h"
 #include "kafka/protocol/alter_configs.h"
@@ -95,6 +96,11 @@ Result<ParsedRequest> ParseRequestFrame(std::string_view payload);
 Status AppendRequestFrame(const RequestHeader& header, const Request& body, std::string* out);
 Status AppendResponseFrame(int32_t correlation_id, int16_t version, const Response& body,
                            std::string* out);
+// The same frame with the large RECORDS fields of `body` left out of `out` and noted in
+// `splices` (positions in `out`); the frame is `out` with each splice's bytes inserted at its
+// position, and the size prefix counts them. The splices point into `body`.
+Status AppendResponseFrame(int32_t correlation_id, int16_t version, const Response& body,
+                           std::string* out, std::vector<Splice>* splices);
 
 struct ParsedResponse {
   int32_t correlation_id = 0;

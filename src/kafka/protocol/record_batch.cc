@@ -225,6 +225,47 @@ bool FitsInt32(const std::optional<std::string_view>& v) {
   return !v || v->size() < static_cast<size_t>(std::numeric_limits<int32_t>::max() / 2);
 }
 
+void StoreBe16(char* p, uint16_t v) {
+  p[0] = static_cast<char>(v >> 8);
+  p[1] = static_cast<char>(v);
+}
+
+// Fills the 61 header bytes at `batch` (a whole batch of `size` bytes, records included) and
+// then its CRC.
+void WriteHeaderAndCrc(const BatchOptions& options, int16_t attributes, int32_t last_delta,
+                       int64_t base_timestamp, int64_t max_timestamp, int32_t count, char* batch,
+                       size_t size) {
+  StoreBe64(batch, static_cast<uint64_t>(options.base_offset));
+  StoreBe32(batch + 8, static_cast<uint32_t>(size - 12));
+  StoreBe32(batch + 12, static_cast<uint32_t>(options.partition_leader_epoch));
+  batch[16] = 2;  // magic
+  StoreBe16(batch + kAttributesOffset, static_cast<uint16_t>(attributes));
+  StoreBe32(batch + 23, static_cast<uint32_t>(last_delta));
+  StoreBe64(batch + 27, static_cast<uint64_t>(base_timestamp));
+  StoreBe64(batch + 35, static_cast<uint64_t>(max_timestamp));
+  StoreBe64(batch + 43, static_cast<uint64_t>(options.producer_id));
+  StoreBe16(batch + 51, static_cast<uint16_t>(options.producer_epoch));
+  StoreBe32(batch + 53, static_cast<uint32_t>(options.base_sequence));
+  StoreBe32(batch + 57, static_cast<uint32_t>(count));
+  StoreBe32(batch + kCrcOffset, ComputeCrc(std::string_view(batch, size)));
+}
+
+// Zigzag varints into a byte buffer; returns the end.
+char* PutUnsigned(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+char* PutVarint(char* p, int32_t v) {
+  return PutUnsigned(p, (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31));
+}
+char* PutVarlong(char* p, int64_t v) {
+  return PutUnsigned(p, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+}
+
 }  // namespace
 
 Status AppendRecordBatch(const BatchOptions& options, std::span<const NewRecord> records,
@@ -301,24 +342,13 @@ Status AppendRecordBatch(const BatchOptions& options, std::span<const NewRecord>
   if (options.control) attributes |= 0x20;
 
   const size_t start = out->size();
-  const size_t needed = start + static_cast<size_t>(kMinBatchLength) + 12 + body.size();
+  const size_t needed = start + kRecordBatchHeaderSize + body.size();
   if (needed > out->capacity()) out->reserve(std::max(needed, 2 * out->capacity()));
-  AppendBe64(out, static_cast<uint64_t>(options.base_offset));
-  AppendBe32(out, static_cast<uint32_t>(kMinBatchLength + static_cast<int32_t>(body.size())));
-  AppendBe32(out, static_cast<uint32_t>(options.partition_leader_epoch));
-  out->push_back(2);    // magic
-  AppendBe32(out, 0);   // crc, patched below
-  AppendBe16(out, static_cast<uint16_t>(attributes));
-  AppendBe32(out, static_cast<uint32_t>(last_delta));
-  AppendBe64(out, static_cast<uint64_t>(base_timestamp));
-  AppendBe64(out, static_cast<uint64_t>(max_timestamp));
-  AppendBe64(out, static_cast<uint64_t>(options.producer_id));
-  AppendBe16(out, static_cast<uint16_t>(options.producer_epoch));
-  AppendBe32(out, static_cast<uint32_t>(options.base_sequence));
-  AppendBe32(out, static_cast<uint32_t>(records.size()));
+  out->append(kRecordBatchHeaderSize, '\0');
   out->append(body);
-  std::string_view batch(out->data() + start, out->size() - start);
-  StoreBe32(out->data() + start + kCrcOffset, ComputeCrc(batch));
+  WriteHeaderAndCrc(options, attributes, last_delta, base_timestamp, max_timestamp,
+                    static_cast<int32_t>(records.size()), out->data() + start,
+                    out->size() - start);
   return Status::Ok();
 }
 
@@ -327,6 +357,93 @@ Result<std::string> BuildRecordBatch(const BatchOptions& options,
   std::string out;
   MINK_RETURN_IF_ERROR(AppendRecordBatch(options, records, &out));
   return out;
+}
+
+RecordBatchAppender::RecordBatchAppender(std::string* out, size_t expected_bytes)
+    : out_(out), start_(out->size()) {
+  const size_t needed = start_ + kRecordBatchHeaderSize + expected_bytes;
+  if (needed > out->capacity()) out->reserve(std::max(needed, 2 * out->capacity()));
+  out->append(kRecordBatchHeaderSize, '\0');  // filled by Finish
+}
+
+Status RecordBatchAppender::Add(int64_t timestamp, std::optional<std::string_view> key,
+                                std::optional<std::string_view> value,
+                                std::span<const RecordHeaderView> headers) {
+  if (count_ == std::numeric_limits<int32_t>::max()) {
+    return InvalidArgumentError("too many records for one batch");
+  }
+  if (!FitsInt32(key) || !FitsInt32(value)) {
+    return InvalidArgumentError("record key or value too large");
+  }
+  if (count_ == 0) {
+    base_timestamp_ = timestamp;
+    max_timestamp_ = timestamp;
+  }
+  max_timestamp_ = std::max(max_timestamp_, timestamp);
+  const int64_t timestamp_delta = timestamp - base_timestamp_;
+  const int32_t delta = count_;
+  size_t size = 1 + static_cast<size_t>(VarlongSize(timestamp_delta)) +
+                static_cast<size_t>(VarintSize(delta)) + OptionalSize(key) + OptionalSize(value) +
+                static_cast<size_t>(VarintSize(static_cast<int32_t>(headers.size())));
+  for (const RecordHeaderView& header : headers) {
+    if (!FitsInt32(header.key) || !FitsInt32(header.value)) {
+      return InvalidArgumentError("record header too large");
+    }
+    size += OptionalSize(header.key) + OptionalSize(header.value);
+  }
+  if (size > static_cast<size_t>(std::numeric_limits<int32_t>::max() / 2)) {
+    return InvalidArgumentError("record too large");
+  }
+  const size_t total = static_cast<size_t>(VarintSize(static_cast<int32_t>(size))) + size;
+  if (out_->size() - start_ + total > static_cast<size_t>(std::numeric_limits<int32_t>::max()) - 100) {
+    return InvalidArgumentError("record batch too large");
+  }
+  if (out_->size() + total > out_->capacity()) {
+    out_->reserve(std::max(out_->size() + total, 2 * out_->capacity()));
+  }
+  // The fixed part (length, attributes, deltas, key length) in one append; a varint takes at
+  // most 10 bytes.
+  char prefix[48];
+  char* p = PutVarint(prefix, static_cast<int32_t>(size));
+  *p++ = 0;  // attributes: unused
+  p = PutVarlong(p, timestamp_delta);
+  p = PutVarint(p, delta);
+  p = PutVarint(p, key ? static_cast<int32_t>(key->size()) : -1);
+  out_->append(prefix, static_cast<size_t>(p - prefix));
+  if (key) out_->append(*key);
+  p = PutVarint(prefix, value ? static_cast<int32_t>(value->size()) : -1);
+  out_->append(prefix, static_cast<size_t>(p - prefix));
+  if (value) out_->append(*value);
+  p = PutVarint(prefix, static_cast<int32_t>(headers.size()));
+  out_->append(prefix, static_cast<size_t>(p - prefix));
+  for (const RecordHeaderView& header : headers) {
+    AppendOptional(out_, header.key);
+    AppendOptional(out_, header.value);
+  }
+  ++count_;
+  return Status::Ok();
+}
+
+Status RecordBatchAppender::Finish(const BatchOptions& options) {
+  if (options.compression != Compression::kNone) {
+    out_->resize(start_);
+    return InvalidArgumentError("RecordBatchAppender writes uncompressed batches only");
+  }
+  if (count_ == 0) {
+    out_->resize(start_);
+    return InvalidArgumentError("a record batch needs at least one record");
+  }
+  int16_t attributes = 0;
+  int64_t max_timestamp = max_timestamp_;
+  if (options.timestamp_type == TimestampType::kLogAppendTime) {
+    attributes |= 0x8;
+    max_timestamp = options.log_append_time;
+  }
+  if (options.transactional) attributes |= 0x10;
+  if (options.control) attributes |= 0x20;
+  WriteHeaderAndCrc(options, attributes, count_ - 1, base_timestamp_, max_timestamp, count_,
+                    out_->data() + start_, out_->size() - start_);
+  return Status::Ok();
 }
 
 // ---- Offsets in place ----

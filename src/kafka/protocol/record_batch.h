@@ -157,6 +157,34 @@ Status AppendRecordBatch(const BatchOptions& options, std::span<const NewRecord>
 Result<std::string> BuildRecordBatch(const BatchOptions& options,
                                      std::span<const NewRecord> records);
 
+// Writes one uncompressed batch straight into `out`, record by record, with no intermediate body
+// or record list: for a server re-encoding stored records. Add the records, then Finish, which
+// fills the header (counts, timestamps, options) and the CRC. The bytes are those
+// AppendRecordBatch writes for the same records and options (offset deltas are the record
+// indexes). A Finish that fails (no record, a compression codec) takes the batch out of `out`
+// again; until Finish, `out` ends with an unfinished batch.
+class RecordBatchAppender {
+ public:
+  // `expected_bytes`: the batch's likely size, reserved up front (0: no reservation).
+  RecordBatchAppender(std::string* out, size_t expected_bytes);
+
+  // InvalidArgument when a key, value or header does not fit the format's int32 lengths.
+  Status Add(int64_t timestamp, std::optional<std::string_view> key,
+             std::optional<std::string_view> value, std::span<const RecordHeaderView> headers);
+  // `options.compression` must be none and the offset deltas are the indexes; the options'
+  // timestamp type, producer and sequence fields are written as given.
+  Status Finish(const BatchOptions& options);
+
+  int32_t records() const { return count_; }
+
+ private:
+  std::string* const out_;
+  const size_t start_;
+  int32_t count_ = 0;
+  int64_t base_timestamp_ = 0;
+  int64_t max_timestamp_ = 0;
+};
+
 // ---- Offsets in place (outside the CRC) ----
 
 // Overwrites the baseOffset of the batch starting at `batch` (at least 8 bytes).

@@ -366,6 +366,18 @@ void Writer::NullableBytes(const char* field, const std::optional<std::string>& 
   Bytes(field, *v);
 }
 
+void Writer::Records(const char* field, const std::optional<std::string>& v) {
+  if (splices_ == nullptr || !v.has_value() || v->size() < kMinSplicedRecords) {
+    return NullableBytes(field, v);
+  }
+  if (!ok()) return;
+  if (v->size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    return Fail(field, "bytes too long");
+  }
+  Length(true, static_cast<int64_t>(v->size()));
+  splices_->push_back({out_->size(), *v});
+}
+
 bool Writer::ArrayLength(const char* field, int64_t n) {
   if (!ok()) return false;
   if (n >= std::numeric_limits<int32_t>::max()) {

@@ -53,6 +53,24 @@ struct Slot {
   bool ready = false;
   bool respond = true;  // false: acks=0 produce, nothing goes back
   std::string frame;
+  // A fetch's records are not copied into `frame`: they are written from the response itself,
+  // gathered in at their splice positions.
+  std::shared_ptr<const Response> response;
+  std::vector<Splice> splices;
+
+  // The frame as buffers for one gathering write.
+  std::vector<asio::const_buffer> Buffers() const {
+    std::vector<asio::const_buffer> buffers;
+    buffers.reserve(2 * splices.size() + 1);
+    size_t at = 0;
+    for (const Splice& s : splices) {
+      if (s.at > at) buffers.emplace_back(frame.data() + at, s.at - at);
+      buffers.emplace_back(s.bytes.data(), s.bytes.size());
+      at = s.at;
+    }
+    if (frame.size() > at) buffers.emplace_back(frame.data() + at, frame.size() - at);
+    return buffers;
+  }
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -146,16 +164,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
       self->broker_->Handle(*request, client,
                             [self, slot, correlation, version](std::optional<Response> response) {
                               std::string frame;
+                              std::vector<Splice> splices;
+                              std::shared_ptr<const Response> kept;
                               if (response) {
-                                Status s = AppendResponseFrame(correlation, version, *response, &frame);
+                                kept = std::make_shared<const Response>(std::move(*response));
+                                Status s = AppendResponseFrame(correlation, version, *kept, &frame,
+                                                               &splices);
                                 if (!s.ok()) {
                                   MINK_LOG_ERROR("kafka", "cannot encode a response: {}", s.ToString());
                                   frame.clear();
+                                  splices.clear();
+                                  kept.reset();
                                 }
                               }
                               asio::post(self->strand_, [self, slot, frame = std::move(frame),
+                                                         splices = std::move(splices),
+                                                         kept = std::move(kept),
                                                          has = response.has_value()]() mutable {
                                 slot->frame = std::move(frame);
+                                slot->splices = std::move(splices);
+                                slot->response = std::move(kept);  // the splices point into it
                                 slot->respond = has && !slot->frame.empty();
                                 slot->ready = true;
                                 self->Flush();
@@ -190,7 +218,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     writing_ = true;
     auto slot = slots_.front();
-    asio::async_write(socket_, asio::buffer(slot->frame), asio::bind_executor(strand_,
+    if (slot->splices.empty()) {
+      asio::async_write(socket_, asio::buffer(slot->frame), asio::bind_executor(strand_,
+          [self = shared_from_this()](const asio::error_code& ec, size_t) {
+            self->writing_ = false;
+            if (ec) return self->Shutdown();
+            self->slots_.pop_front();
+            self->Flush();
+          }));
+      return;
+    }
+    asio::async_write(socket_, slot->Buffers(), asio::bind_executor(strand_,
         [self = shared_from_this()](const asio::error_code& ec, size_t) {
           self->writing_ = false;
           if (ec) return self->Shutdown();

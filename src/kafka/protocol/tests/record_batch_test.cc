@@ -339,5 +339,47 @@ TEST(RecordBatchTest, BuilderOptions) {
   EXPECT_FALSE(BuildRecordBatch({}, {}).ok());
 }
 
+TEST(RecordBatchTest, AppenderWritesTheBytesOfAppendRecordBatch) {
+  for (int n : {1, 2, 7, 300}) {
+    const auto records = SomeRecords(n);
+    BatchOptions options;
+    options.base_offset = 1234;
+    options.producer_id = 77;
+    options.producer_epoch = 0;
+    options.base_sequence = 40;
+    std::string expected = "prefix";
+    ASSERT_TRUE(AppendRecordBatch(options, records, &expected).ok());
+    std::string written = "prefix";
+    RecordBatchAppender appender(&written, n == 7 ? 0 : 100);  // also when it must grow
+    for (const NewRecord& r : records) {
+      ASSERT_TRUE(appender.Add(r.timestamp, r.key, r.value, r.headers).ok());
+    }
+    EXPECT_EQ(appender.records(), n);
+    ASSERT_TRUE(appender.Finish(options).ok());
+    EXPECT_EQ(written, expected) << n << " records";
+    auto split = SplitBatches(std::string_view(written).substr(6));
+    ASSERT_TRUE(split.ok()) << split.status().ToString();
+    ASSERT_EQ(split->size(), 1u);
+    auto decoded = DecodeBatch((*split)[0]);
+    ASSERT_TRUE(decoded.ok());
+    ExpectSameRecords(*decoded, records, 1234);
+  }
+}
+
+TEST(RecordBatchTest, AppenderWithoutRecordsOrWithACodecLeavesNothing) {
+  std::string out = "abc";
+  {
+    RecordBatchAppender appender(&out, 10);
+    EXPECT_FALSE(appender.Finish({}).ok());
+  }
+  EXPECT_EQ(out, "abc");
+  RecordBatchAppender appender(&out, 10);
+  ASSERT_TRUE(appender.Add(5, std::string_view("k"), std::nullopt, {}).ok());
+  BatchOptions lz4;
+  lz4.compression = Compression::kLz4;
+  EXPECT_FALSE(appender.Finish(lz4).ok());
+  EXPECT_EQ(out, "abc");
+}
+
 }  // namespace
 }  // namespace mink::kafka
