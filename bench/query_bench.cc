@@ -5,7 +5,8 @@
 // writes --rows rows into a partitioned log table, writes the same rows to a Parquet file with
 // DuckDB, then times
 //   Q1  SELECT k, sum(v), count(*) FROM <t> GROUP BY k            (every row, two columns)
-// on both sources (best of --runs after a warm-up), checks that both answers are equal, and
+// on both sources (best of --runs after a warm-up), and on Mink once more with its column
+// statistics off (SET mink_column_statistics = false), checks that the answers are equal, and
 // measures partition pruning:
 //   Q2  SELECT sum(v) FROM mink.bench.t WHERE p = 'p3'           (one partition of --partitions)
 // reporting the bytes the scan received against a scan of the same columns (p and v) that keeps
@@ -14,6 +15,8 @@
 //
 // Usage: query_bench [--rows N] [--partitions P] [--buckets B] [--runs R] [--threads T]
 //                    [--block-cache-mb M]   (the node's block cache; mink serve's default is 64)
+//                    [--explain]            (EXPLAIN ANALYZE of Q1 on both sources, to stderr)
+//                    [--hold-seconds S]     (then Q1 on mink for S seconds: a profiler's window)
 
 #include <chrono>
 #include <cstdio>
@@ -21,6 +24,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "arrow_format/builder.h"
 #include "arrow_format/record_batch_builder.h"
@@ -38,6 +43,8 @@ struct Flags {
   int runs = 3;
   int threads = 2;
   int64_t block_cache_mb = 64;  // the node's block cache (mink serve's default)
+  bool explain = false;          // print EXPLAIN ANALYZE of Q1 on both sources
+  int hold_seconds = 0;          // then run Q1 on mink this long (a window for a profiler)
 };
 
 using BenchClock = std::chrono::steady_clock;
@@ -79,8 +86,14 @@ std::string Text(const arrow::ArrayDataPtr& d, int64_t i) {
   }
 }
 
-Answer Run(Engine& engine, const std::string& sql) {
+// Runs `sql` in a new session (after `setup`, untimed, in the same session).
+Answer Run(Engine& engine, const std::string& sql, const std::string& setup = "") {
   auto session = Check(engine.Connect(), "connect");
+  if (!setup.empty()) {
+    auto done = Check(session->Execute(setup), setup);
+    while (Check(done->Next(), setup) != nullptr) {
+    }
+  }
   Answer answer;
   auto start = BenchClock::now();
   auto result = Check(session->Execute(sql), sql);
@@ -100,11 +113,20 @@ Answer Run(Engine& engine, const std::string& sql) {
   return answer;
 }
 
-Answer Best(Engine& engine, const std::string& sql, int runs) {
-  Answer best = Run(engine, sql);  // warm-up
+// The best time of each query over `runs` rounds after a warm-up round. The queries take turns
+// in every round, so that load from outside the bench falls on all of them alike.
+struct Query {
+  std::string sql;
+  std::string setup;
+};
+std::vector<Answer> Best(Engine& engine, const std::vector<Query>& queries, int runs) {
+  std::vector<Answer> best;
+  for (const auto& q : queries) best.push_back(Run(engine, q.sql, q.setup));  // warm-up
   for (int r = 0; r < runs; ++r) {
-    Answer a = Run(engine, sql);
-    if (a.seconds < best.seconds || r == 0) best = std::move(a);
+    for (size_t i = 0; i < queries.size(); ++i) {
+      Answer a = Run(engine, queries[i].sql, queries[i].setup);
+      if (a.seconds < best[i].seconds || r == 0) best[i] = std::move(a);
+    }
   }
   return best;
 }
@@ -126,17 +148,21 @@ Flags ParseFlags(int argc, char** argv) {
     else if (a == "--runs") f.runs = static_cast<int>(next());
     else if (a == "--threads") f.threads = static_cast<int>(next());
     else if (a == "--block-cache-mb") f.block_cache_mb = next();
+    else if (a == "--explain") f.explain = true;
+    else if (a == "--hold-seconds") f.hold_seconds = static_cast<int>(next());
     else {
       std::fprintf(stderr, "usage: query_bench [--rows N] [--partitions P] [--buckets B] "
-                           "[--runs R] [--threads T] [--block-cache-mb M]\n");
+                           "[--runs R] [--threads T] [--block-cache-mb M] [--explain] "
+                           "[--hold-seconds S]\n");
       std::exit(2);
     }
   }
   if (f.rows < 1000 || f.rows > 50'000'000 || f.partitions < 1 || f.partitions > 64 ||
       f.buckets < 1 || f.buckets > 64 || f.runs < 1 || f.runs > 20 || f.threads < 1 ||
-      f.block_cache_mb < 1 || f.block_cache_mb > 4096) {
+      f.block_cache_mb < 1 || f.block_cache_mb > 4096 || f.hold_seconds < 0 ||
+      f.hold_seconds > 600) {
     std::fprintf(stderr, "query_bench: out of bounds (rows 1e3..5e7, partitions and buckets "
-                         "1..64, runs 1..20)\n");
+                         "1..64, runs 1..20, hold 0..600 s)\n");
     std::exit(2);
   }
   return f;
@@ -214,10 +240,21 @@ int main(int argc, char** argv) {
     return sql.replace(sql.find("%s"), 2, source);
   };
   engine->scans().Take();
-  Answer mink_q1 = Best(*engine, with("mink.bench.t"), f.runs);
+  Run(*engine, with("mink.bench.t"));  // for its ScanReport
   auto scans = engine->scans().Take();
-  Answer duck_q1 = Best(*engine, with("read_parquet('" + parquet + "')"), f.runs);
-  if (mink_q1.rows != duck_q1.rows || mink_q1.rows.size() != 100) {
+  // Mink, Parquet, and Mink planned without the nodes' column statistics (so with DuckDB's
+  // general hash aggregate), taking turns.
+  std::vector<Answer> q1s =
+      Best(*engine,
+           {{with("mink.bench.t"), ""},
+            {with("read_parquet('" + parquet + "')"), ""},
+            {with("mink.bench.t"), "SET mink_column_statistics = false"}},
+           f.runs);
+  engine->scans().Take();
+  const Answer& mink_q1 = q1s[0];
+  const Answer& duck_q1 = q1s[1];
+  const Answer& plain_q1 = q1s[2];
+  if (mink_q1.rows != duck_q1.rows || plain_q1.rows != duck_q1.rows || mink_q1.rows.size() != 100) {
     std::fprintf(stderr, "query_bench: the answers differ (%zu and %zu rows)\n",
                  mink_q1.rows.size(), duck_q1.rows.size());
     for (size_t i = 0; i < mink_q1.rows.size() && i < duck_q1.rows.size(); ++i) {
@@ -228,6 +265,31 @@ int main(int argc, char** argv) {
       }
     }
     return 1;
+  }
+  if (f.explain) {
+    const std::string sources[] = {"mink.bench.t", "read_parquet('" + parquet + "')"};
+    for (const std::string& source : sources) {
+      auto session = Check(engine->Connect(), "connect");
+      auto result = Check(session->Execute("EXPLAIN ANALYZE " + with(source)), "explain");
+      while (true) {
+        auto batch = Check(result->Next(), "explain");
+        if (batch == nullptr) break;
+        for (int64_t i = 0; i < batch->num_rows(); ++i) {
+          const auto& text = batch->Column(1);
+          const int32_t* offsets = text->buffers[1]->data_as<int32_t>();
+          std::fprintf(stderr, "%.*s\n", static_cast<int>(offsets[i + 1] - offsets[i]),
+                       text->buffers[2]->data_as<char>() + offsets[i]);
+        }
+      }
+    }
+    engine->scans().Take();
+  }
+  if (f.hold_seconds > 0) {
+    std::fprintf(stderr, "query_bench: running Q1 on mink for %d s (pid %d)\n", f.hold_seconds,
+                 static_cast<int>(getpid()));
+    auto until = BenchClock::now() + std::chrono::seconds(f.hold_seconds);
+    while (BenchClock::now() < until) Run(*engine, with("mink.bench.t"));
+    engine->scans().Take();
   }
   int64_t full_bytes = scans.empty() ? 0 : scans.back().bytes;
   int64_t full_rows = scans.empty() ? 0 : scans.back().rows;
@@ -258,6 +320,8 @@ int main(int argc, char** argv) {
   std::printf("    parquet  %8.3f s  (%.1f M rows/s)\n", duck_q1.seconds,
               static_cast<double>(f.rows) / duck_q1.seconds / 1e6);
   std::printf("    ratio    %8.2fx  (target <= 1.50x: %s)\n", ratio, ratio <= 1.5 ? "met" : "MISSED");
+  std::printf("    mink without column statistics %8.3f s  (%.2fx)\n", plain_q1.seconds,
+              plain_q1.seconds / duck_q1.seconds);
   if (!full_v.empty() && !one.empty()) {
     std::printf("  Q2 SELECT sum(v) ... WHERE p = 'p3': %lld of %lld buckets, %.2f MB of %.2f MB "
                 "(%.1f%%; one partition of %d is %.1f%%), %.3f s vs %.3f s unpruned\n",
@@ -268,8 +332,10 @@ int main(int argc, char** argv) {
                 f.partitions, 100.0 / f.partitions, one_v.seconds, all_v.seconds);
   }
   std::printf("{\"rows\":%lld,\"mink_q1_s\":%.4f,\"parquet_q1_s\":%.4f,\"ratio\":%.3f,"
+              "\"mink_q1_no_stats_s\":%.4f,"
               "\"pruned_bytes\":%lld,\"full_bytes\":%lld}\n",
               static_cast<long long>(f.rows), mink_q1.seconds, duck_q1.seconds, ratio,
+              plain_q1.seconds,
               static_cast<long long>(one.empty() ? 0 : one[0].bytes),
               static_cast<long long>(full_v.empty() ? 0 : full_v[0].bytes));
   engine.reset();

@@ -447,6 +447,9 @@ duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
 
 void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<Cluster> cluster,
                          std::shared_ptr<ScanRecorder> recorder) {
+  config.AddExtensionOption(kColumnStatisticsSetting,
+                            "plan scans of mink log tables with the nodes' column min/max",
+                            duckdb::LogicalType::BOOLEAN, duckdb::Value::BOOLEAN(true));
   auto storage = duckdb::make_uniq<duckdb::StorageExtension>();
   storage->attach = Attach;
   storage->create_transaction_manager = CreateTransactionManager;

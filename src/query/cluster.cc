@@ -130,9 +130,53 @@ Result<std::vector<Endpoint>> Cluster::Endpoints(const std::string& database,
   return out;
 }
 
+Result<std::vector<BucketStats>> Cluster::ColumnStats(const std::string& database,
+                                                      const std::string& table) {
+  MINK_ASSIGN_OR_RETURN(std::string body,
+                        Action("column-stats", json{{"table", database + "." + table}}.dump()));
+  MINK_ASSIGN_OR_RETURN(json j, ParseAnswer(body, "column-stats"));
+  const std::string bad = "the node's column-stats answer is malformed";
+  if (!j.is_object() || !j.contains("buckets") || !j["buckets"].is_array()) {
+    return InternalError(bad);
+  }
+  auto integer = [](const json& o, const char* key) {
+    return o.contains(key) && o[key].is_number_integer();
+  };
+  std::vector<BucketStats> out;
+  for (const auto& b : j["buckets"]) {
+    if (!b.is_object() || !integer(b, "bucket") || !integer(b, "end") || !integer(b, "rows") ||
+        !b.contains("columns") || !b["columns"].is_array()) {
+      return InternalError(bad);
+    }
+    BucketStats stats;
+    if (b.contains("partition")) {
+      if (!b["partition"].is_string()) return InternalError(bad);
+      stats.partition = b["partition"].get<std::string>();
+    }
+    stats.bucket = b["bucket"].get<int32_t>();
+    stats.end = b["end"].get<int64_t>();
+    stats.rows = b["rows"].get<int64_t>();
+    for (const auto& c : b["columns"]) {
+      if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !integer(c, "nulls")) {
+        return InternalError(bad);
+      }
+      ColumnRange range;
+      range.nulls = c["nulls"].get<int64_t>();
+      if (integer(c, "min") && integer(c, "max")) {
+        range.min = c["min"].get<int64_t>();
+        range.max = c["max"].get<int64_t>();
+      }
+      stats.columns[c["name"].get<std::string>()] = range;
+    }
+    out.push_back(std::move(stats));
+  }
+  return out;
+}
+
 std::string EncodeTicket(const ScanTicket& t) {
   json j = {{"table", t.table}, {"mode", t.snapshot ? "snapshot" : "log"}, {"bucket", t.bucket}};
   if (t.partition) j["partition"] = *t.partition;
+  if (t.end) j["end"] = *t.end;
   if (!t.columns.empty()) j["columns"] = t.columns;
   return j.dump();
 }

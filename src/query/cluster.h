@@ -37,6 +37,23 @@ struct Endpoint {
   std::optional<std::string> partition;  // partition name (values joined by '$'), if partitioned
   int32_t bucket = 0;
   std::string location;                  // grpc://host:port; empty: the bootstrap node
+  std::optional<int64_t> end;            // read the log below this offset only (see ColumnStats)
+};
+
+// The range of an integer-valued column over the rows of one bucket (the node's column-stats).
+struct ColumnRange {
+  int64_t nulls = 0;
+  std::optional<int64_t> min;  // both absent when every value is null
+  std::optional<int64_t> max;
+};
+
+// Column ranges of one bucket of a log table over its log below `end`.
+struct BucketStats {
+  std::optional<std::string> partition;
+  int32_t bucket = 0;
+  int64_t end = 0;
+  int64_t rows = 0;
+  std::map<std::string, ColumnRange> columns;  // by column name
 };
 
 class Cluster {
@@ -54,6 +71,9 @@ class Cluster {
                                                          const std::string& table);
   // Every bucket of the table (partition by partition), with the node that owns it.
   Result<std::vector<Endpoint>> Endpoints(const std::string& database, const std::string& table);
+  // Per bucket of a log table: min/max and null count of its integer-valued columns.
+  Result<std::vector<BucketStats>> ColumnStats(const std::string& database,
+                                               const std::string& table);
   // The client for a node ("" = the bootstrap node).
   Result<std::shared_ptr<flight::FlightClient>> ClientFor(const std::string& location);
 
@@ -73,6 +93,7 @@ struct ScanTicket {
   std::vector<std::string> columns;
   std::optional<std::string> partition;
   int32_t bucket = 0;
+  std::optional<int64_t> end;  // log mode: stop before this offset
 };
 std::string EncodeTicket(const ScanTicket& ticket);
 

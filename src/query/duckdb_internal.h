@@ -30,6 +30,8 @@ namespace mink::query::internal {
 
 // The `mink` catalog: ATTACH '' AS mink (TYPE mink).
 inline constexpr char kStorageName[] = "mink";
+// `SET mink_column_statistics = false` plans scans without the nodes' column statistics.
+inline constexpr char kColumnStatisticsSetting[] = "mink_column_statistics";
 void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<Cluster> cluster,
                          std::shared_ptr<ScanRecorder> recorder);
 
@@ -46,6 +48,15 @@ struct BucketKeyValues {
   std::vector<duckdb::Value> values;
 };
 
+// What the node's column statistics say of one table column over the rows the scan reads (every
+// endpoint's log below its `end`: the scan reads no further, so DuckDB may rely on them).
+struct ColumnBounds {
+  bool known = false;
+  std::optional<int64_t> min;  // absent: no non-null value
+  std::optional<int64_t> max;
+  bool has_null = false;
+};
+
 // The bind data of a scan of one mink table.
 struct ScanBindData : public duckdb::TableFunctionData {
   std::shared_ptr<Cluster> cluster;
@@ -54,6 +65,8 @@ struct ScanBindData : public duckdb::TableFunctionData {
   std::shared_ptr<duckdb::ArrowTableSchema> arrow_table;  // Arrow -> DuckDB conversion per column
   std::vector<duckdb::LogicalType> types;                 // per table column
   std::vector<Endpoint> endpoints;                        // every bucket, as of bind time
+  std::vector<ColumnBounds> bounds;  // per table column (log tables with column statistics)
+  std::optional<int64_t> stats_rows;  // rows below the endpoints' ends, when known
   // Pushdown found by the optimizer (pushdown.cc); applied to the endpoints at init.
   std::vector<std::shared_ptr<PartitionPredicate>> partition_predicates;
   std::vector<BucketKeyValues> bucket_values;

@@ -1,16 +1,26 @@
 // Partition and bucket pruning from the filters DuckDB's optimizer pushes towards a mink scan.
 // The filters are inspected, never removed: DuckDB goes on to push them into the scan as table
 // filters, which the scan applies to every row, so pruning only has to be conservative.
-//   - A filter that references partition columns only is evaluated on each partition's values;
-//     a partition for which it is false or NULL is skipped.
+//   - A filter that references partition columns only is evaluated on each partition's values
+//     (read back from the partition name); a partition for which it is false or NULL is skipped.
+//     FLOAT and DOUBLE names are rounded, so a name stands for an interval of values: there,
+//     only comparisons, BETWEEN and IN against constants prune, when no value of the interval
+//     can satisfy them.
 //   - `k = c` and `k IN (c1, ...)` on every bucket-key column give the buckets to read, computed
 //     with the table's bucketing function (table/bucketing.h).
 
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "duckdb/execution/expression_executor.hpp"
+#include "duckdb/planner/expression/bound_between_expression.hpp"
+#include "duckdb/planner/expression/bound_cast_expression.hpp"
 #include "duckdb/planner/expression/bound_columnref_expression.hpp"
 #include "duckdb/planner/expression/bound_comparison_expression.hpp"
+#include "duckdb/planner/expression/bound_conjunction_expression.hpp"
 #include "duckdb/planner/expression/bound_constant_expression.hpp"
 #include "duckdb/planner/expression/bound_operator_expression.hpp"
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
@@ -52,6 +62,29 @@ int ColumnOf(const duckdb::LogicalGet& get, const Expression& e) {
   return static_cast<int>(id);
 }
 
+bool ParseInteger(const std::string& text, int64_t* out) {
+  if (text.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size()) return false;
+  *out = v;
+  return true;
+}
+
+// `value` counted `from` units per second -> `to` units per second; false unless exact.
+bool ConvertUnits(int64_t value, int64_t from, int64_t to, int64_t* out) {
+  if (to >= from) {
+    int64_t factor = to / from;
+    if (__builtin_mul_overflow(value, factor, out)) return false;
+    return true;
+  }
+  int64_t divisor = from / to;
+  if (value % divisor != 0) return false;
+  *out = value / divisor;
+  return true;
+}
+
 // Partition name part -> the column's DuckDB value (the inverse of the node's partition names);
 // false when the type's names cannot be read back exactly.
 bool PartitionValue(const std::string& part, const table::LogicalType& type,
@@ -79,11 +112,185 @@ bool PartitionValue(const std::string& part, const table::LogicalType& type,
                                    bytes.size());
         return true;
       }
+      case TypeKind::kTime:
+      case TypeKind::kTimestamp:
+      case TypeKind::kTimestampLtz: {
+        // The name is the stored integer in the type's unit; DuckDB's column may count in
+        // another unit (TIME and TIMESTAMP WITH TIME ZONE in microseconds).
+        int64_t stored = 0;
+        if (!ParseInteger(part, &stored)) return false;
+        int64_t units = 0;
+        switch (duck.id()) {
+          case LogicalTypeId::TIMESTAMP_SEC: units = 1; break;
+          case LogicalTypeId::TIMESTAMP_MS: units = 1000; break;
+          case LogicalTypeId::TIME:
+          case LogicalTypeId::TIMESTAMP:
+          case LogicalTypeId::TIMESTAMP_TZ: units = 1'000'000; break;
+          case LogicalTypeId::TIME_NS:
+          case LogicalTypeId::TIMESTAMP_NS: units = 1'000'000'000; break;
+          default: return false;
+        }
+        int64_t value = 0;
+        if (!ConvertUnits(stored, type.UnitsPerSecond(), units, &value)) return false;
+        using duckdb::Value;
+        switch (duck.id()) {
+          case LogicalTypeId::TIMESTAMP_SEC:
+            *out = Value::TIMESTAMPSEC(duckdb::timestamp_sec_t(value));
+            break;
+          case LogicalTypeId::TIMESTAMP_MS:
+            *out = Value::TIMESTAMPMS(duckdb::timestamp_ms_t(value));
+            break;
+          case LogicalTypeId::TIME: *out = Value::TIME(duckdb::dtime_t(value)); break;
+          case LogicalTypeId::TIMESTAMP: *out = Value::TIMESTAMP(duckdb::timestamp_t(value)); break;
+          case LogicalTypeId::TIMESTAMP_TZ:
+            *out = Value::TIMESTAMPTZ(duckdb::timestamp_tz_t(value));
+            break;
+          case LogicalTypeId::TIME_NS: *out = Value::TIME_NS(duckdb::dtime_ns_t(value)); break;
+          default: *out = Value::TIMESTAMPNS(duckdb::timestamp_ns_t(value)); break;
+        }
+        return true;
+      }
       default:
-        return false;  // decimals, floats, times: names not read back here, no pruning
+        // Floats are not exact (see FloatRange); DECIMAL, TIMESTAMP_LTZ and nested types
+        // cannot be partition columns.
+        return false;
     }
   } catch (const std::exception&) {
     return false;
+  }
+}
+
+// FLOAT and DOUBLE partition names are printf's %g (6 significant digits, '.' written '_'): a
+// name stands for every value that prints as it. The interval returned holds all of them, with
+// room to spare. False for NaN and unreadable names.
+bool FloatRange(const std::string& part, double* lo, double* hi) {
+  std::string text = part;
+  std::replace(text.begin(), text.end(), '_', '.');
+  char* end = nullptr;
+  errno = 0;
+  double d = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || text.empty() || std::isnan(d)) return false;
+  if (std::isinf(d) || d == 0) {
+    *lo = *hi = d;  // printed only for infinities and (signed) zero
+    return true;
+  }
+  // A unit of the 5th significant digit: ten times the rounding, so log10's own rounding
+  // cannot make the interval too narrow.
+  double unit = std::pow(10.0, std::floor(std::log10(std::fabs(d))) - 4);
+  *lo = d - unit;
+  *hi = d + unit;
+  return true;
+}
+
+// Whether `e` (a partition predicate over partition-key positions) can be true for some value in
+// `ranges` (per position: an interval for FLOAT/DOUBLE columns, nothing for the others). Answers
+// true whenever unsure; false only if no value in the intervals satisfies it.
+using Ranges = std::vector<std::optional<std::pair<double, double>>>;
+
+// The interval position of `e` if it is a partition column of `ranges` (or a FLOAT/DOUBLE cast
+// of one, which is monotone), else -1.
+int RangeColumn(const Expression& e, const Ranges& ranges) {
+  const Expression* x = &e;
+  if (x->GetExpressionClass() == duckdb::ExpressionClass::BOUND_CAST) {
+    const auto& cast = x->Cast<duckdb::BoundCastExpression>();
+    auto id = cast.return_type.id();
+    if (cast.try_cast || (id != LogicalTypeId::FLOAT && id != LogicalTypeId::DOUBLE)) return -1;
+    x = cast.child.get();
+  }
+  if (x->GetExpressionClass() != duckdb::ExpressionClass::BOUND_REF) return -1;
+  auto index = x->Cast<duckdb::BoundReferenceExpression>().index;
+  if (index >= ranges.size() || !ranges[index]) return -1;
+  return static_cast<int>(index);
+}
+
+bool ConstantDouble(duckdb::ClientContext& context, const Expression& e, double* out) {
+  if (!e.IsFoldable()) return false;
+  try {
+    duckdb::Value v = duckdb::ExpressionExecutor::EvaluateScalar(context, e);
+    duckdb::Value d;
+    if (v.IsNull() || !v.DefaultTryCastAs(duckdb::LogicalType::DOUBLE, d, nullptr, false)) {
+      return false;
+    }
+    *out = d.GetValue<double>();
+    return !std::isnan(*out);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// `lo..hi op c` may hold.
+bool CompareMayHold(duckdb::ExpressionType op, double lo, double hi, double c) {
+  switch (op) {
+    case duckdb::ExpressionType::COMPARE_EQUAL:
+    case duckdb::ExpressionType::COMPARE_NOT_DISTINCT_FROM: return lo <= c && c <= hi;
+    case duckdb::ExpressionType::COMPARE_NOTEQUAL:
+    case duckdb::ExpressionType::COMPARE_DISTINCT_FROM: return !(lo == c && hi == c);
+    case duckdb::ExpressionType::COMPARE_LESSTHAN: return lo < c;
+    case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO: return lo <= c;
+    case duckdb::ExpressionType::COMPARE_GREATERTHAN: return hi > c;
+    case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO: return hi >= c;
+    default: return true;
+  }
+}
+
+bool MayHold(duckdb::ClientContext& context, const Expression& e, const Ranges& ranges) {
+  switch (e.GetExpressionClass()) {
+    case duckdb::ExpressionClass::BOUND_CONJUNCTION: {
+      const auto& c = e.Cast<duckdb::BoundConjunctionExpression>();
+      bool is_and = e.GetExpressionType() == duckdb::ExpressionType::CONJUNCTION_AND;
+      for (const auto& child : c.children) {
+        bool may = MayHold(context, *child, ranges);
+        if (is_and && !may) return false;
+        if (!is_and && may) return true;
+      }
+      return is_and;
+    }
+    case duckdb::ExpressionClass::BOUND_COMPARISON: {
+      const auto& cmp = e.Cast<duckdb::BoundComparisonExpression>();
+      double c = 0;
+      int column = RangeColumn(*cmp.left, ranges);
+      auto op = e.GetExpressionType();
+      if (column >= 0 && ConstantDouble(context, *cmp.right, &c)) {
+        return CompareMayHold(op, ranges[column]->first, ranges[column]->second, c);
+      }
+      column = RangeColumn(*cmp.right, ranges);
+      if (column >= 0 && ConstantDouble(context, *cmp.left, &c)) {
+        return CompareMayHold(duckdb::FlipComparisonExpression(op), ranges[column]->first,
+                              ranges[column]->second, c);
+      }
+      return true;
+    }
+    case duckdb::ExpressionClass::BOUND_BETWEEN: {
+      const auto& b = e.Cast<duckdb::BoundBetweenExpression>();
+      int column = RangeColumn(*b.input, ranges);
+      double lower = 0, upper = 0;
+      if (column < 0 || !ConstantDouble(context, *b.lower, &lower) ||
+          !ConstantDouble(context, *b.upper, &upper)) {
+        return true;
+      }
+      auto [lo, hi] = *ranges[column];
+      return CompareMayHold(b.lower_inclusive ? duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO
+                                              : duckdb::ExpressionType::COMPARE_GREATERTHAN,
+                            lo, hi, lower) &&
+             CompareMayHold(b.upper_inclusive ? duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO
+                                              : duckdb::ExpressionType::COMPARE_LESSTHAN,
+                            lo, hi, upper);
+    }
+    case duckdb::ExpressionClass::BOUND_OPERATOR: {
+      if (e.GetExpressionType() != duckdb::ExpressionType::COMPARE_IN) return true;
+      const auto& op = e.Cast<duckdb::BoundOperatorExpression>();
+      if (op.children.empty()) return true;
+      int column = RangeColumn(*op.children[0], ranges);
+      if (column < 0) return true;
+      for (size_t i = 1; i < op.children.size(); ++i) {
+        double c = 0;
+        if (!ConstantDouble(context, *op.children[i], &c)) return true;
+        if (ranges[column]->first <= c && c <= ranges[column]->second) return true;
+      }
+      return false;
+    }
+    default:
+      return true;
   }
 }
 
@@ -246,17 +453,35 @@ std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBind
       for (int c : partition_columns) types.push_back(bind.types[static_cast<size_t>(c)]);
       duckdb::DataChunk chunk;
       bool readable = parts.size() == partition_columns.size();
+      Ranges ranges(partition_columns.size());
+      bool has_ranges = false;
       if (readable) {
         chunk.Initialize(context, types, 1);
         chunk.SetCardinality(1);
         for (size_t i = 0; i < parts.size() && readable; ++i) {
           auto column = static_cast<size_t>(partition_columns[i]);
+          const auto kind = d.columns[column].type.kind;
+          if (kind == table::TypeKind::kFloat || kind == table::TypeKind::kDouble) {
+            double lo = 0, hi = 0;
+            if (FloatRange(parts[i], &lo, &hi)) {
+              ranges[i] = std::make_pair(lo, hi);
+              has_ranges = true;
+            } else {
+              readable = false;
+            }
+            continue;
+          }
           duckdb::Value v;
           readable = PartitionValue(parts[i], d.columns[column].type, types[i], &v);
           if (readable) chunk.SetValue(i, 0, v);
         }
       }
-      if (readable) {
+      if (readable && has_ranges) {
+        // Not one value per column: only what the intervals rule out.
+        for (const auto& predicate : bind.partition_predicates) {
+          if (!MayHold(context, *predicate->expression, ranges)) kept = false;
+        }
+      } else if (readable) {
         for (const auto& predicate : bind.partition_predicates) {
           try {
             duckdb::ExpressionExecutor executor(context, *predicate->expression);

@@ -10,6 +10,7 @@
 // (blank line: keeps the order above under clang-format)
 
 #include <algorithm>
+#include <map>
 
 #include "arrow_format/c_bridge.h"
 #include "arrow_format/ipc.h"
@@ -18,6 +19,7 @@
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
 #include "duckdb/planner/filter/conjunction_filter.hpp"
 #include "duckdb/planner/table_filter.hpp"
+#include "duckdb/storage/statistics/numeric_stats.hpp"
 
 namespace mink::query::internal {
 namespace {
@@ -117,7 +119,8 @@ arrow::RecordBatchPtr ReadBatch(const ScanBindData& bind, ScanGlobalState& g, Sc
   const std::string where = g.table + (endpoint.partition ? " partition " + *endpoint.partition : "") +
                             " bucket " + std::to_string(endpoint.bucket);
   if (s.reader == nullptr) {
-    ScanTicket ticket{g.table, g.snapshot, g.request_columns, endpoint.partition, endpoint.bucket};
+    ScanTicket ticket{g.table,           g.snapshot,      g.request_columns,
+                      endpoint.partition, endpoint.bucket, endpoint.end};
     auto client = ValueOrThrow(bind.cluster->ClientFor(endpoint.location), "reading " + where);
     s.reader = ValueOrThrow(client->DoGet(EncodeTicket(ticket)), "reading " + where);
   }
@@ -335,6 +338,8 @@ duckdb::unique_ptr<duckdb::FunctionData> ScanBindData::Copy() const {
   copy->arrow_table = arrow_table;
   copy->types = types;
   copy->endpoints = endpoints;
+  copy->bounds = bounds;
+  copy->stats_rows = stats_rows;
   copy->partition_predicates = partition_predicates;
   copy->bucket_values = bucket_values;
   copy->pruning = pruning;
@@ -359,14 +364,64 @@ std::shared_ptr<duckdb::ArrowTableSchema> MakeArrowTableSchema(duckdb::DBConfig&
   return result;
 }
 
-duckdb::unique_ptr<ScanBindData> MakeScanBindData(ClientContext&, std::shared_ptr<Cluster> cluster,
-                                               std::shared_ptr<ScanRecorder> recorder,
-                                               std::shared_ptr<const TableMeta> meta,
-                                               std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
-                                               std::vector<duckdb::LogicalType> types) {
+// Column statistics for the scan of a log table: asked before the endpoints are listed, and used
+// only if every endpoint has them; each endpoint then reads its log below the statistics' end, so
+// rows committed after bind time cannot fall outside the bounds DuckDB plans with.
+namespace {
+void AddColumnStats(const TableMeta& meta, ScanBindData& bind,
+                    const std::vector<BucketStats>& stats) {
+  std::map<std::pair<std::optional<std::string>, int32_t>, const BucketStats*> by_bucket;
+  for (const auto& b : stats) by_bucket[{b.partition, b.bucket}] = &b;
+  std::vector<const BucketStats*> matched;
+  for (const auto& e : bind.endpoints) {
+    auto it = by_bucket.find({e.partition, e.bucket});
+    if (it == by_bucket.end()) return;  // a bucket created meanwhile: no statistics
+    matched.push_back(it->second);
+  }
+  const auto& columns = meta.description.columns;
+  bind.bounds.assign(columns.size(), ColumnBounds{});
+  int64_t rows = 0;
+  for (size_t i = 0; i < bind.endpoints.size(); ++i) {
+    bind.endpoints[i].end = matched[i]->end;
+    rows += matched[i]->rows;
+  }
+  bind.stats_rows = rows;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    ColumnBounds bounds;
+    bounds.known = true;
+    for (const BucketStats* b : matched) {
+      auto it = b->columns.find(columns[c].name);
+      if (it == b->columns.end()) {
+        bounds.known = false;
+        break;
+      }
+      const ColumnRange& r = it->second;
+      bounds.has_null = bounds.has_null || r.nulls > 0;
+      if (r.min && r.max) {
+        bounds.min = bounds.min ? std::min(*bounds.min, *r.min) : *r.min;
+        bounds.max = bounds.max ? std::max(*bounds.max, *r.max) : *r.max;
+      }
+    }
+    bind.bounds[c] = bounds;
+  }
+}
+}  // namespace
+
+duckdb::unique_ptr<ScanBindData> MakeScanBindData(
+    ClientContext& context, std::shared_ptr<Cluster> cluster, std::shared_ptr<ScanRecorder> recorder,
+    std::shared_ptr<const TableMeta> meta, std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
+    std::vector<duckdb::LogicalType> types) {
   auto bind = duckdb::make_uniq<ScanBindData>();
+  duckdb::Value use_stats;
+  bool with_stats = !meta->description.has_primary_key() &&
+                    (!context.TryGetCurrentSetting(kColumnStatisticsSetting, use_stats) ||
+                    use_stats.IsNull() || use_stats.GetValue<bool>());
+  // Statistics are an optimisation: a node that cannot give them leaves the scan without them.
+  Result<std::vector<BucketStats>> stats = std::vector<BucketStats>{};
+  if (with_stats) stats = cluster->ColumnStats(meta->database, meta->table);  // before Endpoints
   bind->endpoints = ValueOrThrow(cluster->Endpoints(meta->database, meta->table),
                                  "listing the buckets of " + meta->full_name());
+  if (with_stats && stats.ok()) AddColumnStats(*meta, *bind, *stats);
   bind->cluster = std::move(cluster);
   bind->recorder = std::move(recorder);
   bind->meta = std::move(meta);
@@ -374,6 +429,62 @@ duckdb::unique_ptr<ScanBindData> MakeScanBindData(ClientContext&, std::shared_pt
   bind->types = std::move(types);
   return bind;
 }
+
+namespace {
+// The node's bounds of an integer column as DuckDB statistics (TINYINT..BIGINT and DATE).
+duckdb::unique_ptr<duckdb::BaseStatistics> Statistics(ClientContext&,
+                                                      const duckdb::FunctionData* bind_data,
+                                                      duckdb::column_t column) {
+  const auto& bind = bind_data->Cast<ScanBindData>();
+  if (column >= bind.bounds.size() || !bind.bounds[column].known) return nullptr;
+  const ColumnBounds& b = bind.bounds[column];
+  if (!b.min || !b.max) return nullptr;
+  const duckdb::LogicalType& type = bind.types[column];
+  auto fits = [&](int64_t lo, int64_t hi) { return *b.min >= lo && *b.max <= hi; };
+  duckdb::Value min, max;
+  switch (type.id()) {
+    case duckdb::LogicalTypeId::TINYINT:
+      if (!fits(INT8_MIN, INT8_MAX)) return nullptr;
+      min = duckdb::Value::TINYINT(static_cast<int8_t>(*b.min));
+      max = duckdb::Value::TINYINT(static_cast<int8_t>(*b.max));
+      break;
+    case duckdb::LogicalTypeId::SMALLINT:
+      if (!fits(INT16_MIN, INT16_MAX)) return nullptr;
+      min = duckdb::Value::SMALLINT(static_cast<int16_t>(*b.min));
+      max = duckdb::Value::SMALLINT(static_cast<int16_t>(*b.max));
+      break;
+    case duckdb::LogicalTypeId::INTEGER:
+      if (!fits(INT32_MIN, INT32_MAX)) return nullptr;
+      min = duckdb::Value::INTEGER(static_cast<int32_t>(*b.min));
+      max = duckdb::Value::INTEGER(static_cast<int32_t>(*b.max));
+      break;
+    case duckdb::LogicalTypeId::BIGINT:
+      min = duckdb::Value::BIGINT(*b.min);
+      max = duckdb::Value::BIGINT(*b.max);
+      break;
+    case duckdb::LogicalTypeId::DATE:
+      if (!fits(INT32_MIN, INT32_MAX)) return nullptr;
+      min = duckdb::Value::DATE(duckdb::date_t(static_cast<int32_t>(*b.min)));
+      max = duckdb::Value::DATE(duckdb::date_t(static_cast<int32_t>(*b.max)));
+      break;
+    default:
+      return nullptr;
+  }
+  auto stats = duckdb::NumericStats::CreateEmpty(type);
+  duckdb::NumericStats::SetMin(stats, min);
+  duckdb::NumericStats::SetMax(stats, max);
+  stats.SetHasNoNull();
+  if (b.has_null) stats.SetHasNull();
+  return stats.ToUnique();
+}
+
+duckdb::unique_ptr<duckdb::NodeStatistics> Cardinality(ClientContext&,
+                                                       const duckdb::FunctionData* bind_data) {
+  const auto& bind = bind_data->Cast<ScanBindData>();
+  if (!bind.stats_rows) return nullptr;
+  return duckdb::make_uniq<duckdb::NodeStatistics>(static_cast<idx_t>(*bind.stats_rows));
+}
+}  // namespace
 
 duckdb::TableFunction MakeScanFunction() {
   duckdb::TableFunction function("mink_scan", {}, Scan, nullptr, InitGlobal, InitLocal);
@@ -383,6 +494,8 @@ duckdb::TableFunction MakeScanFunction() {
   function.pushdown_complex_filter = PushdownComplexFilter;
   function.to_string = ToString;
   function.dynamic_to_string = DynamicToString;
+  function.statistics = Statistics;
+  function.cardinality = Cardinality;
   return function;
 }
 

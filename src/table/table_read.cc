@@ -150,6 +150,9 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
   auto emit = [&](const Target& target, const storage::BatchPtr& b, int64_t at) -> Status {
     int64_t skip = std::max<int64_t>(0, at - b->base_offset);
     int64_t take = std::min<int64_t>(b->record_count - skip, remaining);
+    if (request.end && !request.follow) {
+      take = std::min<int64_t>(take, *request.end - (b->base_offset + skip));
+    }
     if (take <= 0) return Status::Ok();
     // Only the projected columns are decoded (and decompressed).
     std::shared_ptr<const std::string> payload(b, &b->payload);
@@ -220,13 +223,18 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
     MINK_ASSIGN_OR_RETURN(auto targets, ReadTargets(table, request));
     for (const auto& t : targets) {
       MINK_ASSIGN_OR_RETURN(int64_t at, start_of(t));
-      while (remaining > 0 && !stop && !(cancelled && cancelled())) {
+      const int64_t end = request.end.value_or(INT64_MAX);
+      while (remaining > 0 && !stop && at < end && !(cancelled && cancelled())) {
         MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(t.stream_id, at, kReadBytes));
         if (r.batches.empty()) break;
         for (const auto& b : r.batches) {
+          if (b->base_offset >= end) {
+            at = end;
+            break;
+          }
           MINK_RETURN_IF_ERROR(emit(t, b, at));
           at = b->end_offset();
-          if (remaining <= 0 || stop) break;
+          if (remaining <= 0 || stop || at >= end) break;
         }
         if (at >= r.end_offset) break;
       }

@@ -73,6 +73,7 @@ struct ReadRequest {
   std::vector<std::string> columns;  // projection; empty = all
   bool meta = false;                 // __bucket, __offset, __change
   bool timestamp = false;            // __timestamp
+  std::optional<int64_t> end;        // log reads (not follow) stop before this offset
 };
 
 struct BucketOffsets {
@@ -80,6 +81,26 @@ struct BucketOffsets {
   int64_t start = 0;
   int64_t end = 0;
   std::optional<int64_t> at;
+};
+
+// The range of one integer-valued column (integers, DATE, TIME, TIMESTAMP: the stored integer)
+// over the rows of a bucket's log.
+struct ColumnRange {
+  std::string column;
+  int64_t null_count = 0;
+  bool has_values = false;  // false: no non-null value seen; min and max are unset
+  int64_t min = 0;
+  int64_t max = 0;
+};
+
+// Column ranges of one bucket of a log table over its log below `end`. Conservative: the ranges
+// hold every row below `end` (rows retention removed since may still widen them), never less.
+struct BucketColumnStats {
+  std::optional<std::string> partition;  // partition name, if partitioned
+  int32_t bucket = 0;
+  int64_t end = 0;
+  int64_t rows = 0;                  // rows the ranges were computed over
+  std::vector<ColumnRange> columns;  // every integer-valued column, in table order
 };
 
 struct TableInfo {
@@ -122,6 +143,11 @@ class TableStore {
 
   Result<std::vector<BucketOffsets>> Offsets(const std::string& name,
                                              std::optional<int64_t> at_ms);
+
+  // Min/max and null counts of the integer-valued columns of every bucket of a log table, up to
+  // each bucket's committed end (table_stats.cc). Computed on first use and cached per bucket;
+  // a later call reads only the batches appended since.
+  Result<std::vector<BucketColumnStats>> ColumnStats(const std::string& name);
 
   // ---- Bucket-level access for protocol front ends that address buckets themselves (Kafka
   // partitions are the buckets of a log table).
@@ -177,6 +203,10 @@ class TableStore {
   std::map<uint64_t, std::unique_ptr<Bucket>> buckets_;  // by stream id
   mutable std::map<int64_t, std::shared_ptr<const Table>> tables_;  // parsed descriptors
   std::atomic<uint64_t> sticky_{0};
+
+  struct StatsEntry;  // table_stats.cc
+  std::mutex stats_mutex_;
+  std::map<uint64_t, std::shared_ptr<StatsEntry>> stats_;  // by stream id
 
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;

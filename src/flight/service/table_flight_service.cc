@@ -111,6 +111,10 @@ Result<table::ReadRequest> ParseTicket(const std::string& ticket) {
     if (!from.empty()) r.from = from;
   }
   MINK_ASSIGN_OR_RETURN(r.limit, f.Int("limit", -1));
+  if (f.Has("end")) {
+    MINK_ASSIGN_OR_RETURN(int64_t end, f.Int("end", 0));
+    r.end = end;
+  }
   MINK_ASSIGN_OR_RETURN(r.follow, f.Bool("follow"));
   if (f.Has("partition")) {
     MINK_ASSIGN_OR_RETURN(std::string p, f.String("partition"));
@@ -329,6 +333,25 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
       buckets.push_back(b);
     }
     out = {{"buckets", buckets}};
+  } else if (action.type == "column-stats") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
+    MINK_ASSIGN_OR_RETURN(auto stats, tables_->ColumnStats(name));
+    json buckets = json::array();
+    for (const auto& b : stats) {
+      json columns = json::array();
+      for (const auto& c : b.columns) {
+        json column = {{"name", c.column}, {"nulls", c.null_count}};
+        if (c.has_values) {
+          column["min"] = c.min;
+          column["max"] = c.max;
+        }
+        columns.push_back(std::move(column));
+      }
+      json bucket = {{"bucket", b.bucket}, {"end", b.end}, {"rows", b.rows}, {"columns", columns}};
+      if (b.partition) bucket["partition"] = *b.partition;
+      buckets.push_back(std::move(bucket));
+    }
+    out = {{"buckets", buckets}};
   } else if (action.type == "init-writer") {
     MINK_ASSIGN_OR_RETURN(int64_t id, tables_->InitWriter());
     out = {{"writer_id", id}};
@@ -351,6 +374,8 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
       {"describe-table", "{\"table\"}: columns, keys, partitioning, buckets and options"},
       {"offsets", "{\"table\", \"at\"}: start and end offset of every bucket; with at (epoch ms) "
                   "the first offset committed at or after it"},
+      {"column-stats", "{\"table\"}: per bucket of a log table, min/max and null count of its "
+                       "integer-valued columns over the log below \"end\""},
       {"init-writer", "{}: a writer id for idempotent writes"},
   };
 }
