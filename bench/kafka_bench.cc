@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <librdkafka/rdkafka.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -55,9 +56,12 @@ struct Flags {
   int record_bytes = 1024;
   int partitions = 4;
   int flush_interval_ms = 10;
+  int eager_uploads = 0;
   int linger_ms = 5;
   int max_pending_mb = 64;
   int e2e_rate = 2000;  // messages/s in phase 5
+  int partition_fetch_kb = 1024;  // the consumers' max.partition.fetch.bytes (librdkafka's default)
+  int request_kb = 977;           // the producers' message.max.bytes (librdkafka: 1,000,000)
 };
 
 int64_t NowMicros() {
@@ -80,6 +84,26 @@ int FreePort() {
   if (fd >= 0) ::close(fd);
   return port;
 }
+
+// CPU seconds (user + system) this process used so far: node and clients together.
+double ProcessCpuSeconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+// Cores used between two readings over `seconds` of wall time.
+struct CpuMeter {
+  double cpu0 = ProcessCpuSeconds();
+  SteadyTime wall0 = SteadyNow();
+  std::string Report() const {
+    const double wall = Seconds(wall0, SteadyNow());
+    const double cpu = ProcessCpuSeconds() - cpu0;
+    return fmt::format("process CPU {:.1f} s in {:.1f} s = {:.2f} cores", cpu, wall,
+                       wall > 0 ? cpu / wall : 0);
+  }
+};
 
 [[noreturn]] void Die(const std::string& what) {
   fmt::print(stderr, "kafka_bench: {}\n", what);
@@ -135,6 +159,7 @@ std::unique_ptr<Producer> NewProducer(const std::string& brokers, const Flags& f
   Set(conf, "enable.idempotence", "true");
   Set(conf, "linger.ms", std::to_string(flags.linger_ms));
   Set(conf, "batch.size", "1000000");
+  Set(conf, "message.max.bytes", std::to_string(flags.request_kb * 1024));
   Set(conf, "compression.codec", "none");
   Set(conf, "queue.buffering.max.kbytes", std::to_string(flags.max_pending_mb * 1024));
   Set(conf, "queue.buffering.max.messages", "1000000");
@@ -195,8 +220,8 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
   while (!g_interrupted.load() && sent < kMaxMessagesPerPhase &&
          NowMicros() < p->acks.window_to_us) {
     if (Send(*p, topic, static_cast<int32_t>(sent % flags.partitions), payload, NowMicros())) {
-      ++sent;
-      rd_kafka_poll(p->rk, 0);
+      // Delivery reports are served every 256 sends (and whenever the queue is full).
+      if (++sent % 256 == 0) rd_kafka_poll(p->rk, 0);
     } else {
       rd_kafka_poll(p->rk, 1);
     }
@@ -253,14 +278,14 @@ ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
   return r;
 }
 
-rd_kafka_t* NewConsumer(const std::string& brokers) {
+rd_kafka_t* NewConsumer(const std::string& brokers, const Flags& flags) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   Set(conf, "bootstrap.servers", brokers);
   Set(conf, "group.id", "kafka-bench");  // librdkafka wants one; offsets are never committed
   Set(conf, "enable.auto.commit", "false");
   Set(conf, "enable.auto.offset.store", "false");
   Set(conf, "fetch.max.bytes", "52428800");
-  Set(conf, "max.partition.fetch.bytes", "8388608");
+  Set(conf, "max.partition.fetch.bytes", std::to_string(flags.partition_fetch_kb * 1024));
   Set(conf, "fetch.wait.max.ms", "100");
   Set(conf, "queued.max.messages.kbytes", "131072");
   char err[512];
@@ -287,23 +312,30 @@ struct ConsumeResult {
 
 // Phase 4: everything from the beginning, until `expected` messages arrived.
 ConsumeResult ConsumeAll(const std::string& brokers, const std::string& topic, int partitions,
-                         uint64_t expected, int seconds_limit) {
+                         uint64_t expected, int seconds_limit, const Flags& flags) {
   ConsumeResult r;
-  rd_kafka_t* rk = NewConsumer(brokers);
+  rd_kafka_t* rk = NewConsumer(brokers, flags);
   const SteadyTime start = SteadyNow();
   const SteadyTime deadline = start + std::chrono::seconds(seconds_limit);
   Assign(rk, topic, partitions, RD_KAFKA_OFFSET_BEGINNING);
+  // Up to 1000 messages per call, as a throughput-minded application takes them: one poll per
+  // message costs the client more than the broker spends on it.
+  rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(rk);
+  std::vector<rd_kafka_message_t*> batch(1000);
   while (r.messages < expected && !g_interrupted.load() && SteadyNow() < deadline) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
-    if (!m) continue;
-    if (m->err == 0) {
-      ++r.messages;
-      r.bytes += m->len;
-    } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      fmt::print("  consume: {}\n", rd_kafka_message_errstr(m));
+    const ssize_t n = rd_kafka_consume_batch_queue(queue, 100, batch.data(), batch.size());
+    for (ssize_t i = 0; i < n; ++i) {
+      rd_kafka_message_t* m = batch[static_cast<size_t>(i)];
+      if (m->err == 0) {
+        ++r.messages;
+        r.bytes += m->len;
+      } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        fmt::print("  consume: {}\n", rd_kafka_message_errstr(m));
+      }
+      rd_kafka_message_destroy(m);
     }
-    rd_kafka_message_destroy(m);
   }
+  rd_kafka_queue_destroy(queue);
   r.seconds = Seconds(start, SteadyNow());
   r.mb_s = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / 1e6 : 0;
   rd_kafka_consumer_close(rk);
@@ -324,7 +356,7 @@ Distribution EndToEnd(const std::string& brokers, const std::string& topic, cons
   std::memset(payload.data(), 0, 8);
   while (!Send(*p, topic, 0, payload, NowMicros())) rd_kafka_poll(p->rk, 1);
   Drain(*p);
-  rd_kafka_t* consumer = NewConsumer(brokers);
+  rd_kafka_t* consumer = NewConsumer(brokers, flags);
   Assign(consumer, topic, flags.partitions, RD_KAFKA_OFFSET_END);
   // Let the consumer resolve its end offsets before anything is sent.
   const SteadyTime settle = SteadyNow() + std::chrono::seconds(2);
@@ -386,11 +418,15 @@ int Run(const Flags& flags) {
     }
   } remove_dir{dir, flags.keep};
 
+  double load[3] = {0, 0, 0};
+  ::getloadavg(load, 3);
   fmt::print("kafka_bench: {} B records, {} partitions, acks=all, idempotent, linger.ms={}, "
+             "message.max.bytes={} KiB, max.partition.fetch.bytes={} KiB, "
              "wal.flush_interval={} ms, {} s per phase after {} ms warm-up; MB = 10^6 B of "
-             "record values\nrun directory {}\n",
-             flags.record_bytes, flags.partitions, flags.linger_ms, flags.flush_interval_ms,
-             flags.seconds, flags.warmup_ms, dir);
+             "record values\nrun directory {}; load average {:.2f} {:.2f} {:.2f}\n",
+             flags.record_bytes, flags.partitions, flags.linger_ms, flags.request_kb,
+             flags.partition_fetch_kb, flags.flush_interval_ms, flags.seconds, flags.warmup_ms,
+             dir, load[0], load[1], load[2]);
 
   fmt::print("\nphase 1: disk, write + fdatasync of 8 MiB files\n");
   std::fflush(stdout);
@@ -409,6 +445,7 @@ int Run(const Flags& flags) {
   config.meta_url = "sqlite:" + dir + "/meta.db";
   config.storage_uri = "-2@file://" + dir + "/objects";
   config.wal_flush_interval = std::chrono::milliseconds(flags.flush_interval_ms);
+  config.wal_eager_uploads = flags.eager_uploads;
   config.default_partitions = flags.partitions;
   auto started = node::Node::Start(config);
   if (!started.ok()) Die("starting the node: " + started.status().ToString());
@@ -418,9 +455,11 @@ int Run(const Flags& flags) {
 
   fmt::print("\nphase 2: produce, closed loop (at most {} MiB queued)\n", flags.max_pending_mb);
   std::fflush(stdout);
+  CpuMeter produce_cpu;
   ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, payload);
-  fmt::print("  acknowledged {:7.1f} MB/s  {:8.0f} records/s; ack latency p50 {:.1f} ms p99 {:.1f} ms\n",
-             max.mb_s, max.msgs_s, max.latency.p50_ms, max.latency.p99_ms);
+  fmt::print("  acknowledged {:7.1f} MB/s  {:8.0f} records/s; ack latency p50 {:.1f} ms p99 {:.1f} ms\n"
+             "  {}\n",
+             max.mb_s, max.msgs_s, max.latency.p50_ms, max.latency.p99_ms, produce_cpu.Report());
 
   const double half_rate = std::max(1.0, max.msgs_s / 2);
   fmt::print("\nphase 3: produce at half load, open loop at {:.0f} records/s ({:.1f} MB/s)\n",
@@ -435,9 +474,10 @@ int Run(const Flags& flags) {
   const uint64_t total = max.acked + half.acked;
   fmt::print("\nphase 4: consume all {} records from the beginning\n", total);
   std::fflush(stdout);
-  ConsumeResult consume = ConsumeAll(brokers, "bench", flags.partitions, total, 120);
-  fmt::print("  {} records, {:.1f} MB in {:.2f} s = {:7.1f} MB/s\n", consume.messages,
-             consume.bytes / 1e6, consume.seconds, consume.mb_s);
+  CpuMeter consume_cpu;
+  ConsumeResult consume = ConsumeAll(brokers, "bench", flags.partitions, total, 120, flags);
+  fmt::print("  {} records, {:.1f} MB in {:.2f} s = {:7.1f} MB/s\n  {}\n", consume.messages,
+             consume.bytes / 1e6, consume.seconds, consume.mb_s, consume_cpu.Report());
 
   fmt::print("\nphase 5: end to end at {} records/s\n", flags.e2e_rate);
   std::fflush(stdout);
@@ -450,7 +490,8 @@ int Run(const Flags& flags) {
   const double produce_ratio = disk_mb_s > 0 ? max.mb_s / disk_mb_s : 0;
   const double latency_limit = flags.flush_interval_ms + 10.0;
   const double consume_ratio = max.mb_s > 0 ? consume.mb_s / max.mb_s : 0;
-  fmt::print("\nsummary\n");
+  ::getloadavg(load, 3);
+  fmt::print("\nsummary (load average at the end {:.2f} {:.2f} {:.2f})\n", load[0], load[1], load[2]);
   fmt::print("  produce      {:7.1f} MB/s = {:.2f} of the disk's {:.1f} MB/s (target >= 0.60)  {}\n",
              max.mb_s, produce_ratio, disk_mb_s, Verdict(produce_ratio >= 0.60));
   fmt::print("  half load    p99 {:.1f} ms (target <= flush interval + 10 = {:.0f} ms)  {}\n",
@@ -477,10 +518,18 @@ int main(int argc, char** argv) {
   app.add_option("--partitions", flags.partitions, "partitions of the topics")->check(CLI::Range(1, 64));
   app.add_option("--flush-interval-ms", flags.flush_interval_ms, "the node's wal.flush_interval")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--eager-uploads", flags.eager_uploads, "the node's wal.eager_uploads")
+      ->check(CLI::Range(0, 64));
   app.add_option("--linger-ms", flags.linger_ms, "librdkafka linger.ms of phases 2-3")
       ->check(CLI::Range(0, 1000));
   app.add_option("--max-pending-mb", flags.max_pending_mb, "librdkafka queue bound")
       ->check(CLI::Range(1, 1024));
+  app.add_option("--partition-fetch-kb", flags.partition_fetch_kb,
+                 "the consumers' max.partition.fetch.bytes, in KiB")
+      ->check(CLI::Range(64, 65536));
+  app.add_option("--request-kb", flags.request_kb,
+                 "the producers' message.max.bytes (largest request), in KiB")
+      ->check(CLI::Range(64, 65536));
   app.add_option("--e2e-rate", flags.e2e_rate, "records/s in phase 5")->check(CLI::Range(1, 100000));
   CLI11_PARSE(app, argc, argv);
   return mink::bench::Run(flags);
