@@ -5,9 +5,10 @@
 // writes --rows rows into a partitioned log table, writes the same rows to a Parquet file with
 // DuckDB, then times
 //   Q1  SELECT k, sum(v), count(*) FROM <t> GROUP BY k            (every row, two columns)
-// on both sources (best of --runs after a warm-up), and on Mink once more with its column
-// statistics off (SET mink_column_statistics = false), checks that the answers are equal, and
-// measures partition pruning:
+// on both sources (best of --runs after a warm-up), and on Mink twice more: with its column
+// statistics off (SET mink_column_statistics = false) and with uncompressed batches (SET
+// mink_compressed_scan = false); checks that the answers are equal, and measures partition
+// pruning:
 //   Q2  SELECT sum(v) FROM mink.bench.t WHERE p = 'p3'           (one partition of --partitions)
 // reporting the bytes the scan received against a scan of the same columns (p and v) that keeps
 // every partition (WHERE p >= 'p').
@@ -248,13 +249,16 @@ int main(int argc, char** argv) {
       Best(*engine,
            {{with("mink.bench.t"), ""},
             {with("read_parquet('" + parquet + "')"), ""},
-            {with("mink.bench.t"), "SET mink_column_statistics = false"}},
+            {with("mink.bench.t"), "SET mink_column_statistics = false"},
+            {with("mink.bench.t"), "SET mink_compressed_scan = false"}},
            f.runs);
   engine->scans().Take();
   const Answer& mink_q1 = q1s[0];
   const Answer& duck_q1 = q1s[1];
   const Answer& plain_q1 = q1s[2];
-  if (mink_q1.rows != duck_q1.rows || plain_q1.rows != duck_q1.rows || mink_q1.rows.size() != 100) {
+  const Answer& raw_q1 = q1s[3];
+  if (mink_q1.rows != duck_q1.rows || plain_q1.rows != duck_q1.rows ||
+      raw_q1.rows != duck_q1.rows || mink_q1.rows.size() != 100) {
     std::fprintf(stderr, "query_bench: the answers differ (%zu and %zu rows)\n",
                  mink_q1.rows.size(), duck_q1.rows.size());
     for (size_t i = 0; i < mink_q1.rows.size() && i < duck_q1.rows.size(); ++i) {
@@ -322,6 +326,8 @@ int main(int argc, char** argv) {
   std::printf("    ratio    %8.2fx  (target <= 1.50x: %s)\n", ratio, ratio <= 1.5 ? "met" : "MISSED");
   std::printf("    mink without column statistics %8.3f s  (%.2fx)\n", plain_q1.seconds,
               plain_q1.seconds / duck_q1.seconds);
+  std::printf("    mink with uncompressed batches %8.3f s  (%.2fx)\n", raw_q1.seconds,
+              raw_q1.seconds / duck_q1.seconds);
   if (!full_v.empty() && !one.empty()) {
     std::printf("  Q2 SELECT sum(v) ... WHERE p = 'p3': %lld of %lld buckets, %.2f MB of %.2f MB "
                 "(%.1f%%; one partition of %d is %.1f%%), %.3f s vs %.3f s unpruned\n",
@@ -332,10 +338,10 @@ int main(int argc, char** argv) {
                 f.partitions, 100.0 / f.partitions, one_v.seconds, all_v.seconds);
   }
   std::printf("{\"rows\":%lld,\"mink_q1_s\":%.4f,\"parquet_q1_s\":%.4f,\"ratio\":%.3f,"
-              "\"mink_q1_no_stats_s\":%.4f,"
+              "\"mink_q1_no_stats_s\":%.4f,\"mink_q1_uncompressed_s\":%.4f,"
               "\"pruned_bytes\":%lld,\"full_bytes\":%lld}\n",
               static_cast<long long>(f.rows), mink_q1.seconds, duck_q1.seconds, ratio,
-              plain_q1.seconds,
+              plain_q1.seconds, raw_q1.seconds,
               static_cast<long long>(one.empty() ? 0 : one[0].bytes),
               static_cast<long long>(full_v.empty() ? 0 : full_v[0].bytes));
   engine.reset();

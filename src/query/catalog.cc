@@ -450,6 +450,9 @@ void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<Cluster> clus
   config.AddExtensionOption(kColumnStatisticsSetting,
                             "plan scans of mink log tables with the nodes' column min/max",
                             duckdb::LogicalType::BOOLEAN, duckdb::Value::BOOLEAN(true));
+  config.AddExtensionOption(kCompressedScanSetting,
+                            "read mink log tables' batches compressed as stored (LZ4 or ZSTD)",
+                            duckdb::LogicalType::BOOLEAN, duckdb::Value::BOOLEAN(true));
   auto storage = duckdb::make_uniq<duckdb::StorageExtension>();
   storage->attach = Attach;
   storage->create_transaction_manager = CreateTransactionManager;

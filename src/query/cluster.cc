@@ -177,6 +177,7 @@ std::string EncodeTicket(const ScanTicket& t) {
   json j = {{"table", t.table}, {"mode", t.snapshot ? "snapshot" : "log"}, {"bucket", t.bucket}};
   if (t.partition) j["partition"] = *t.partition;
   if (t.end) j["end"] = *t.end;
+  if (t.compressed) j["compressed"] = true;
   if (!t.columns.empty()) j["columns"] = t.columns;
   return j.dump();
 }

@@ -94,6 +94,7 @@ struct ScanTicket {
   std::optional<std::string> partition;
   int32_t bucket = 0;
   std::optional<int64_t> end;  // log mode: stop before this offset
+  bool compressed = false;     // log mode: batches may come compressed as stored
 };
 std::string EncodeTicket(const ScanTicket& ticket);
 

@@ -32,6 +32,8 @@ namespace mink::query::internal {
 inline constexpr char kStorageName[] = "mink";
 // `SET mink_column_statistics = false` plans scans without the nodes' column statistics.
 inline constexpr char kColumnStatisticsSetting[] = "mink_column_statistics";
+// `SET mink_compressed_scan = false` asks the nodes for uncompressed batches.
+inline constexpr char kCompressedScanSetting[] = "mink_compressed_scan";
 void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<Cluster> cluster,
                          std::shared_ptr<ScanRecorder> recorder);
 
@@ -67,6 +69,7 @@ struct ScanBindData : public duckdb::TableFunctionData {
   std::vector<Endpoint> endpoints;                        // every bucket, as of bind time
   std::vector<ColumnBounds> bounds;  // per table column (log tables with column statistics)
   std::optional<int64_t> stats_rows;  // rows below the endpoints' ends, when known
+  bool compressed = true;  // log reads take batches compressed as stored
   // Pushdown found by the optimizer (pushdown.cc); applied to the endpoints at init.
   std::vector<std::shared_ptr<PartitionPredicate>> partition_predicates;
   std::vector<BucketKeyValues> bucket_values;

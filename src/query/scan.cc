@@ -120,7 +120,8 @@ arrow::RecordBatchPtr ReadBatch(const ScanBindData& bind, ScanGlobalState& g, Sc
                             " bucket " + std::to_string(endpoint.bucket);
   if (s.reader == nullptr) {
     ScanTicket ticket{g.table,           g.snapshot,      g.request_columns,
-                      endpoint.partition, endpoint.bucket, endpoint.end};
+                      endpoint.partition, endpoint.bucket, endpoint.end,
+                      !g.snapshot && bind.compressed};
     auto client = ValueOrThrow(bind.cluster->ClientFor(endpoint.location), "reading " + where);
     s.reader = ValueOrThrow(client->DoGet(EncodeTicket(ticket)), "reading " + where);
   }
@@ -340,6 +341,7 @@ duckdb::unique_ptr<duckdb::FunctionData> ScanBindData::Copy() const {
   copy->endpoints = endpoints;
   copy->bounds = bounds;
   copy->stats_rows = stats_rows;
+  copy->compressed = compressed;
   copy->partition_predicates = partition_predicates;
   copy->bucket_values = bucket_values;
   copy->pruning = pruning;
@@ -412,6 +414,9 @@ duckdb::unique_ptr<ScanBindData> MakeScanBindData(
     std::shared_ptr<const TableMeta> meta, std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
     std::vector<duckdb::LogicalType> types) {
   auto bind = duckdb::make_uniq<ScanBindData>();
+  duckdb::Value compressed;
+  bind->compressed = !context.TryGetCurrentSetting(kCompressedScanSetting, compressed) ||
+                     compressed.IsNull() || compressed.GetValue<bool>();
   duckdb::Value use_stats;
   bool with_stats = !meta->description.has_primary_key() &&
                     (!context.TryGetCurrentSetting(kColumnStatisticsSetting, use_stats) ||

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "arrow_format/builder.h"
+#include "arrow_format/ipc_project.h"
+#include "base/bytes.h"
 #include "base/strings.h"
 #include "table/arrow_rows.h"
 #include "table/changelog.h"
@@ -130,8 +132,17 @@ Status TableStore::Read(const ReadRequest& request, const BatchSink& sink,
   return InvalidArgumentError("unknown read mode");
 }
 
+Status TableStore::ReadMessages(const ReadRequest& request, const MessageSink& sink,
+                                const std::function<bool()>& cancelled) {
+  MINK_ASSIGN_OR_RETURN(auto table, FindTable(request.table));
+  if (request.mode != ReadMode::kLog) {
+    return InvalidArgumentError("encoded reads are log reads");
+  }
+  return ReadLog(*table, request, nullptr, cancelled, &sink);
+}
+
 Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const BatchSink& sink,
-                           const std::function<bool()>& cancelled) {
+                           const std::function<bool()>& cancelled, const MessageSink* messages) {
   MINK_ASSIGN_OR_RETURN(Projection proj, Project(table.schema, table.d, request, false));
   MINK_ASSIGN_OR_RETURN(PayloadDecoder decoder, PayloadDecoder::Make(table.schema));
   std::optional<int64_t> from_offset;
@@ -154,6 +165,24 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
       take = std::min<int64_t>(take, *request.end - (b->base_offset + skip));
     }
     if (take <= 0) return Status::Ok();
+    if (messages != nullptr && skip == 0 && take == b->record_count && !request.meta &&
+        !request.timestamp) {
+      // The stored message, projected, its buffers as stored (see payload.h for the layout).
+      const std::string& stored = b->payload;
+      uint32_t metadata_len = stored.size() >= 8 ? LoadU32(stored.data()) : 0;
+      if (stored.size() >= 8 && metadata_len <= stored.size() - 8) {
+        std::string_view all(stored);
+        auto message = arrow::ProjectRecordBatchMessage(all.substr(8, metadata_len),
+                                                        all.substr(8 + metadata_len),
+                                                        *table.schema, proj.columns);
+        if (message.ok()) {
+          remaining -= take;
+          if (!(*messages)(std::move(*message))) stop = true;
+          return Status::Ok();
+        }
+      }
+      // Not projectable as stored: decoded below.
+    }
     // Only the projected columns are decoded (and decompressed).
     std::shared_ptr<const std::string> payload(b, &b->payload);
     MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr projected,
@@ -196,7 +225,12 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
     }
     MINK_ASSIGN_OR_RETURN(auto out, arrow::RecordBatch::Make(proj.schema, take, std::move(columns)));
     remaining -= take;
-    if (!sink(out)) stop = true;
+    if (messages != nullptr) {
+      MINK_ASSIGN_OR_RETURN(arrow::IpcMessage message, arrow::EncodeRecordBatchMessage(*out));
+      if (!(*messages)(std::move(message))) stop = true;
+    } else if (!sink(out)) {
+      stop = true;
+    }
     return Status::Ok();
   };
 

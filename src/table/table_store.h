@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "arrow_format/ipc.h"
 #include "arrow_format/record_batch.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
@@ -140,6 +141,12 @@ class TableStore {
   using BatchSink = std::function<bool(const arrow::RecordBatchPtr&)>;
   Status Read(const ReadRequest& request, const BatchSink& sink,
               const std::function<bool()>& cancelled = nullptr);
+  // A log read (kLog) as encoded IPC record batch messages of ReadSchema(request): a batch read
+  // whole, without meta or timestamp columns, is sent as stored (its projected columns' buffers
+  // copied still compressed, never decoded); any other batch is decoded and encoded uncompressed.
+  using MessageSink = std::function<bool(arrow::IpcMessage)>;
+  Status ReadMessages(const ReadRequest& request, const MessageSink& sink,
+                      const std::function<bool()>& cancelled = nullptr);
 
   Result<std::vector<BucketOffsets>> Offsets(const std::string& name,
                                              std::optional<int64_t> at_ms);
@@ -192,7 +199,7 @@ class TableStore {
                                  const std::vector<bool>& targets,
                                  std::vector<struct RoutedRow>& rows);
   Status ReadLog(const Table& table, const ReadRequest& request, const BatchSink& sink,
-                 const std::function<bool()>& cancelled);
+                 const std::function<bool()>& cancelled, const MessageSink* messages = nullptr);
   Status ReadSnapshot(const Table& table, const ReadRequest& request, const BatchSink& sink);
 
   metadata::MetadataLog* const meta_;
