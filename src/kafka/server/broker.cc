@@ -21,13 +21,16 @@ Broker::Broker(BrokerOptions options, table::TableStore* tables, storage::Stream
       meta_(meta),
       groups_(groups),
       topics_(tables, options_.default_partitions),
-      fetch_pool_(options_.fetch_threads) {}
+      fetch_pool_(options_.fetch_threads),
+      ahead_(options_.fetch_read_ahead_bytes),
+      ahead_pool_(options_.fetch_read_ahead_bytes > 0 ? 2 : 0) {}
 
 Broker::~Broker() { Stop(); }
 
 void Broker::Stop() {
   stopping_ = true;
   fetch_pool_.Stop();
+  ahead_pool_.Stop();  // queued read-aheads see stopping_ and skip their work
 }
 
 void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Respond respond) {

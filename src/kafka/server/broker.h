@@ -13,6 +13,7 @@
 
 #include "base/thread_pool.h"
 #include "kafka/protocol/messages.h"
+#include "kafka/server/fetch_ahead.h"
 #include "kafka/server/topics.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
@@ -29,6 +30,9 @@ struct BrokerOptions {
   int32_t default_partitions = 1;
   std::string cluster_id = "mink";
   int fetch_threads = 16;  // fetches waiting for data (long poll) each hold one
+  // Read-ahead of a consumer's next Fetch (fetch_ahead.h): at most this many encoded bytes kept;
+  // 0 turns it off.
+  size_t fetch_read_ahead_bytes = 64 << 20;
 };
 
 struct ClientInfo {
@@ -54,6 +58,9 @@ class Broker {
   void Produce(const ProduceRequest& request, int16_t version, Respond respond);
   void Fetch(const FetchRequest& request, int16_t version, Respond respond);
   FetchResponse FetchOnce(const FetchRequest& request, int64_t* bytes);
+  // Encodes the records of `stream` from `offset` (with `budget`) on the read-ahead threads when
+  // there are committed records there (offset < end) and no read-ahead of them yet.
+  void MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_t budget);
   ListOffsetsResponse ListOffsets(const ListOffsetsRequest& request, int16_t version);
   // The first offset whose record timestamp is at or after `timestamp`, with that timestamp;
   // (-1, -1) when there is none.
@@ -74,6 +81,8 @@ class Broker {
   GroupCoordinator* const groups_;
   TopicCatalog topics_;
   ThreadPool fetch_pool_;
+  FetchAheadCache ahead_;
+  ThreadPool ahead_pool_;  // after ahead_: its tasks use it
   std::atomic<bool> stopping_{false};
 };
 

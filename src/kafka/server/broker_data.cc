@@ -148,6 +148,64 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
   state->Done(0, 0, ErrorCode::kNone);  // the dispatcher's hold
 }
 
+namespace {
+
+// How long a fetch waits for a read-ahead of its own request that is still running.
+constexpr std::chrono::milliseconds kReadAheadWait{100};
+
+// Encodes the stored batches of `read` as Kafka record batches into `records`, up to about
+// `budget` bytes (the first batch whatever its size: clients need progress). `next_offset` is
+// the offset after the last batch encoded. On a batch that does not decode, DataLoss naming its
+// offset, with the batches before it kept.
+Status EncodeStored(const storage::ReadResult& read, int64_t budget, table::PayloadDecoder& decoder,
+                    std::string* records, int64_t* next_offset) {
+  // Sized once: a Kafka batch is about as large as the Arrow payload it comes from (1 KiB
+  // values: a little smaller), so the buffer rarely grows (and copies) while it is filled.
+  size_t expected = 0;
+  for (const auto& b : read.batches) {
+    expected += b->payload.size() + kRecordBatchHeaderSize;
+    if (static_cast<int64_t>(expected) >= budget) break;
+  }
+  records->reserve(records->size() + expected + expected / 8 + 4096);
+  for (const auto& b : read.batches) {
+    if (!records->empty() && static_cast<int64_t>(records->size()) >= budget) break;
+    std::shared_ptr<const std::string> payload(b, &b->payload);
+    auto batch = decoder.Decode(payload);
+    Status s = batch.ok() ? ArrowToRecordBatch(**batch, b->base_offset, b->writer_id,
+                                               b->batch_sequence, records)
+                          : batch.status();
+    if (!s.ok()) {
+      return DataLossError("stored batch at offset " + std::to_string(b->base_offset) + ": " +
+                           s.ToString());
+    }
+    *next_offset = b->end_offset();
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_t budget) {
+  if (options_.fetch_read_ahead_bytes == 0 || stopping_ || offset >= end || budget <= 0) return;
+  if (!ahead_.Claim(stream, offset, budget)) return;
+  ahead_pool_.Submit([this, stream, offset, budget] {
+    std::optional<FetchAheadCache::Entry> entry;
+    if (!stopping_) {
+      auto read = storage_->Read(stream, offset, static_cast<size_t>(budget));
+      auto decoder = table::PayloadDecoder::Make(TopicSchema());
+      if (read.ok() && !read->batches.empty() && decoder.ok()) {
+        FetchAheadCache::Entry e;
+        e.next_offset = offset;
+        if (EncodeStored(*read, budget, *decoder, &e.records, &e.next_offset).ok() &&
+            !e.records.empty()) {
+          entry = std::move(e);
+        }
+      }
+    }
+    ahead_.Complete(stream, offset, budget, std::move(entry));
+  });
+}
+
 FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_bytes) {
   FetchResponse response;
   *total_bytes = 0;
@@ -178,6 +236,28 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
         continue;
       }
       const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));
+      if (auto ahead = ahead_.Take(*stream, p.fetch_offset, budget, kReadAheadWait)) {
+        // Used when it is what this fetch would encode now: full, or up to the current end.
+        bool served = false;
+        meta_->Read([&](const metadata::State& s) {
+          const metadata::StreamState* st = s.FindStream(*stream);
+          if (st != nullptr && p.fetch_offset >= st->start_offset &&
+              (static_cast<int64_t>(ahead->records.size()) >= budget ||
+               ahead->next_offset >= st->end_offset)) {
+            part.high_watermark = st->end_offset;
+            part.last_stable_offset = st->end_offset;
+            part.log_start_offset = st->start_offset;
+            served = true;
+          }
+        });
+        if (served) {
+          MaybeReadAhead(*stream, ahead->next_offset, part.high_watermark, budget);
+          *total_bytes += static_cast<int64_t>(ahead->records.size());
+          part.records = std::move(ahead->records);
+          topic.partitions.push_back(std::move(part));
+          continue;
+        }
+      }
       auto read = storage_->Read(*stream, p.fetch_offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
       if (!read.ok()) {
         part.error_code = Code(ErrorCodeFromStatus(read.status(), ErrorContext::kFetch));
@@ -197,31 +277,14 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
       part.high_watermark = read->end_offset;
       part.last_stable_offset = read->end_offset;
       part.log_start_offset = read->start_offset;
-      // Sized once: a Kafka batch is about as large as the Arrow payload it comes from (1 KiB
-      // values: a little smaller), so the buffer rarely grows (and copies) while it is filled.
-      size_t expected = 0;
-      for (const auto& b : read->batches) {
-        expected += b->payload.size() + kRecordBatchHeaderSize;
-        if (static_cast<int64_t>(expected) >= budget) break;
-      }
       std::string records;
-      records.reserve(expected + expected / 8 + 4096);
-      for (const auto& b : read->batches) {
-        // The first batch goes out whatever its size (clients need progress); then the budgets.
-        if (!records.empty() && static_cast<int64_t>(records.size()) >= budget) break;
-        std::shared_ptr<const std::string> payload(b, &b->payload);
-        auto batch = decoder->Decode(payload);
-        if (!batch.ok()) {
-          part.error_code = Code(ErrorCode::kCorruptMessage);
-          MINK_LOG_ERROR("kafka", "fetch {}-{} at {}: {}", t.topic, p.partition, b->base_offset,
-                         batch.status().ToString());
-          break;
-        }
-        Status s = ArrowToRecordBatch(**batch, b->base_offset, b->writer_id, b->batch_sequence, &records);
-        if (!s.ok()) {
-          part.error_code = Code(ErrorCode::kCorruptMessage);
-          break;
-        }
+      int64_t next_offset = p.fetch_offset;
+      Status encoded = EncodeStored(*read, budget, *decoder, &records, &next_offset);
+      if (!encoded.ok()) {
+        part.error_code = Code(ErrorCode::kCorruptMessage);
+        MINK_LOG_ERROR("kafka", "fetch {}-{}: {}", t.topic, p.partition, encoded.ToString());
+      } else {
+        MaybeReadAhead(*stream, next_offset, read->end_offset, budget);
       }
       *total_bytes += static_cast<int64_t>(records.size());
       part.records = std::move(records);

@@ -1,0 +1,54 @@
+#pragma once
+// Read-ahead for Fetch: librdkafka (like the Java client) has one Fetch in flight per broker and
+// sends the next only after it has parsed the last response, so a consumer reading a backlog
+// alternates between waiting for the broker and parsing. After serving a partition from offset
+// X up to Y, the broker encodes the records from Y on a read-ahead thread while the client
+// parses; the next Fetch at Y takes them from here.
+//
+// Entries are Kafka record batches of committed, immutable offsets, keyed by (stream, offset,
+// byte budget), so a hit is exactly what the fetch would have encoded itself. Bounded in bytes
+// (oldest first out); an entry is used once.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+
+namespace mink::kafka {
+
+class FetchAheadCache {
+ public:
+  struct Entry {
+    std::string records;
+    int64_t next_offset = 0;  // the offset after the last record encoded
+  };
+
+  explicit FetchAheadCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // Claims (stream, offset, budget) for a read-ahead: false if one is pending or stored.
+  bool Claim(uint64_t stream, int64_t offset, int64_t budget);
+  // Ends a claim: stores `entry` (nullopt: the read-ahead found nothing to store).
+  void Complete(uint64_t stream, int64_t offset, int64_t budget, std::optional<Entry> entry);
+  // Takes the entry for (stream, offset, budget), waiting up to `wait` if its read-ahead is still
+  // running (the fetch would do the same work itself).
+  std::optional<Entry> Take(uint64_t stream, int64_t offset, int64_t budget,
+                            std::chrono::milliseconds wait);
+
+  size_t bytes() const;
+
+ private:
+  using Key = std::tuple<uint64_t, int64_t, int64_t>;
+  const size_t max_bytes_;
+  mutable std::mutex mutex_;
+  std::condition_variable done_;
+  std::map<Key, std::optional<Entry>> entries_;  // nullopt: pending
+  std::deque<Key> order_;                         // stored entries, oldest first
+  size_t bytes_ = 0;
+};
+
+}  // namespace mink::kafka
