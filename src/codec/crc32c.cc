@@ -41,8 +41,73 @@ uint32_t Software(uint32_t crc, const uint8_t* p, size_t n) {
 }
 
 #if defined(__x86_64__)
+// The crc32 instruction has a latency of 3 cycles and a throughput of 1 per cycle, so one chain
+// runs at a third of the speed the CPU allows. Long inputs are cut into three adjacent blocks
+// checksummed as three independent chains, then joined: the register after A then B is the
+// register after A moved over |B| zero bytes, XOR the register of B started from 0 (CRC is
+// linear). "Moving over n zero bytes" is a linear map of the 32-bit register, applied with four
+// byte tables built once for each block size.
+
+// A 32x32 matrix over GF(2) (column i = image of bit i) times a vector.
+constexpr uint32_t Gf2Times(const std::array<uint32_t, 32>& m, uint32_t v) {
+  uint32_t sum = 0;
+  for (int i = 0; v != 0; ++i, v >>= 1) {
+    if (v & 1) sum ^= m[static_cast<size_t>(i)];
+  }
+  return sum;
+}
+
+constexpr std::array<uint32_t, 32> Gf2Square(const std::array<uint32_t, 32>& m) {
+  std::array<uint32_t, 32> out{};
+  for (size_t i = 0; i < 32; ++i) out[i] = Gf2Times(m, m[i]);
+  return out;
+}
+
+// The tables that move a register over `bytes` zero bytes (a power of two).
+constexpr std::array<std::array<uint32_t, 256>, 4> MakeShiftTables(size_t bytes) {
+  std::array<uint32_t, 32> op{};  // one zero bit
+  op[0] = kPolynomial;
+  for (size_t i = 1; i < 32; ++i) op[i] = 1u << (i - 1);
+  for (int i = 0; i < 3; ++i) op = Gf2Square(op);  // eight zero bits: one byte
+  for (size_t n = bytes; n > 1; n >>= 1) op = Gf2Square(op);
+  std::array<std::array<uint32_t, 256>, 4> t{};
+  for (uint32_t b = 0; b < 256; ++b) {
+    for (int k = 0; k < 4; ++k) t[static_cast<size_t>(k)][b] = Gf2Times(op, b << (8 * k));
+  }
+  return t;
+}
+
+constexpr size_t kLongBlock = 8192;
+constexpr size_t kShortBlock = 256;
+constexpr auto kShiftLong = MakeShiftTables(kLongBlock);
+constexpr auto kShiftShort = MakeShiftTables(kShortBlock);
+
+uint32_t Shift(const std::array<std::array<uint32_t, 256>, 4>& t, uint32_t crc) {
+  return t[0][crc & 0xFF] ^ t[1][(crc >> 8) & 0xFF] ^ t[2][(crc >> 16) & 0xFF] ^ t[3][crc >> 24];
+}
+
 __attribute__((target("sse4.2"))) uint32_t Hardware(uint32_t crc, const uint8_t* p, size_t n) {
   uint64_t c = crc;
+  auto three_chains = [&](size_t block, const std::array<std::array<uint32_t, 256>, 4>& shift) {
+    while (n >= 3 * block) {
+      uint64_t c1 = 0, c2 = 0;
+      for (const uint8_t* end = p + block; p < end; p += 8) {
+        uint64_t w0, w1, w2;
+        std::memcpy(&w0, p, 8);
+        std::memcpy(&w1, p + block, 8);
+        std::memcpy(&w2, p + 2 * block, 8);
+        c = __builtin_ia32_crc32di(c, w0);
+        c1 = __builtin_ia32_crc32di(c1, w1);
+        c2 = __builtin_ia32_crc32di(c2, w2);
+      }
+      c = Shift(shift, static_cast<uint32_t>(c)) ^ static_cast<uint32_t>(c1);
+      c = Shift(shift, static_cast<uint32_t>(c)) ^ static_cast<uint32_t>(c2);
+      p += 2 * block;
+      n -= 3 * block;
+    }
+  };
+  three_chains(kLongBlock, kShiftLong);
+  three_chains(kShortBlock, kShiftShort);
   while (n >= 8) {
     uint64_t word;
     std::memcpy(&word, p, 8);
