@@ -436,7 +436,43 @@ duckdb::unique_ptr<ScanBindData> MakeScanBindData(
 }
 
 namespace {
-// The node's bounds of an integer column as DuckDB statistics (TINYINT..BIGINT and DATE).
+int64_t DuckDBUnitsPerSecond(duckdb::LogicalTypeId id) {
+  switch (id) {
+    case duckdb::LogicalTypeId::TIMESTAMP_SEC: return 1;
+    case duckdb::LogicalTypeId::TIMESTAMP_MS: return 1000;
+    case duckdb::LogicalTypeId::TIME_NS:
+    case duckdb::LogicalTypeId::TIMESTAMP_NS: return 1'000'000'000;
+    default: return 1'000'000;  // TIME, TIMESTAMP, TIMESTAMP WITH TIME ZONE
+  }
+}
+
+// `value` counted `from` units per second -> `to` units per second, rounded down or up (so that
+// converted bounds still hold every converted value); false on overflow.
+bool ToUnits(int64_t value, int64_t from, int64_t to, bool round_up, int64_t* out) {
+  if (to >= from) return !__builtin_mul_overflow(value, to / from, out);
+  int64_t d = from / to;
+  int64_t q = value / d, r = value % d;
+  if (r != 0 && (value < 0) != round_up) q += round_up ? 1 : -1;
+  *out = q;
+  return true;
+}
+
+duckdb::Value TemporalValue(duckdb::LogicalTypeId id, int64_t v) {
+  using duckdb::Value;
+  switch (id) {
+    case duckdb::LogicalTypeId::TIME: return Value::TIME(duckdb::dtime_t(v));
+    case duckdb::LogicalTypeId::TIME_NS: return Value::TIME_NS(duckdb::dtime_ns_t(v));
+    case duckdb::LogicalTypeId::TIMESTAMP_SEC:
+      return Value::TIMESTAMPSEC(duckdb::timestamp_sec_t(v));
+    case duckdb::LogicalTypeId::TIMESTAMP_MS: return Value::TIMESTAMPMS(duckdb::timestamp_ms_t(v));
+    case duckdb::LogicalTypeId::TIMESTAMP_NS: return Value::TIMESTAMPNS(duckdb::timestamp_ns_t(v));
+    case duckdb::LogicalTypeId::TIMESTAMP_TZ: return Value::TIMESTAMPTZ(duckdb::timestamp_tz_t(v));
+    default: return Value::TIMESTAMP(duckdb::timestamp_t(v));
+  }
+}
+
+// The node's bounds of an integer-valued column as DuckDB statistics (TINYINT..BIGINT, DATE,
+// TIME and TIMESTAMP).
 duckdb::unique_ptr<duckdb::BaseStatistics> Statistics(ClientContext&,
                                                       const duckdb::FunctionData* bind_data,
                                                       duckdb::column_t column) {
@@ -472,6 +508,24 @@ duckdb::unique_ptr<duckdb::BaseStatistics> Statistics(ClientContext&,
       min = duckdb::Value::DATE(duckdb::date_t(static_cast<int32_t>(*b.min)));
       max = duckdb::Value::DATE(duckdb::date_t(static_cast<int32_t>(*b.max)));
       break;
+    case duckdb::LogicalTypeId::TIME:
+    case duckdb::LogicalTypeId::TIME_NS:
+    case duckdb::LogicalTypeId::TIMESTAMP_SEC:
+    case duckdb::LogicalTypeId::TIMESTAMP_MS:
+    case duckdb::LogicalTypeId::TIMESTAMP:
+    case duckdb::LogicalTypeId::TIMESTAMP_NS:
+    case duckdb::LogicalTypeId::TIMESTAMP_TZ: {
+      // The node's values count the Mink type's units; DuckDB's column may count others.
+      int64_t lo = 0, hi = 0;
+      const int64_t from = bind.meta->description.columns[column].type.UnitsPerSecond();
+      if (!ToUnits(*b.min, from, DuckDBUnitsPerSecond(type.id()), false, &lo) ||
+          !ToUnits(*b.max, from, DuckDBUnitsPerSecond(type.id()), true, &hi)) {
+        return nullptr;
+      }
+      min = TemporalValue(type.id(), lo);
+      max = TemporalValue(type.id(), hi);
+      break;
+    }
     default:
       return nullptr;
   }

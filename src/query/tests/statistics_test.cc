@@ -1,6 +1,7 @@
 // Column statistics of log tables: the node's column-stats (min/max and nulls of integer-valued
 // columns per bucket) reach DuckDB's optimizer through mink_scan's statistics callback, so that
-// a GROUP BY on a small integer range runs as DuckDB's perfect hash aggregate; and they stay
+// a GROUP BY on a small integer range runs as DuckDB's perfect hash aggregate and a filter no
+// row passes reads nothing (TIME and TIMESTAMP bounds in DuckDB's units); and they stay
 // correct when rows are appended after they were computed: the node extends them, and a scan
 // reads no row beyond the offsets its statistics cover.
 
@@ -114,6 +115,7 @@ TEST_F(StatisticsTest, RowsAppendedAfterTheStatisticsAreAnsweredRight) {
   EXPECT_EQ(before.rows, std::vector<std::string>{"1,100,100"});
   auto none = node_.Run("SELECT count(*) FROM mink.s.t WHERE k > 5000");
   EXPECT_EQ(none.rows, std::vector<std::string>{"0"});
+  for (const auto& scan : none.scans) EXPECT_EQ(scan.bytes, 0);  // answered from the statistics
 
   // Rows far outside the cached range: the next query's statistics must include them.
   Write(-3000, -2990);
@@ -164,6 +166,45 @@ TEST_F(StatisticsTest, LogReadsStopAtTheEndTheStatisticsCover) {
   // And the query engine, which asks for statistics again, sees every row.
   auto all = node_.Run("SELECT count(*), max(k) FROM mink.s.t");
   EXPECT_EQ(all.rows, std::vector<std::string>{"80,80"});
+}
+
+TEST_F(StatisticsTest, TimeAndTimestampBoundsAreInDuckDBsUnits) {
+  table::TableSpec spec;
+  spec.columns = {"ts TIMESTAMP(3) NOT NULL", "tm TIME(3)", "tz TIMESTAMP_LTZ(6)"};
+  ASSERT_TRUE(node_.tables()->CreateTable("s.times", spec).ok());
+  constexpr int64_t kBaseMs = 1'772'600'767'008;  // 2026-03-04 05:06:07.008
+  auto write = [&](int64_t ms) {
+    auto schema = node_.tables()->TableSchema("s.times");
+    ASSERT_TRUE(schema.ok());
+    auto builder = arrow::RecordBatchBuilder::Make(*schema);
+    ASSERT_TRUE(builder.ok());
+    (*builder)->GetFieldAs<arrow::TimestampBuilder>(0)->Append(ms);
+    (*builder)->GetFieldAs<arrow::Time32Builder>(1)->Append(static_cast<int32_t>(ms % 86'400'000));
+    (*builder)->GetFieldAs<arrow::TimestampBuilder>(2)->Append(ms * 1000 + 9);
+    auto batch = (*builder)->Flush();
+    ASSERT_TRUE(batch.ok());
+    table::WriteRequest request;
+    request.table = "s.times";
+    ASSERT_TRUE(node_.tables()->Write(request, {*batch}).ok());
+  };
+  for (int i = 0; i < 10; ++i) write(kBaseMs + i * 1000);
+  auto bounds =
+      node_.Run("SELECT min(ts), max(ts), min(tm), max(tm), epoch_us(min(tz)) FROM mink.s.times");
+  EXPECT_EQ(bounds.rows, std::vector<std::string>{
+                             "2026-03-04T05:06:07.008,2026-03-04T05:06:16.008,05:06:07.008000,"
+                             "05:06:16.008000,1772600767008009"});
+  auto inside = node_.Run(
+      "SELECT count(*) FROM mink.s.times WHERE ts <= TIMESTAMP '2026-03-04 05:06:09.008' AND "
+      "tm >= TIME '05:06:08.008' AND tz >= TIMESTAMPTZ '2026-03-04 05:06:07.008009+00'");
+  EXPECT_EQ(inside.rows, std::vector<std::string>{"2"});
+  // Outside every bound: DuckDB answers from the statistics without reading.
+  auto outside = node_.Run("SELECT count(*) FROM mink.s.times WHERE ts > '2030-01-01'");
+  EXPECT_EQ(outside.rows, std::vector<std::string>{"0"});
+  for (const auto& scan : outside.scans) EXPECT_EQ(scan.bytes, 0);
+  // Until a row there is written.
+  write(1'924'992'000'000);  // 2031-01-01
+  auto later = node_.Run("SELECT count(*) FROM mink.s.times WHERE ts > '2030-01-01'");
+  EXPECT_EQ(later.rows, std::vector<std::string>{"1"});
 }
 
 TEST_F(StatisticsTest, CompressedMessagesHoldTheSameRowsAsDecodedReads) {
