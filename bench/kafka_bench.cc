@@ -62,6 +62,7 @@ struct Flags {
   int e2e_rate = 2000;  // messages/s in phase 5
   int partition_fetch_kb = 1024;  // the consumers' max.partition.fetch.bytes (librdkafka's default)
   int request_kb = 977;           // the producers' message.max.bytes (librdkafka: 1,000,000)
+  int producers = 1;              // phase 2's producer clients
 };
 
 int64_t NowMicros() {
@@ -212,22 +213,49 @@ ProduceResult Finish(Producer& p, double window_seconds) {
 // Phase 2: as fast as acks come back, with at most --max-pending-mb queued.
 ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& topic,
                                 const Flags& flags, const std::string& payload) {
-  auto p = NewProducer(brokers, flags);
+  // --producers clients, each with its own connection (and librdkafka broker thread) and its
+  // share of --max-pending-mb, sending from their own threads.
+  Flags each = flags;
+  each.max_pending_mb = std::max(1, flags.max_pending_mb / flags.producers);
+  std::vector<std::unique_ptr<Producer>> producers;
+  for (int i = 0; i < flags.producers; ++i) producers.push_back(NewProducer(brokers, each));
   const int64_t start = NowMicros();
-  p->acks.window_from_us = start + flags.warmup_ms * 1000LL;
-  p->acks.window_to_us = p->acks.window_from_us + flags.seconds * 1'000'000LL;
-  uint64_t sent = 0;
-  while (!g_interrupted.load() && sent < kMaxMessagesPerPhase &&
-         NowMicros() < p->acks.window_to_us) {
-    if (Send(*p, topic, static_cast<int32_t>(sent % flags.partitions), payload, NowMicros())) {
-      // Delivery reports are served every 256 sends (and whenever the queue is full).
-      if (++sent % 256 == 0) rd_kafka_poll(p->rk, 0);
-    } else {
-      rd_kafka_poll(p->rk, 1);
-    }
+  for (auto& p : producers) {
+    p->acks.window_from_us = start + flags.warmup_ms * 1000LL;
+    p->acks.window_to_us = p->acks.window_from_us + flags.seconds * 1'000'000LL;
   }
-  Drain(*p);
-  ProduceResult r = Finish(*p, flags.seconds);
+  auto run = [&](Producer& p, uint64_t first_partition) {
+    uint64_t sent = 0;
+    while (!g_interrupted.load() && sent < kMaxMessagesPerPhase / producers.size() &&
+           NowMicros() < p.acks.window_to_us) {
+      const auto partition = static_cast<int32_t>((first_partition + sent) % flags.partitions);
+      if (Send(p, topic, partition, payload, NowMicros())) {
+        // Delivery reports are served every 256 sends (and whenever the queue is full).
+        if (++sent % 256 == 0) rd_kafka_poll(p.rk, 0);
+      } else {
+        rd_kafka_poll(p.rk, 1);
+      }
+    }
+    Drain(p);
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < producers.size(); ++i) {
+    threads.emplace_back([&, i] { run(*producers[i], i); });
+  }
+  for (auto& t : threads) t.join();
+  // One result over every producer: acknowledged bytes summed, latencies pooled.
+  Producer& first = *producers.front();
+  for (size_t i = 1; i < producers.size(); ++i) {
+    Acks& a = producers[i]->acks;
+    std::lock_guard<std::mutex> lock(a.mutex);
+    first.acks.acked += a.acked;
+    first.acks.failed += a.failed;
+    first.acks.bytes_in_window += a.bytes_in_window;
+    if (first.acks.first_error.empty()) first.acks.first_error = a.first_error;
+    first.acks.latency_us.insert(first.acks.latency_us.end(), a.latency_us.begin(),
+                                 a.latency_us.end());
+  }
+  ProduceResult r = Finish(first, flags.seconds);
   r.msgs_s = r.mb_s * 1e6 / static_cast<double>(payload.size());
   return r;
 }
@@ -453,7 +481,8 @@ int Run(const Flags& flags) {
   const std::string brokers = config.kafka_listen;
   const std::string payload = RandomBytes(static_cast<size_t>(flags.record_bytes), 3);
 
-  fmt::print("\nphase 2: produce, closed loop (at most {} MiB queued)\n", flags.max_pending_mb);
+  fmt::print("\nphase 2: produce, closed loop, {} producer(s) (at most {} MiB queued)\n",
+             flags.producers, flags.max_pending_mb);
   std::fflush(stdout);
   CpuMeter produce_cpu;
   ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, payload);
@@ -530,6 +559,8 @@ int main(int argc, char** argv) {
   app.add_option("--request-kb", flags.request_kb,
                  "the producers' message.max.bytes (largest request), in KiB")
       ->check(CLI::Range(64, 65536));
+  app.add_option("--producers", flags.producers, "producer clients in phase 2 (closed loop)")
+      ->check(CLI::Range(1, 8));
   app.add_option("--e2e-rate", flags.e2e_rate, "records/s in phase 5")->check(CLI::Range(1, 100000));
   CLI11_PARSE(app, argc, argv);
   return mink::bench::Run(flags);

@@ -80,6 +80,11 @@ const std::vector<Setting>& Settings() {
        Bytes(&ServeConfig::wal_max_bytes)},
       {{"wal.max-inflight", "WAL uploads in flight at once", "4"},
        Integer(&ServeConfig::wal_max_inflight, 1, 256)},
+      {{"wal.eager-uploads",
+        "Seal a WAL object at once, before the flush interval, while fewer than this many "
+        "uploads run (0 = never): lower latency, more and smaller objects",
+        "0"},
+       Integer(&ServeConfig::wal_eager_uploads, 0, 256)},
       {{"retention", "Keep stream data this long (0 = forever)", "7d"},
        Duration(&ServeConfig::retention)},
       {{"compaction.interval", "How often WAL objects are compacted into stream objects", "30s"},
