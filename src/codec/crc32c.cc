@@ -86,28 +86,40 @@ uint32_t Shift(const std::array<std::array<uint32_t, 256>, 4>& t, uint32_t crc) 
   return t[0][crc & 0xFF] ^ t[1][(crc >> 8) & 0xFF] ^ t[2][(crc >> 16) & 0xFF] ^ t[3][crc >> 24];
 }
 
+// Runs `groups` groups of three `block`-byte blocks starting at `p`. A function of its own, not a lambda:
+// the target attribute does not reach into lambdas under clang.
+template <size_t block>
+__attribute__((target("sse4.2"))) uint64_t ThreeChains(
+    uint64_t c, const uint8_t* p, size_t groups,
+    const std::array<std::array<uint32_t, 256>, 4>& shift) {
+  for (; groups > 0; --groups) {
+    uint64_t c1 = 0, c2 = 0;
+    for (const uint8_t* end = p + block; p < end; p += 8) {
+      uint64_t w0, w1, w2;
+      std::memcpy(&w0, p, 8);
+      std::memcpy(&w1, p + block, 8);
+      std::memcpy(&w2, p + 2 * block, 8);
+      c = __builtin_ia32_crc32di(c, w0);
+      c1 = __builtin_ia32_crc32di(c1, w1);
+      c2 = __builtin_ia32_crc32di(c2, w2);
+    }
+    c = Shift(shift, static_cast<uint32_t>(c)) ^ static_cast<uint32_t>(c1);
+    c = Shift(shift, static_cast<uint32_t>(c)) ^ static_cast<uint32_t>(c2);
+    p += 2 * block;
+  }
+  return c;
+}
+
 __attribute__((target("sse4.2"))) uint32_t Hardware(uint32_t crc, const uint8_t* p, size_t n) {
   uint64_t c = crc;
-  auto three_chains = [&](size_t block, const std::array<std::array<uint32_t, 256>, 4>& shift) {
-    while (n >= 3 * block) {
-      uint64_t c1 = 0, c2 = 0;
-      for (const uint8_t* end = p + block; p < end; p += 8) {
-        uint64_t w0, w1, w2;
-        std::memcpy(&w0, p, 8);
-        std::memcpy(&w1, p + block, 8);
-        std::memcpy(&w2, p + 2 * block, 8);
-        c = __builtin_ia32_crc32di(c, w0);
-        c1 = __builtin_ia32_crc32di(c1, w1);
-        c2 = __builtin_ia32_crc32di(c2, w2);
-      }
-      c = Shift(shift, static_cast<uint32_t>(c)) ^ static_cast<uint32_t>(c1);
-      c = Shift(shift, static_cast<uint32_t>(c)) ^ static_cast<uint32_t>(c2);
-      p += 2 * block;
-      n -= 3 * block;
-    }
-  };
-  three_chains(kLongBlock, kShiftLong);
-  three_chains(kShortBlock, kShiftShort);
+  size_t groups = n / (3 * kLongBlock);
+  c = ThreeChains<kLongBlock>(c, p, groups, kShiftLong);
+  p += groups * 3 * kLongBlock;
+  n -= groups * 3 * kLongBlock;
+  groups = n / (3 * kShortBlock);
+  c = ThreeChains<kShortBlock>(c, p, groups, kShiftShort);
+  p += groups * 3 * kShortBlock;
+  n -= groups * 3 * kShortBlock;
   while (n >= 8) {
     uint64_t word;
     std::memcpy(&word, p, 8);
