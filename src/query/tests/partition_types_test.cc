@@ -76,6 +76,14 @@ class PartitionTypesTest : public ::testing::Test {
     }
     return c;
   }
+  // Expects `count` rows where `where` holds, read from `buckets` buckets.
+  static void ExpectCount(const std::string& table, const std::string& where,
+                          const std::string& count, int64_t buckets) {
+    SCOPED_TRACE(table + " WHERE " + where);
+    Count c = CountWhere(table, where);
+    EXPECT_EQ(c.count, count);
+    EXPECT_EQ(c.buckets_read, buckets);
+  }
 
   static testing::QueryTestNode* node_;
 };
@@ -89,36 +97,20 @@ TEST_F(PartitionTypesTest, Double) {
   Create("dbl", "DOUBLE", 5, [&](arrow::ArrayBuilder* b, int p) {
     static_cast<arrow::DoubleBuilder*>(b)->Append(values[p]);
   });
-  Count eq = CountWhere("dbl", "x = 2.25");
-  EXPECT_EQ(eq.count, Rows(1));
-  EXPECT_EQ(eq.buckets_read, 1);
+  ExpectCount("dbl", "x = 2.25", Rows(1), 1);
   // Named "3_14159": the exact value must still be found there...
-  Count pi = CountWhere("dbl", "x = 3.1415926");
-  EXPECT_EQ(pi.count, Rows(1));
-  EXPECT_EQ(pi.buckets_read, 1);
+  ExpectCount("dbl", "x = 3.1415926", Rows(1), 1);
   // ...and a value that prints the same but was never written is not.
   Count near = CountWhere("dbl", "x = 3.14159");
   EXPECT_EQ(near.count, "0");
   EXPECT_LE(near.buckets_read, 1);
-  Count range = CountWhere("dbl", "x > 2");
-  EXPECT_EQ(range.count, Rows(2));
-  EXPECT_EQ(range.buckets_read, 2);
-  Count between = CountWhere("dbl", "x BETWEEN -1 AND 0.001");
-  EXPECT_EQ(between.count, Rows(2));
-  EXPECT_EQ(between.buckets_read, 2);
-  Count list = CountWhere("dbl", "x IN (1.5, -0.5, 42)");
-  EXPECT_EQ(list.count, Rows(2));
-  EXPECT_EQ(list.buckets_read, 2);
-  Count either = CountWhere("dbl", "x < -0.1 OR x > 3");
-  EXPECT_EQ(either.count, Rows(2));
-  EXPECT_EQ(either.buckets_read, 2);
-  Count tiny = CountWhere("dbl", "x = 0.00001");
-  EXPECT_EQ(tiny.count, Rows(1));
-  EXPECT_EQ(tiny.buckets_read, 1);
+  ExpectCount("dbl", "x > 2", Rows(2), 2);
+  ExpectCount("dbl", "x BETWEEN -1 AND 0.001", Rows(2), 2);
+  ExpectCount("dbl", "x IN (1.5, -0.5, 42)", Rows(2), 2);
+  ExpectCount("dbl", "x < -0.1 OR x > 3", Rows(2), 2);
+  ExpectCount("dbl", "x = 0.00001", Rows(1), 1);
   // Expressions the intervals cannot judge keep every partition (and answer right).
-  Count expr = CountWhere("dbl", "x * 2 = 3");
-  EXPECT_EQ(expr.count, Rows(1));
-  EXPECT_EQ(expr.buckets_read, 5);
+  ExpectCount("dbl", "x * 2 = 3", Rows(1), 5);
 }
 
 TEST_F(PartitionTypesTest, Float) {
@@ -126,15 +118,9 @@ TEST_F(PartitionTypesTest, Float) {
   Create("flt", "FLOAT", 3, [&](arrow::ArrayBuilder* b, int p) {
     static_cast<arrow::FloatBuilder*>(b)->Append(values[p]);
   });
-  Count eq = CountWhere("flt", "x = 0.1");
-  EXPECT_EQ(eq.count, Rows(1));
-  EXPECT_EQ(eq.buckets_read, 1);
-  Count range = CountWhere("flt", "x >= 1.5");
-  EXPECT_EQ(range.count, Rows(2));
-  EXPECT_EQ(range.buckets_read, 2);
-  Count none = CountWhere("flt", "x < 0");
-  EXPECT_EQ(none.count, "0");
-  EXPECT_EQ(none.buckets_read, 0);
+  ExpectCount("flt", "x = 0.1", Rows(1), 1);
+  ExpectCount("flt", "x >= 1.5", Rows(2), 2);
+  ExpectCount("flt", "x < 0", "0", 0);
 }
 
 TEST_F(PartitionTypesTest, Time) {
@@ -142,12 +128,8 @@ TEST_F(PartitionTypesTest, Time) {
   Create("tm", "TIME(3)", 2, [&](arrow::ArrayBuilder* b, int p) {
     static_cast<arrow::Time32Builder*>(b)->Append(ms[p]);
   });
-  Count eq = CountWhere("tm", "x = TIME '12:34:56.789'");
-  EXPECT_EQ(eq.count, Rows(1));
-  EXPECT_EQ(eq.buckets_read, 1);
-  Count before = CountWhere("tm", "x < '02:00'");
-  EXPECT_EQ(before.count, Rows(1));
-  EXPECT_EQ(before.buckets_read, 1);
+  ExpectCount("tm", "x = TIME '12:34:56.789'", Rows(1), 1);
+  ExpectCount("tm", "x < '02:00'", Rows(1), 1);
 }
 
 TEST_F(PartitionTypesTest, Timestamps) {
@@ -159,19 +141,11 @@ TEST_F(PartitionTypesTest, Timestamps) {
   Create("ts6", "TIMESTAMP(6)", 2, [&](arrow::ArrayBuilder* b, int p) {
     static_cast<arrow::TimestampBuilder*>(b)->Append(ms[p] * 1000 + 9);
   });
-  Count ts3 = CountWhere("ts3", "x = TIMESTAMP '2026-03-04 05:06:07.008'");
-  EXPECT_EQ(ts3.count, Rows(1));
-  EXPECT_EQ(ts3.buckets_read, 1);
-  Count ts3_range = CountWhere("ts3", "x >= '2026-06-01'");
-  EXPECT_EQ(ts3_range.count, Rows(1));
-  EXPECT_EQ(ts3_range.buckets_read, 1);
-  Count ts6 = CountWhere("ts6", "x = TIMESTAMP '2026-03-04 05:06:07.008009'");
-  EXPECT_EQ(ts6.count, Rows(1));
-  EXPECT_EQ(ts6.buckets_read, 1);
+  ExpectCount("ts3", "x = TIMESTAMP '2026-03-04 05:06:07.008'", Rows(1), 1);
+  ExpectCount("ts3", "x >= '2026-06-01'", Rows(1), 1);
+  ExpectCount("ts6", "x = TIMESTAMP '2026-03-04 05:06:07.008009'", Rows(1), 1);
   // Between the two partitions (so inside the column's min/max: the scan runs, reading nothing).
-  Count ts6_none = CountWhere("ts6", "x = TIMESTAMP '2026-06-01 00:00:00.000009'");
-  EXPECT_EQ(ts6_none.count, "0");
-  EXPECT_EQ(ts6_none.buckets_read, 0);
+  ExpectCount("ts6", "x = TIMESTAMP '2026-06-01 00:00:00.000009'", "0", 0);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "arrow_format/record_batch_builder.h"
 #include "node/node.h"
 #include "query/engine.h"
+#include "query/tests/query_test_node.h"
 #include "test_env.h"
 
 namespace mink::query {
@@ -30,13 +31,7 @@ std::string Region(int r) { return std::string(1, static_cast<char>('a' + r)); }
 class PushdownTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string dir = testing_env::MakeTempDir("query-pushdown");
-    config::ServeConfig config;
-    config.listen = "127.0.0.1:" + std::to_string(testing_env::FreePort());
-    config.meta_url = "sqlite:" + dir + "/meta.db";
-    config.storage_uri = "-2@file://" + dir + "/objects";
-    config.wal_flush_interval = std::chrono::milliseconds(2);
-    auto node = node::Node::Start(config);
+    auto node = testing::StartLocalNode("query-pushdown");
     ASSERT_TRUE(node.ok()) << node.status();
     node_ = node->release();
     table::TableStore* tables = node_->tables();

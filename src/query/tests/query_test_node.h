@@ -16,17 +16,22 @@
 
 namespace mink::query::testing {
 
+// A node on a free loopback port, with SQLite metadata and file:// objects in a new directory.
+inline Result<std::unique_ptr<node::Node>> StartLocalNode(const std::string& name) {
+  std::string dir = testing_env::MakeTempDir(name);
+  config::ServeConfig config;
+  config.listen = "127.0.0.1:" + std::to_string(testing_env::FreePort());
+  config.meta_url = "sqlite:" + dir + "/meta.db";
+  config.storage_uri = "-2@file://" + dir + "/objects";
+  config.wal_flush_interval = std::chrono::milliseconds(2);
+  return node::Node::Start(config);
+}
+
 class QueryTestNode {
  public:
-  // Starts the node (SQLite metadata, file:// objects) and the engine; fails the test on error.
+  // Starts the node and the engine; fails the test on error.
   void Start(const std::string& name) {
-    std::string dir = testing_env::MakeTempDir(name);
-    config::ServeConfig config;
-    config.listen = "127.0.0.1:" + std::to_string(testing_env::FreePort());
-    config.meta_url = "sqlite:" + dir + "/meta.db";
-    config.storage_uri = "-2@file://" + dir + "/objects";
-    config.wal_flush_interval = std::chrono::milliseconds(2);
-    auto node = node::Node::Start(config);
+    auto node = StartLocalNode(name);
     ASSERT_TRUE(node.ok()) << node.status();
     node_ = std::move(*node);
     EngineOptions options;
