@@ -46,6 +46,7 @@ struct Flags {
   int64_t block_cache_mb = 64;  // the node's block cache (mink serve's default)
   bool explain = false;          // print EXPLAIN ANALYZE of Q1 on both sources
   int hold_seconds = 0;          // then run Q1 on mink this long (a window for a profiler)
+  bool scattered = false;        // --data scattered: pseudo-random k and v (little to compress)
 };
 
 using BenchClock = std::chrono::steady_clock;
@@ -151,10 +152,14 @@ Flags ParseFlags(int argc, char** argv) {
     else if (a == "--block-cache-mb") f.block_cache_mb = next();
     else if (a == "--explain") f.explain = true;
     else if (a == "--hold-seconds") f.hold_seconds = static_cast<int>(next());
-    else {
+    else if (a == "--data" && i + 1 < argc && std::string(argv[i + 1]) == "periodic") ++i;
+    else if (a == "--data" && i + 1 < argc && std::string(argv[i + 1]) == "scattered") {
+      f.scattered = true;
+      ++i;
+    } else {
       std::fprintf(stderr, "usage: query_bench [--rows N] [--partitions P] [--buckets B] "
                            "[--runs R] [--threads T] [--block-cache-mb M] [--explain] "
-                           "[--hold-seconds S]\n");
+                           "[--hold-seconds S] [--data periodic|scattered]\n");
       std::exit(2);
     }
   }
@@ -169,10 +174,26 @@ Flags ParseFlags(int argc, char** argv) {
   return f;
 }
 
-// Row i of the data set (the same formulas as the Parquet COPY below).
+// Row i of the data set; DataSql gives the same formulas to DuckDB for the Parquet file.
+// Periodic (the default): k and v repeat with short periods, so the stored batches compress
+// about 150x. Scattered: k and v come from a multiplicative hash of i, so little compresses
+// (v stays a multiple of 0.25, so every sum is exact and the answers can be compared).
 std::string PartitionOf(int64_t i, int partitions) { return "p" + std::to_string(i % partitions); }
-int32_t KeyOf(int64_t i) { return static_cast<int32_t>((i * 7919) % 100); }
-double ValueOf(int64_t i) { return static_cast<double>(i % 1000) * 0.5; }
+uint64_t Scatter(int64_t i) { return (static_cast<uint64_t>(i) * 2654435761ULL) % 4294967296ULL; }
+int32_t KeyOf(int64_t i, bool scattered) {
+  return static_cast<int32_t>(scattered ? Scatter(i) % 100 : (i * 7919) % 100);
+}
+double ValueOf(int64_t i, bool scattered) {
+  return scattered ? static_cast<double>((Scatter(i) / 100) % 100000) * 0.25
+                   : static_cast<double>(i % 1000) * 0.5;
+}
+std::string DataSql(bool scattered) {
+  const std::string x = "((range * 2654435761) % 4294967296)";
+  return scattered ? "CAST(" + x + " % 100 AS INTEGER) AS k, CAST((" + x +
+                         " // 100) % 100000 AS DOUBLE) * 0.25 AS v"
+                   : "CAST((range * 7919) % 100 AS INTEGER) AS k, "
+                     "CAST((range % 1000) * 0.5 AS DOUBLE) AS v";
+}
 
 }  // namespace
 }  // namespace mink::query
@@ -212,8 +233,8 @@ int main(int argc, char** argv) {
     for (int64_t i = part; i < f.rows; i += f.partitions) {
       builder->GetFieldAs<arrow::Int64Builder>(0)->Append(i);
       (void)builder->GetFieldAs<arrow::StringBuilder>(1)->Append(PartitionOf(i, f.partitions));
-      builder->GetFieldAs<arrow::Int32Builder>(2)->Append(KeyOf(i));
-      builder->GetFieldAs<arrow::DoubleBuilder>(3)->Append(ValueOf(i));
+      builder->GetFieldAs<arrow::Int32Builder>(2)->Append(KeyOf(i, f.scattered));
+      builder->GetFieldAs<arrow::DoubleBuilder>(3)->Append(ValueOf(i, f.scattered));
       if (++in_partition % kBatchRows == 0) flush();
     }
     if (builder->num_rows() > 0) flush();
@@ -229,8 +250,8 @@ int main(int argc, char** argv) {
   std::string parquet = dir + "/t.parquet";
   start = BenchClock::now();
   Run(*engine, "COPY (SELECT range AS id, 'p' || (range % " + std::to_string(f.partitions) +
-                   ") AS p, CAST((range * 7919) % 100 AS INTEGER) AS k, CAST((range % 1000) * 0.5 AS DOUBLE) AS v "
-                   "FROM range(" + std::to_string(f.rows) + ")) TO '" + parquet +
+                   ") AS p, " + DataSql(f.scattered) +
+                   " FROM range(" + std::to_string(f.rows) + ")) TO '" + parquet +
                    "' (FORMAT parquet)");
   double parquet_write_seconds = Seconds(start);
   auto parquet_bytes = std::filesystem::file_size(parquet);
@@ -311,9 +332,9 @@ int main(int argc, char** argv) {
   }
 
   double ratio = mink_q1.seconds / duck_q1.seconds;
-  std::printf("query_bench: %lld rows, %d partitions x %d buckets, DuckDB threads %d, best of %d, "
-              "node block cache %lld MB\n",
-              static_cast<long long>(f.rows), f.partitions, f.buckets, f.threads, f.runs,
+  std::printf("query_bench: %lld %s rows, %d partitions x %d buckets, DuckDB threads %d, "
+              "best of %d, node block cache %lld MB\n",
+              static_cast<long long>(f.rows), f.scattered ? "scattered" : "periodic", f.partitions, f.buckets, f.threads, f.runs,
               static_cast<long long>(f.block_cache_mb));
   std::printf("  load: mink write %.2f s; parquet write %.2f s (%.1f MB)\n", write_seconds,
               parquet_write_seconds, static_cast<double>(parquet_bytes) / 1e6);
