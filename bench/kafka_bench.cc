@@ -56,7 +56,7 @@ struct Flags {
   int record_bytes = 1024;
   int partitions = 4;
   int flush_interval_ms = 10;
-  int eager_uploads = 0;
+  int eager_uploads = 1;
   int linger_ms = 5;
   int max_pending_mb = 64;
   int e2e_rate = 2000;  // messages/s in phase 5

@@ -74,7 +74,7 @@ struct Flags {
   size_t max_pending = 128 << 20;
   size_t wal_max_bytes = storage::StorageOptions{}.wal_max_bytes;
   int inflight_uploads = storage::StorageOptions{}.wal_max_inflight_uploads;
-  int eager_uploads = 0;
+  int eager_uploads = 1;
   std::string wal_put = "in-place";
   bool json = false;
 };
@@ -112,7 +112,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
       ->check(CLI::Range(1, 64));
   app.add_option("--eager-uploads", f->eager_uploads,
                  "wal.eager_uploads: seal at once while fewer than this many uploads run "
-                 "(0: by flush interval and size only)")
+                 "(0: by flush interval and size only; 1, the node's default)")
       ->check(CLI::Range(0, 64));
   app.add_option("--wal-put", f->wal_put,
                  "in-place: WAL objects are written as a node does (PutUnpublished: in place, "

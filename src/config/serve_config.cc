@@ -81,9 +81,9 @@ const std::vector<Setting>& Settings() {
       {{"wal.max-inflight", "WAL uploads in flight at once", "4"},
        Integer(&ServeConfig::wal_max_inflight, 1, 256)},
       {{"wal.eager-uploads",
-        "Seal a WAL object at once, before the flush interval, while fewer than this many "
-        "uploads run (0 = never): lower latency, more and smaller objects",
-        "0"},
+        "Seal a small WAL object (under 256 KiB) at once, before the flush interval, while "
+        "fewer than this many uploads run (0 = never): lower latency at low rates",
+        "1"},
        Integer(&ServeConfig::wal_eager_uploads, 0, 256)},
       {{"retention", "Keep stream data this long (0 = forever)", "7d"},
        Duration(&ServeConfig::retention)},

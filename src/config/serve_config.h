@@ -28,7 +28,7 @@ struct ServeConfig {
   std::chrono::milliseconds wal_flush_interval{10};
   uint64_t wal_max_bytes = 8 << 20;
   int wal_max_inflight = 4;
-  int wal_eager_uploads = 0;  // seal at once while fewer uploads than this run
+  int wal_eager_uploads = 1;  // seal a small object at once while fewer uploads than this run
   std::chrono::milliseconds retention{7LL * 24 * 3600 * 1000};
   std::chrono::milliseconds compaction_interval{30'000};
   std::chrono::milliseconds gc_delete_grace{5 * 60'000};

@@ -14,11 +14,13 @@ struct StorageOptions {
   size_t wal_max_bytes = 8 << 20;
   int wal_max_inflight_uploads = 4;
   // Seal the open object at once, without waiting for the flush interval, while fewer than this
-  // many uploads are running (0: only the interval and max_bytes seal). An append then waits
-  // only for its Put and commit, and appends that arrive while the uploads run are grouped into
-  // the next object (group commit); the flush interval stays the longest wait. Costs more,
-  // smaller objects when the store is fast (at most this many per Put time).
-  int wal_eager_uploads = 0;
+  // many uploads are running and it is smaller than wal_eager_max_bytes (0: only the interval
+  // and max_bytes seal). An append at a low rate then waits only for its Put and commit, and
+  // appends that arrive while the upload runs are grouped into the next object (group commit).
+  // At high rates the open object outgrows the limit during an upload, so the interval's larger
+  // objects, several uploads at once, keep the throughput (unlimited, small objects collapsed it).
+  int wal_eager_uploads = 1;
+  size_t wal_eager_max_bytes = 256 << 10;
   // Appends wait (then fail with ResourceExhausted) while this much is not yet committed.
   size_t max_pending_bytes = 256 << 20;
   std::chrono::milliseconds append_wait_timeout{10'000};

@@ -92,7 +92,10 @@ void WalWriter::SealLoop() {
     }
     if (!stopping_) {
       auto deadline = open_since_ + options_.wal_flush_interval;
-      const bool eager = uploads_in_flight_ < options_.wal_eager_uploads;
+      // Eager only while the open object is small: at high rates it fills past that during an
+      // upload, and the interval's larger objects (several uploads at once) keep throughput.
+      const bool eager = uploads_in_flight_ < options_.wal_eager_uploads &&
+                         open_bytes_ < options_.wal_eager_max_bytes;
       if (!eager && open_bytes_ < options_.wal_max_bytes && SteadyNow() < deadline) {
         seal_cv_.wait_until(lock, deadline);
         continue;
