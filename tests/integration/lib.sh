@@ -48,6 +48,42 @@ expect_contains() {
   fi
 }
 
+# run_failing NAME STATUS CMD... (stdin passes through): runs CMD, which must exit with STATUS
+# and print nothing on stdout; its stderr is left in $ERR. Returns 1 (after a FAIL) otherwise.
+run_failing() {
+  local name=$1 status=$2
+  shift 2
+  local out rc
+  out=$("$@" 2>"$WORK/err")
+  rc=$?
+  ERR=$(cat "$WORK/err")
+  if [ "$rc" -ne "$status" ]; then
+    fail "$name: exit status $rc, expected $status (stderr: $ERR)"
+    return 1
+  elif [ -n "$out" ]; then
+    fail "$name: printed '$out' on stdout"
+    return 1
+  fi
+}
+
+# create_shop_tables: the quick start's shop.orders (primary key, partitioned) and shop.events
+# with its rows, on the running node.
+create_shop_tables() {
+  mink db create shop
+  mink table create shop.orders -C "id BIGINT NOT NULL" -C "region STRING NOT NULL" \
+    -C "amount DECIMAL(10,2)" --primary-key id,region --partition-by region --bucket-count 2
+  mink table create shop.events -C "id BIGINT NOT NULL" -C "note STRING" --bucket-key id
+  mink write shop.orders <<'ROWS'
+{"id": 1, "region": "us", "amount": "10.50"}
+{"id": 2, "region": "eu", "amount": "3.00"}
+{"id": 1, "region": "us", "amount": "11.00"}
+ROWS
+  mink write shop.events <<'ROWS'
+{"id": 7, "note": "a"}
+{"id": 8, "note": "b"}
+ROWS
+}
+
 free_port() {
   "$DEBIAN_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }

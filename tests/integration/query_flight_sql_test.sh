@@ -17,19 +17,7 @@ SQL_PORT=$(free_port)
 SERVE_PID=
 start_node
 
-mink db create shop
-mink table create shop.orders -C "id BIGINT NOT NULL" -C "region STRING NOT NULL" \
-  -C "amount DECIMAL(10,2)" --primary-key id,region --partition-by region --bucket-count 2
-mink table create shop.events -C "id BIGINT NOT NULL" -C "note STRING" --bucket-key id
-mink write shop.orders <<'ROWS'
-{"id": 1, "region": "us", "amount": "10.50"}
-{"id": 2, "region": "eu", "amount": "3.00"}
-{"id": 1, "region": "us", "amount": "11.00"}
-ROWS
-mink write shop.events <<'ROWS'
-{"id": 7, "note": "a"}
-{"id": 8, "note": "b"}
-ROWS
+create_shop_tables
 
 "$QUERY_BIN" serve --listen "127.0.0.1:$SQL_PORT" >>"$WORK/serve.log" 2>&1 &
 SERVE_PID=$!

@@ -16,45 +16,17 @@ start_node
 # expect_error NAME STATUS STDERR_SUBSTRING CMD...: fails with STATUS, nothing on stdout, stderr
 # holds the substring.
 expect_error() {
-  local name=$1 status=$2 substring=$3
-  shift 3
-  local out err rc
-  out=$("$@" 2>"$WORK/err")
-  rc=$?
-  err=$(cat "$WORK/err")
-  if [ "$rc" -ne "$status" ]; then
-    fail "$name: exit status $rc, expected $status (stderr: $err)"
-  elif [ -n "$out" ]; then
-    fail "$name: printed '$out' on stdout"
-  elif [[ "$err" != *"$substring"* ]]; then
-    fail "$name: stderr '$err' does not contain '$substring'"
+  local name=$1 substring=$3
+  run_failing "$name" "$2" "${@:4}" || return
+  if [[ "$ERR" != *"$substring"* ]]; then
+    fail "$name: stderr '$ERR' does not contain '$substring'"
   else
     pass "$name"
   fi
 }
 
-# ---- The seed's quick start
-mink db create shop
-mink table create shop.orders \
-    -C "id BIGINT NOT NULL" \
-    -C "region STRING NOT NULL" \
-    -C "amount DECIMAL(10,2)" \
-    --primary-key id,region \
-    --partition-by region \
-    --bucket-count 2
-mink table create shop.events \
-    -C "id BIGINT NOT NULL" \
-    -C "note STRING" \
-    --bucket-key id
-mink write shop.orders <<'ROWS'
-{"id": 1, "region": "us", "amount": "10.50"}
-{"id": 2, "region": "eu", "amount": "3.00"}
-{"id": 1, "region": "us", "amount": "11.00"}
-ROWS
-mink write shop.events <<'ROWS'
-{"id": 7, "note": "a"}
-{"id": 8, "note": "b"}
-ROWS
+# ---- The seed's quick start tables
+create_shop_tables
 
 # ---- The seed's SQL, verbatim. Piped: JSON lines, one per row (group order is DuckDB's).
 out=$(mink-query exec -e "SELECT region, sum(amount) FROM mink.shop.orders GROUP BY region")

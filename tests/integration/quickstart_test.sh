@@ -29,22 +29,14 @@ run_quiet() {
 # expect_error NAME STATUS STDERR_PREFIX CMD... (stdin passes through): the command fails with
 # STATUS, prints nothing on stdout and one line on stderr starting with STDERR_PREFIX.
 expect_error() {
-  local name=$1 status=$2 prefix=$3
-  shift 3
-  local out err rc
-  out=$("$@" 2>"$WORK/err")
-  rc=$?
-  err=$(cat "$WORK/err")
-  if [ "$rc" -ne "$status" ]; then
-    fail "$name: exit status $rc, expected $status (stderr: $err)"
-  elif [ -n "$out" ]; then
-    fail "$name: printed '$out' on stdout"
-  elif [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then
-    fail "$name: stderr is not one line: $err"
-  elif [[ "$err" != "$prefix"* ]]; then
-    fail "$name: stderr '$err' does not start with '$prefix'"
+  local name=$1 prefix=$3
+  run_failing "$name" "$2" "${@:4}" || return
+  if [ "$(printf '%s\n' "$ERR" | wc -l)" -ne 1 ]; then
+    fail "$name: stderr is not one line: $ERR"
+  elif [[ "$ERR" != "$prefix"* ]]; then
+    fail "$name: stderr '$ERR' does not start with '$prefix'"
   else
-    pass "$name: $err"
+    pass "$name: $ERR"
   fi
 }
 
