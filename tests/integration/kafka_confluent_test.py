@@ -112,6 +112,25 @@ def admin_checks(node, checks):
                       KafkaError.UNKNOWN_TOPIC_OR_PART, e.args[0].code())
 
 
+def read_partition(node, checks, topic, n, config):
+    """Up to n messages of partition 0 from the beginning, then whatever comes in 0.5 s more."""
+    consumer = Consumer({"bootstrap.servers": node.broker, **CONSUMER_DEFAULTS, **config})
+    consumer.assign([TopicPartition(topic, 0, ck.OFFSET_BEGINNING)])
+    got = []
+    deadline = time.monotonic() + 30
+    while len(got) < n and time.monotonic() < deadline:
+        m = consumer.poll(0.2)
+        if m is None:
+            continue
+        if m.error():
+            checks.fail("%s: consume error" % topic, str(m.error()))
+            break
+        got.append(m)
+    extra = consumer.poll(0.5)  # nothing more may arrive
+    consumer.close()
+    return got, extra
+
+
 def idempotent_checks(node, checks):
     n = 300
     producer = Producer({"bootstrap.servers": node.broker, "enable.idempotence": True, "acks": "all",
@@ -140,22 +159,7 @@ def idempotent_checks(node, checks):
     checks.expect("idempotent producer: offsets 0..N-1 in send order",
                   [(b"%d" % i, i) for i in range(n)], sorted(((v, o) for _, v, o in reports), key=lambda x: x[1]))
 
-    consumer = Consumer({"bootstrap.servers": node.broker, "group.id": "idem-reader",
-                         **CONSUMER_DEFAULTS})
-    consumer.assign([TopicPartition("idem", 0, ck.OFFSET_BEGINNING)])
-    got = []
-    deadline = time.monotonic() + 30
-    while len(got) < n and time.monotonic() < deadline:
-        m = consumer.poll(0.2)
-        if m is None:
-            continue
-        if m.error():
-            checks.fail("idempotent: consume error", str(m.error()))
-            break
-        got.append(m)
-    # A little longer: nothing more may arrive.
-    extra = consumer.poll(0.5)
-    consumer.close()
+    got, extra = read_partition(node, checks, "idem", n, {"group.id": "idem-reader"})
     checks.expect("idempotent: every number exactly once, in order",
                   [b"%d" % i for i in range(n)], [m.value() for m in got])
     checks.expect("idempotent: offsets 0..N-1", list(range(n)), [m.offset() for m in got])
@@ -165,6 +169,14 @@ def idempotent_checks(node, checks):
                       [(b"k%d" % (i % 7), [("seq", b"%d" % i), ("src", b"confluent")],
                         (ck.TIMESTAMP_CREATE_TIME, base_ts + i)) for i in range(n)],
                       [(m.key(), m.headers(), m.timestamp()) for m in got])
+    # Again in fetches of about one stored batch each, so that the broker's read-ahead prepares
+    # the next fetch while the client parses: what it hands back must be the same records.
+    small, _ = read_partition(node, checks, "idem", n,
+                              {"group.id": "idem-small", "fetch.max.bytes": 1000,
+                               "message.max.bytes": 1000, "max.partition.fetch.bytes": 200})
+    checks.expect("idempotent: small fetches read the same records",
+                  [(m.offset(), m.key(), m.value(), m.headers(), m.timestamp()) for m in got],
+                  [(m.offset(), m.key(), m.value(), m.headers(), m.timestamp()) for m in small])
     watermarks = Consumer({"bootstrap.servers": node.broker, "group.id": "wm"})
     lo, hi = watermarks.get_watermark_offsets(TopicPartition("idem", 0), timeout=10)
     watermarks.close()
