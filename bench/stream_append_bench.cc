@@ -76,6 +76,7 @@ struct Flags {
   int inflight_uploads = storage::StorageOptions{}.wal_max_inflight_uploads;
   int eager_uploads = 1;
   std::string wal_put = "in-place";
+  int64_t snapshot_every = metadata::MetadataOptions{}.snapshot_every;
   bool json = false;
 };
 
@@ -114,6 +115,9 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "wal.eager_uploads: seal at once while fewer than this many uploads run "
                  "(0: by flush interval and size only; 1, the node's default)")
       ->check(CLI::Range(0, 64));
+  app.add_option("--snapshot-every", f->snapshot_every,
+                 "metadata state snapshot every this many commands (0: none), as a node does")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--wal-put", f->wal_put,
                  "in-place: WAL objects are written as a node does (PutUnpublished: in place, "
                  "directory fsync alongside); rename: through Put (temporary file, rename, "
@@ -251,57 +255,31 @@ class TimedObjectStore final : public object_store::ObjectStore {
 
 // Times the metadata log's append transactions (catch-up read, build and validate, JSON encode,
 // insert, COMMIT with its fsync) and its snapshots.
-class TimedLogStore final : public metadata::LogStore {
+class TimedLogStore final : public metadata::ForwardingLogStore {
  public:
   TimedLogStore(std::unique_ptr<metadata::LogStore> inner, CallTimes* appends, CallTimes* snapshots)
-      : inner_(std::move(inner)), appends_(appends), snapshots_(snapshots) {}
+      : ForwardingLogStore(std::move(inner)), appends_(appends), snapshots_(snapshots) {}
 
-  Status Migrate() override { return inner_->Migrate(); }
-  Result<int> SchemaVersion() override { return inner_->SchemaVersion(); }
-  Result<std::vector<metadata::CommandRecord>> ReadAfter(int64_t after_seq, int limit) override {
-    return inner_->ReadAfter(after_seq, limit);
-  }
   Status Insert(const metadata::CommandRecord& record) override {
     inserted_bytes_.fetch_add(record.body.size());
-    return inner_->Insert(record);
+    return ForwardingLogStore::Insert(record);
   }
   Status WithAppendLock(const std::function<Status()>& fn) override {
     SteadyTime start = SteadyNow();
-    Status s = inner_->WithAppendLock(fn);
+    Status s = ForwardingLogStore::WithAppendLock(fn);
     appends_->Add(start, 0);
     return s;
   }
-  void WaitForCommands(int64_t after_seq, Millis timeout) override {
-    inner_->WaitForCommands(after_seq, timeout);
-  }
-  Result<std::optional<metadata::SnapshotRecord>> LatestSnapshot() override {
-    return inner_->LatestSnapshot();
-  }
   Status WriteSnapshot(const metadata::SnapshotRecord& snapshot) override {
     SteadyTime start = SteadyNow();
-    Status s = inner_->WriteSnapshot(snapshot);
+    Status s = ForwardingLogStore::WriteSnapshot(snapshot);
     snapshots_->Add(start, snapshot.body.size());
     return s;
   }
-  Status Prune(int64_t commands_up_to_seq, int keep_snapshots) override {
-    return inner_->Prune(commands_up_to_seq, keep_snapshots);
-  }
-  Status UpsertHeartbeat(const metadata::Heartbeat& heartbeat) override {
-    return inner_->UpsertHeartbeat(heartbeat);
-  }
-  Result<std::vector<metadata::Heartbeat>> ListHeartbeats() override {
-    return inner_->ListHeartbeats();
-  }
-  Result<metadata::Lease> TryAcquireLease(const std::string& name, const std::string& holder,
-                                          int64_t now_ms, int64_t ttl_ms) override {
-    return inner_->TryAcquireLease(name, holder, now_ms, ttl_ms);
-  }
-  std::string Describe() const override { return inner_->Describe(); }
 
   uint64_t TakeInsertedBytes() { return inserted_bytes_.exchange(0); }
 
  private:
-  std::unique_ptr<metadata::LogStore> inner_;
   CallTimes* const appends_;
   CallTimes* const snapshots_;
   std::atomic<uint64_t> inserted_bytes_{0};
@@ -813,6 +791,7 @@ int Main(int argc, char** argv) {
   TimedLogStore* log_store = timed_log.get();
   metadata::MetadataOptions mo;
   mo.node_label = "bench-node-1";
+  mo.snapshot_every = flags.snapshot_every;
   auto meta = metadata::MetadataLog::Open(std::move(timed_log), mo);
   if (!meta.ok()) {
     fmt::print(stderr, "stream_append_bench: metadata: {}\n", meta.status().ToString());

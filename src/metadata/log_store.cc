@@ -1,9 +1,27 @@
 #include "metadata/log_store.h"
 
+#include <algorithm>
+
 #include "metadata/postgres/postgres_log_store.h"
 #include "metadata/sqlite/sqlite_log_store.h"
 
 namespace mink::metadata {
+
+std::vector<std::string_view> SplitSnapshot(std::string_view body) {
+  std::vector<std::string_view> parts;
+  size_t at = 0;
+  while (at < body.size()) {
+    size_t end = std::min(body.size(), at + kSnapshotPartBytes);
+    // Back off over continuation bytes (10xxxxxx) so a multi-byte character stays whole.
+    while (end < body.size() && end > at + 1 &&
+           (static_cast<unsigned char>(body[end]) & 0xC0) == 0x80) {
+      --end;
+    }
+    parts.push_back(body.substr(at, end - at));
+    at = end;
+  }
+  return parts;
+}
 
 Result<std::unique_ptr<LogStore>> OpenLogStore(const std::string& url) {
   if (url.rfind("sqlite:", 0) == 0) {

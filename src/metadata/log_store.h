@@ -8,7 +8,8 @@
 // leases(name, holder, epoch, expires_ms), schema_version(version), and (migration 2)
 // group_offsets(group_id, topic, partition, committed_offset, leader_epoch, metadata,
 // commit_time_ms): the Kafka consumer groups' committed offsets, high-rate data kept out of the
-// command log (DESIGN.md §5).
+// command log (DESIGN.md §5), and (migration 3) snapshot_parts(seq, part, body) with
+// snapshots.parts: a snapshot is stored in parts, see WriteSnapshot.
 //
 // Thread-safety: every method may be called from any thread; a backend serialises use of its
 // connection internally.
@@ -19,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -65,6 +67,13 @@ struct GroupOffset {
   bool operator==(const GroupOffset&) const = default;
 };
 
+// Bytes of one snapshot part at most.
+inline constexpr size_t kSnapshotPartBytes = 256 << 10;
+
+// Cuts a snapshot's text into parts of at most kSnapshotPartBytes, never inside a UTF-8
+// sequence (PostgreSQL stores them as text), the same way every time.
+std::vector<std::string_view> SplitSnapshot(std::string_view body);
+
 class LogStore {
  public:
   virtual ~LogStore() = default;
@@ -87,6 +96,10 @@ class LogStore {
   virtual void WaitForCommands(int64_t after_seq, std::chrono::milliseconds timeout) = 0;
 
   virtual Result<std::optional<SnapshotRecord>> LatestSnapshot() = 0;
+  // Writes the parts of SplitSnapshot(body) each in its own transaction, then the snapshots row
+  // that names how many there are: appends interleave with a large snapshot instead of waiting
+  // for all of it, and the snapshot is visible only once complete. Two nodes writing the same
+  // seq write the same parts (the state's text is canonical).
   virtual Status WriteSnapshot(const SnapshotRecord& snapshot) = 0;
   // Deletes commands with seq <= seq and snapshots older than the newest `keep` ones.
   virtual Status Prune(int64_t commands_up_to_seq, int keep_snapshots) = 0;
@@ -125,6 +138,63 @@ class LogStore {
   Status NoGroupOffsets() const {
     return UnimplementedError("consumer-group offsets are not supported by " + Describe());
   }
+};
+
+// A LogStore that passes every call to `inner`: wrappers that observe or delay some calls (a
+// benchmark's timers, a test's faults) override just those.
+class ForwardingLogStore : public LogStore {
+ public:
+  explicit ForwardingLogStore(std::unique_ptr<LogStore> inner) : inner_(std::move(inner)) {}
+
+  Status Migrate() override { return inner_->Migrate(); }
+  Result<int> SchemaVersion() override { return inner_->SchemaVersion(); }
+  Result<std::vector<CommandRecord>> ReadAfter(int64_t after_seq, int limit) override {
+    return inner_->ReadAfter(after_seq, limit);
+  }
+  Status Insert(const CommandRecord& record) override { return inner_->Insert(record); }
+  Status WithAppendLock(const std::function<Status()>& fn) override {
+    return inner_->WithAppendLock(fn);
+  }
+  void WaitForCommands(int64_t after_seq, std::chrono::milliseconds timeout) override {
+    inner_->WaitForCommands(after_seq, timeout);
+  }
+  Result<std::optional<SnapshotRecord>> LatestSnapshot() override {
+    return inner_->LatestSnapshot();
+  }
+  Status WriteSnapshot(const SnapshotRecord& snapshot) override {
+    return inner_->WriteSnapshot(snapshot);
+  }
+  Status Prune(int64_t commands_up_to_seq, int keep_snapshots) override {
+    return inner_->Prune(commands_up_to_seq, keep_snapshots);
+  }
+  Status UpsertHeartbeat(const Heartbeat& heartbeat) override {
+    return inner_->UpsertHeartbeat(heartbeat);
+  }
+  Result<std::vector<Heartbeat>> ListHeartbeats() override { return inner_->ListHeartbeats(); }
+  Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
+                                int64_t now_ms, int64_t ttl_ms) override {
+    return inner_->TryAcquireLease(name, holder, now_ms, ttl_ms);
+  }
+  Status CommitGroupOffsets(const std::string& group,
+                            const std::vector<GroupOffset>& offsets) override {
+    return inner_->CommitGroupOffsets(group, offsets);
+  }
+  Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override {
+    return inner_->ListGroupOffsets(group);
+  }
+  Result<std::vector<std::string>> ListOffsetGroups() override {
+    return inner_->ListOffsetGroups();
+  }
+  Status DeleteGroupOffsets(const std::string& group) override {
+    return inner_->DeleteGroupOffsets(group);
+  }
+  Status DeleteTopicOffsets(const std::string& topic) override {
+    return inner_->DeleteTopicOffsets(topic);
+  }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  std::unique_ptr<LogStore> inner_;
 };
 
 // Opens the backend for `url`: `sqlite:<path>` (e.g. sqlite:./data/meta.db) or

@@ -32,9 +32,6 @@ Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(std::unique_ptr<LogStore>
   auto log = std::unique_ptr<MetadataLog>(new MetadataLog(std::move(store), std::move(options)));
   MINK_RETURN_IF_ERROR(log->Load());
   if (log->options_.tail) log->tailer_ = std::thread([raw = log.get()] { raw->TailLoop(); });
-  if (log->options_.snapshot_every > 0) {
-    log->snapshotter_ = std::thread([raw = log.get()] { raw->SnapshotLoop(); });
-  }
   return log;
 }
 
@@ -44,12 +41,7 @@ MetadataLog::MetadataLog(std::unique_ptr<LogStore> store, MetadataOptions option
 MetadataLog::~MetadataLog() {
   stopping_ = true;
   if (tailer_.joinable()) tailer_.join();
-  {
-    std::lock_guard<std::mutex> lock(snapshot_mutex_);
-    snapshotter_stopping_ = true;  // a queued snapshot is still written first
-  }
-  snapshot_cv_.notify_all();
-  if (snapshotter_.joinable()) snapshotter_.join();
+  snapshotter_.reset();  // a due snapshot is still written first
 }
 
 Status MetadataLog::Load() {
@@ -58,6 +50,10 @@ Status MetadataLog::Load() {
     MINK_ASSIGN_OR_RETURN(State loaded, State::Deserialize(snapshot->body));
     std::unique_lock<std::shared_mutex> lock(state_mutex_);
     state_ = std::move(loaded);
+  }
+  if (options_.snapshot_every > 0) {
+    snapshotter_ = std::make_unique<Snapshotter>(store_.get(), options_.snapshot_every,
+                                                 options_.keep_snapshots, state_);
   }
   return CatchUp();
 }
@@ -79,13 +75,16 @@ void MetadataLog::ApplyRecord(const CommandRecord& record) {
     if (record.seq != state_.applied_seq() + 1) return;  // applied already
     auto command = DecodeCommand(record.kind, record.body);
     Status valid = command.ok() ? state_.Validate(*command) : command.status();
+    // The snapshotter hears of each command under this lock, so in seq order.
     if (valid.ok()) {
       state_.Apply(*command, record.seq, record.time_ms);
+      if (snapshotter_) snapshotter_->Applied(std::move(*command), record.seq, record.time_ms);
     } else {
       // Every node skips the same invalid command, so states stay equal.
       MINK_LOG_WARN("metadata", "skipping invalid command seq={} kind={}: {}", record.seq,
                     record.kind, valid.ToString());
       state_.Skip(record.seq);
+      if (snapshotter_) snapshotter_->Skipped(record.seq);
     }
   }
   std::lock_guard<std::mutex> lock(applied_mutex_);
@@ -113,6 +112,7 @@ Status MetadataLog::CatchUpLocked(const std::string& our_id, int64_t* our_seq) {
       MINK_ASSIGN_OR_RETURN(State loaded, State::Deserialize(snapshot->body));
       std::unique_lock<std::shared_mutex> state_lock(state_mutex_);
       state_ = std::move(loaded);
+      if (snapshotter_) snapshotter_->Reset(state_);
       continue;
     }
     for (const auto& record : records) {
@@ -166,7 +166,6 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
     if (s.ok()) {
       if (landed != 0) return landed;
       ApplyRecord(record);
-      MaybeSnapshot(record.seq);
       return record.seq;
     }
     // A conflict (another writer took the seq) or a transient database error: retry.
@@ -179,44 +178,6 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
     }
     std::this_thread::sleep_for(backoff.Next());
   }
-}
-
-void MetadataLog::MaybeSnapshot(int64_t seq) {
-  if (options_.snapshot_every <= 0 || seq % options_.snapshot_every != 0) return;
-  SnapshotRecord snapshot{seq, {}};
-  {
-    std::shared_lock<std::shared_mutex> lock(state_mutex_);
-    if (state_.applied_seq() != seq) return;  // moved on already; the next multiple will do
-    snapshot.body = state_.Serialize();
-  }
-  {
-    std::lock_guard<std::mutex> lock(snapshot_mutex_);
-    snapshot_due_ = std::move(snapshot);
-  }
-  snapshot_cv_.notify_one();
-}
-
-void MetadataLog::SnapshotLoop() {
-  std::unique_lock<std::mutex> lock(snapshot_mutex_);
-  while (true) {
-    snapshot_cv_.wait(lock, [&] { return snapshot_due_.has_value() || snapshotter_stopping_; });
-    if (!snapshot_due_) return;
-    SnapshotRecord snapshot = std::move(*snapshot_due_);
-    snapshot_due_.reset();
-    lock.unlock();
-    WriteSnapshot(std::move(snapshot));
-    lock.lock();
-  }
-}
-
-void MetadataLog::WriteSnapshot(SnapshotRecord snapshot) {
-  const int64_t seq = snapshot.seq;
-  Status s = store_->WriteSnapshot(snapshot);
-  if (s.ok()) {
-    int64_t prune_to = seq - options_.snapshot_every * (options_.keep_snapshots - 1);
-    if (prune_to > 0) s = store_->Prune(prune_to, options_.keep_snapshots);
-  }
-  if (!s.ok()) MINK_LOG_WARN("metadata", "snapshot at seq={} failed: {}", seq, s.ToString());
 }
 
 void MetadataLog::TailLoop() {

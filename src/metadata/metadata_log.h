@@ -22,6 +22,7 @@
 #include "base/result.h"
 #include "metadata/commands.h"
 #include "metadata/log_store.h"
+#include "metadata/snapshotter.h"
 #include "metadata/state.h"
 
 namespace mink::metadata {
@@ -78,13 +79,7 @@ class MetadataLog {
   // The caller holds catch_up_mutex_.
   Status CatchUpLocked(const std::string& our_id, int64_t* our_seq);
   void ApplyRecord(const CommandRecord& record);
-  // Serializes the state at `seq` when it is a snapshot point; the snapshotter thread writes it.
-  void MaybeSnapshot(int64_t seq);
   void TailLoop();
-  // Writes queued snapshots and prunes the log behind them, off the append path (a snapshot
-  // write and prune take milliseconds that every later append would otherwise wait for).
-  void SnapshotLoop();
-  void WriteSnapshot(SnapshotRecord snapshot);
 
   std::unique_ptr<LogStore> store_;
   const MetadataOptions options_;
@@ -95,14 +90,10 @@ class MetadataLog {
   std::mutex applied_mutex_;
   std::condition_variable applied_cv_;
 
-  std::mutex snapshot_mutex_;
-  std::condition_variable snapshot_cv_;
-  std::optional<SnapshotRecord> snapshot_due_;  // newest one not yet written; older are dropped
-  bool snapshotter_stopping_ = false;
+  std::unique_ptr<Snapshotter> snapshotter_;  // none when snapshot_every is 0
 
   std::atomic<bool> stopping_{false};
   std::thread tailer_;
-  std::thread snapshotter_;
 };
 
 }  // namespace mink::metadata

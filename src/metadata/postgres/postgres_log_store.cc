@@ -30,6 +30,10 @@ const char* const kMigrations[] = {
     " partition INTEGER NOT NULL, committed_offset BIGINT NOT NULL,"
     " leader_epoch INTEGER NOT NULL, metadata BYTEA NOT NULL, commit_time_ms BIGINT NOT NULL,"
     " PRIMARY KEY (group_id, topic, partition));",
+    // 3: snapshots in parts (LogStore::WriteSnapshot); parts = 0 keeps the body inline.
+    "CREATE TABLE snapshot_parts (seq BIGINT NOT NULL, part INTEGER NOT NULL,"
+    " body TEXT NOT NULL, PRIMARY KEY (seq, part));"
+    "ALTER TABLE snapshots ADD COLUMN parts INTEGER NOT NULL DEFAULT 0;",
 };
 
 // Rows per INSERT of CommitGroupOffsets (7 parameters each; PostgreSQL allows 65535).
@@ -415,16 +419,36 @@ bool PostgresLogStore::PollNotifications(std::chrono::steady_clock::time_point d
 }
 
 Result<std::optional<SnapshotRecord>> PostgresLogStore::LatestSnapshot() {
+  // One statement, so one view of the tables: a concurrent prune cannot take parts away.
   MINK_ASSIGN_OR_RETURN(
       Rows rows,
-      Query("SELECT seq, body FROM snapshots ORDER BY seq DESC LIMIT 1", {}, "read snapshot"));
+      Query("SELECT s.seq, s.parts, s.body || coalesce((SELECT string_agg(p.body, '' ORDER BY"
+            " p.part) FROM snapshot_parts p WHERE p.seq = s.seq), ''), (SELECT count(*) FROM"
+            " snapshot_parts p WHERE p.seq = s.seq AND p.part < s.parts)"
+            " FROM snapshots s ORDER BY s.seq DESC LIMIT 1",
+            {}, "read snapshot"));
   if (rows.count() == 0) return std::optional<SnapshotRecord>();
-  return std::optional<SnapshotRecord>(SnapshotRecord{rows.Int(0, 0), rows.Text(0, 1)});
+  const int64_t seq = rows.Int(0, 0), parts = rows.Int(0, 1), found = rows.Int(0, 3);
+  if (found != parts) {
+    return DataLossError("metadata snapshot at seq " + std::to_string(seq) + " has " +
+                         std::to_string(found) + " of its " + std::to_string(parts) + " parts");
+  }
+  return std::optional<SnapshotRecord>(SnapshotRecord{seq, rows.Text(0, 2)});
 }
 
 Status PostgresLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
-  return Query("INSERT INTO snapshots (seq, body) VALUES ($1, $2) ON CONFLICT (seq) DO NOTHING",
-               {std::to_string(snapshot.seq), snapshot.body}, "write snapshot")
+  const std::vector<std::string_view> parts = SplitSnapshot(snapshot.body);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    MINK_RETURN_IF_ERROR(Query("INSERT INTO snapshot_parts (seq, part, body) VALUES ($1, $2, $3)"
+                               " ON CONFLICT (seq, part) DO NOTHING",
+                               {std::to_string(snapshot.seq), std::to_string(i),
+                                std::string(parts[i])},
+                               "write snapshot part")
+                             .status());
+  }
+  return Query("INSERT INTO snapshots (seq, body, parts) VALUES ($1, '', $2)"
+               " ON CONFLICT (seq) DO NOTHING",
+               {std::to_string(snapshot.seq), std::to_string(parts.size())}, "write snapshot")
       .status();
 }
 
@@ -433,10 +457,13 @@ Status PostgresLogStore::Prune(int64_t commands_up_to_seq, int keep_snapshots) {
     MINK_RETURN_IF_ERROR(Exec("DELETE FROM commands WHERE seq <= $1",
                               {std::to_string(commands_up_to_seq)}, "prune commands")
                              .status());
-    return Exec(
-               "DELETE FROM snapshots WHERE seq NOT IN"
-               " (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT $1)",
-               {std::to_string(keep_snapshots)}, "prune snapshots")
+    MINK_RETURN_IF_ERROR(Exec("DELETE FROM snapshots WHERE seq NOT IN"
+                              " (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT $1)",
+                              {std::to_string(keep_snapshots)}, "prune snapshots")
+                             .status());
+    // Parts below the oldest kept snapshot: pruned ones, and those of an unfinished write.
+    return Exec("DELETE FROM snapshot_parts WHERE seq < (SELECT min(seq) FROM snapshots)", {},
+                "prune snapshot parts")
         .status();
   });
 }

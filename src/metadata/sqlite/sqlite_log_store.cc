@@ -26,9 +26,14 @@ const char* const kMigrations[] = {
     " partition INTEGER NOT NULL, committed_offset INTEGER NOT NULL,"
     " leader_epoch INTEGER NOT NULL, metadata BLOB NOT NULL, commit_time_ms INTEGER NOT NULL,"
     " PRIMARY KEY (group_id, topic, partition)) WITHOUT ROWID;",
+    // 3: snapshots in parts (LogStore::WriteSnapshot); parts = 0 keeps the body inline.
+    "CREATE TABLE snapshot_parts (seq INTEGER NOT NULL, part INTEGER NOT NULL,"
+    " body TEXT NOT NULL, PRIMARY KEY (seq, part)) WITHOUT ROWID;"
+    "ALTER TABLE snapshots ADD COLUMN parts INTEGER NOT NULL DEFAULT 0;",
 };
 
 constexpr std::chrono::milliseconds kPollInterval{100};
+
 
 // In-process wake-up of tailers: one counter per database file.
 struct Waker {
@@ -73,7 +78,7 @@ class Stmt {
     return rc_ == SQLITE_OK ? Status::Ok() : SqliteError(db_, "prepare");
   }
   void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void Bind(int i, const std::string& v) {
+  void Bind(int i, std::string_view v) {
     sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void BindBlob(int i, const std::string& v) {
@@ -123,7 +128,7 @@ Result<std::unique_ptr<SqliteLogStore>> SqliteLogStore::Open(const std::string& 
 SqliteLogStore::~SqliteLogStore() { sqlite3_close(db_); }
 
 Status SqliteLogStore::Exec(const std::string& sql) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Connection lock(this);
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     Status s = SqliteError(db_, "exec");
@@ -134,7 +139,7 @@ Status SqliteLogStore::Exec(const std::string& sql) {
 }
 
 Status SqliteLogStore::InTransaction(const std::function<Status()>& fn, bool immediate) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Connection lock(this);
   if (in_transaction_) return fn();
   // BEGIN IMMEDIATE can still report busy after the busy timeout under heavy contention.
   Backoff backoff(std::chrono::milliseconds(5), std::chrono::milliseconds(200));
@@ -162,6 +167,14 @@ Status SqliteLogStore::InTransaction(const std::function<Status()>& fn, bool imm
   return committed;
 }
 
+Status SqliteLogStore::InBackgroundTransaction(const std::function<Status()>& fn) {
+  // A mutex is not fair: a loop of steps would take it again before a woken waiter runs.
+  constexpr auto kPause = std::chrono::microseconds(200);
+  constexpr int kMaxPauses = 100;  // 20 ms: a steady stream of appends cannot starve the steps
+  for (int i = 0; i < kMaxPauses && waiting_.load() > 0; ++i) std::this_thread::sleep_for(kPause);
+  return InTransaction(fn, /*immediate=*/true);
+}
+
 void SqliteLogStore::WakeTailers() {
   Waker& w = WakerFor(path_);
   std::lock_guard<std::mutex> lock(w.mutex);
@@ -187,7 +200,7 @@ Status SqliteLogStore::Migrate() {
 }
 
 Result<int> SqliteLogStore::SchemaVersion() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Connection lock(this);
   Stmt stmt(db_, "SELECT max(version) FROM schema_version");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   if (stmt.Step() != SQLITE_ROW) return SqliteError(db_, "read schema version");
@@ -195,7 +208,7 @@ Result<int> SqliteLogStore::SchemaVersion() {
 }
 
 Result<std::vector<CommandRecord>> SqliteLogStore::ReadAfter(int64_t after_seq, int limit) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Connection lock(this);
   Stmt stmt(db_,
             "SELECT seq, id, time_ms, node, kind, body FROM commands WHERE seq > ?"
             " ORDER BY seq LIMIT ?");
@@ -246,22 +259,57 @@ void SqliteLogStore::WaitForCommands(int64_t /*after_seq*/, std::chrono::millise
 }
 
 Result<std::optional<SnapshotRecord>> SqliteLogStore::LatestSnapshot() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  Stmt stmt(db_, "SELECT seq, body FROM snapshots ORDER BY seq DESC LIMIT 1");
-  MINK_RETURN_IF_ERROR(stmt.prepared());
-  int rc = stmt.Step();
-  if (rc == SQLITE_DONE) return std::optional<SnapshotRecord>();
-  if (rc != SQLITE_ROW) return SqliteError(db_, "read snapshot");
-  return std::optional<SnapshotRecord>(SnapshotRecord{stmt.Int(0), stmt.Text(1)});
+  std::optional<SnapshotRecord> out;
+  // One read transaction: a concurrent prune cannot take parts away between the two reads.
+  Status s = InTransaction(
+      [&]() -> Status {
+        Stmt stmt(db_, "SELECT seq, body, parts FROM snapshots ORDER BY seq DESC LIMIT 1");
+        MINK_RETURN_IF_ERROR(stmt.prepared());
+        int rc = stmt.Step();
+        if (rc == SQLITE_DONE) return Status::Ok();
+        if (rc != SQLITE_ROW) return SqliteError(db_, "read snapshot");
+        SnapshotRecord snapshot{stmt.Int(0), stmt.Text(1)};
+        const int64_t parts = stmt.Int(2);
+        Stmt part(db_, "SELECT part, body FROM snapshot_parts WHERE seq = ? ORDER BY part");
+        MINK_RETURN_IF_ERROR(part.prepared());
+        part.Bind(1, snapshot.seq);
+        int64_t read = 0;
+        while (read < parts && (rc = part.Step()) == SQLITE_ROW && part.Int(0) == read) {
+          snapshot.body += part.Text(1);
+          ++read;
+        }
+        if (read != parts) {
+          return DataLossError("metadata snapshot at seq " + std::to_string(snapshot.seq) +
+                               " has " + std::to_string(read) + " of its " +
+                               std::to_string(parts) + " parts in order");
+        }
+        out = std::move(snapshot);
+        return Status::Ok();
+      },
+      /*immediate=*/false);
+  if (!s.ok()) return s;
+  return out;
 }
 
 Status SqliteLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
+  const std::vector<std::string_view> parts = SplitSnapshot(snapshot.body);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    MINK_RETURN_IF_ERROR(InBackgroundTransaction([&]() -> Status {
+      Stmt stmt(db_, "INSERT OR REPLACE INTO snapshot_parts (seq, part, body) VALUES (?, ?, ?)");
+      MINK_RETURN_IF_ERROR(stmt.prepared());
+      stmt.Bind(1, snapshot.seq);
+      stmt.Bind(2, static_cast<int64_t>(i));
+      stmt.Bind(3, parts[i]);
+      if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "write snapshot part");
+      return Status::Ok();
+    }));
+  }
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_, "INSERT OR IGNORE INTO snapshots (seq, body) VALUES (?, ?)");
+        Stmt stmt(db_, "INSERT OR IGNORE INTO snapshots (seq, body, parts) VALUES (?, '', ?)");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         stmt.Bind(1, snapshot.seq);
-        stmt.Bind(2, snapshot.body);
+        stmt.Bind(2, static_cast<int64_t>(parts.size()));
         if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "write snapshot");
         return Status::Ok();
       },
@@ -269,21 +317,39 @@ Status SqliteLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
 }
 
 Status SqliteLogStore::Prune(int64_t commands_up_to_seq, int keep_snapshots) {
-  return InTransaction(
-      [&]() -> Status {
-        Stmt del(db_, "DELETE FROM commands WHERE seq <= ?");
-        MINK_RETURN_IF_ERROR(del.prepared());
-        del.Bind(1, commands_up_to_seq);
-        if (del.Step() != SQLITE_DONE) return SqliteError(db_, "prune commands");
-        Stmt snaps(db_,
-                   "DELETE FROM snapshots WHERE seq NOT IN"
-                   " (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)");
-        MINK_RETURN_IF_ERROR(snaps.prepared());
-        snaps.Bind(1, static_cast<int64_t>(keep_snapshots));
-        if (snaps.Step() != SQLITE_DONE) return SqliteError(db_, "prune snapshots");
-        return Status::Ok();
-      },
-      /*immediate=*/true);
+  // In short transactions, each deleting a bounded number of rows: a prune after a large
+  // snapshot frees megabytes, and appends would otherwise wait for all of it at once. Old
+  // snapshot rows go first, so a reader never finds a snapshot whose parts or whose following
+  // commands are gone.
+  MINK_RETURN_IF_ERROR(DeleteInSteps(
+      "DELETE FROM snapshots WHERE seq NOT IN"
+      " (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)",
+      keep_snapshots, "prune snapshots"));
+  // Parts below the oldest kept snapshot: pruned ones, and those of an unfinished write.
+  MINK_RETURN_IF_ERROR(DeleteInSteps(
+      "DELETE FROM snapshot_parts WHERE (seq, part) IN (SELECT seq, part FROM snapshot_parts"
+      " WHERE seq < (SELECT min(seq) FROM snapshots) LIMIT 4)",
+      std::nullopt, "prune snapshot parts"));
+  return DeleteInSteps(
+      "DELETE FROM commands WHERE seq IN (SELECT seq FROM commands WHERE seq <= ?"
+      " ORDER BY seq LIMIT 256)",
+      commands_up_to_seq, "prune commands");
+}
+
+Status SqliteLogStore::DeleteInSteps(const char* sql, std::optional<int64_t> arg,
+                                     const char* what) {
+  while (true) {
+    int changed = 0;
+    MINK_RETURN_IF_ERROR(InBackgroundTransaction([&]() -> Status {
+      Stmt stmt(db_, sql);
+      MINK_RETURN_IF_ERROR(stmt.prepared());
+      if (arg) stmt.Bind(1, *arg);
+      if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, what);
+      changed = sqlite3_changes(db_);
+      return Status::Ok();
+    }));
+    if (changed == 0) return Status::Ok();
+  }
 }
 
 Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
@@ -306,7 +372,7 @@ Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
 }
 
 Result<std::vector<Heartbeat>> SqliteLogStore::ListHeartbeats() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Connection lock(this);
   Stmt stmt(db_, "SELECT node_id, node_epoch, address, updated_ms FROM heartbeats ORDER BY node_id");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   std::vector<Heartbeat> out;
@@ -384,7 +450,7 @@ Status SqliteLogStore::CommitGroupOffsets(const std::string& group,
 }
 
 Result<std::vector<GroupOffset>> SqliteLogStore::ListGroupOffsets(const std::string& group) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Connection lock(this);
   Stmt stmt(db_,
             "SELECT topic, partition, committed_offset, leader_epoch, metadata, commit_time_ms"
             " FROM group_offsets WHERE group_id = ? ORDER BY topic, partition");
@@ -401,7 +467,7 @@ Result<std::vector<GroupOffset>> SqliteLogStore::ListGroupOffsets(const std::str
 }
 
 Result<std::vector<std::string>> SqliteLogStore::ListOffsetGroups() {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  Connection lock(this);
   Stmt stmt(db_, "SELECT DISTINCT group_id FROM group_offsets ORDER BY group_id");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   std::vector<std::string> out;

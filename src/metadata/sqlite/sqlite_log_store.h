@@ -3,9 +3,13 @@
 // WAL journal with synchronous=FULL, so a committed command survives power loss. Appends from
 // several processes serialise on SQLite's write lock (BEGIN IMMEDIATE); tailers in the same
 // process are woken at once, other processes see new commands within the poll interval.
+// Snapshot parts and prune steps let waiting transactions go first, so an append waits for at
+// most one step of that background work.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "metadata/log_store.h"
@@ -41,16 +45,39 @@ class SqliteLogStore final : public LogStore {
   std::string Describe() const override { return "sqlite:" + path_; }
 
  private:
+  // Holds the connection; while waiting, counts as a waiter that background steps let go first.
+  class Connection {
+   public:
+    explicit Connection(SqliteLogStore* store) : store_(store) {
+      store_->waiting_.fetch_add(1);
+      store_->mutex_.lock();
+      store_->waiting_.fetch_sub(1);
+    }
+    ~Connection() { store_->mutex_.unlock(); }
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+   private:
+    SqliteLogStore* const store_;
+  };
+
   SqliteLogStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
   Status Exec(const std::string& sql);
   // Runs `fn` in a transaction unless one is open on this connection already.
   Status InTransaction(const std::function<Status()>& fn, bool immediate);
+  // An immediate transaction of background work (a snapshot part, a prune step): it first lets
+  // transactions that are waiting for the connection go ahead, for a bounded time.
+  Status InBackgroundTransaction(const std::function<Status()>& fn);
   void WakeTailers();
+  // Runs a bounded DELETE (`arg`, if any, bound to its parameter), one transaction each time,
+  // until it deletes nothing.
+  Status DeleteInSteps(const char* sql, std::optional<int64_t> arg, const char* what);
 
   const std::string path_;
   sqlite3* db_;
   std::recursive_mutex mutex_;  // one connection; WithAppendLock holds it across its callback
   bool in_transaction_ = false;
+  std::atomic<int> waiting_{0};  // callers waiting for mutex_ (see Connection)
   bool wake_after_commit_ = false;  // a command was inserted in the open transaction
 };
 

@@ -14,6 +14,26 @@
 namespace mink::metadata {
 namespace {
 
+// Runs `sql` on the database behind `url` with the database's own client library.
+void RunRaw(const std::string& url, const std::string& sql) {
+  if (url.rfind("sqlite:", 0) == 0) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return;
+  }
+  PGconn* conn = PQconnectdb(url.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PGresult* res = PQexec(conn, sql.c_str());
+  EXPECT_EQ(PQresultStatus(res), PGRES_COMMAND_OK) << PQerrorMessage(conn);
+  PQclear(res);
+  PQfinish(conn);
+}
+
 class LogStoreConformance : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -36,7 +56,7 @@ TEST_P(LogStoreConformance, MigrateIsIdempotentAndVersioned) {
   ASSERT_TRUE(store_->Migrate().ok());
   auto v = store_->SchemaVersion();
   ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(*v, 2);
+  EXPECT_EQ(*v, 3);
 }
 
 TEST_P(LogStoreConformance, InsertedCommandsReadBackInOrder) {
@@ -105,6 +125,51 @@ TEST_P(LogStoreConformance, SnapshotsAndPruning) {
   ASSERT_TRUE(rest.ok());
   ASSERT_EQ(rest->size(), 10u);
   EXPECT_EQ(rest->front().seq, 21);
+}
+
+// A text of `bytes` bytes of two-byte characters and a counter, so part cuts fall inside
+// characters unless the writer avoids them.
+std::string LargeSnapshotText(size_t bytes, int seed) {
+  std::string text = "{\"seed\":" + std::to_string(seed) + ",\"s\":\"";
+  for (size_t i = 0; text.size() < bytes; ++i) {
+    text += (i % 97 == 0) ? std::to_string(i) : "\xC3\xA9";  // é
+  }
+  return text + "\"}";
+}
+
+TEST_P(LogStoreConformance, ALargeSnapshotIsWrittenInPartsAndReadBackWhole) {
+  const std::string big = LargeSnapshotText(3 * kSnapshotPartBytes + 1000, 1);
+  ASSERT_GT(SplitSnapshot(big).size(), 3u);
+  ASSERT_TRUE(store_->WriteSnapshot({40, big}).ok());
+  ASSERT_TRUE(store_->WriteSnapshot({40, big}).ok());  // a second node writing the same seq
+  auto latest = store_->LatestSnapshot();
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  ASSERT_TRUE(latest->has_value());
+  EXPECT_EQ((*latest)->seq, 40);
+  EXPECT_EQ((*latest)->body, big);
+  const std::string newer = LargeSnapshotText(kSnapshotPartBytes + 10, 2);
+  ASSERT_TRUE(store_->WriteSnapshot({50, newer}).ok());
+  ASSERT_TRUE(store_->Prune(40, 1).ok());
+  latest = store_->LatestSnapshot();
+  ASSERT_TRUE(latest.ok() && latest->has_value()) << latest.status();
+  EXPECT_EQ((*latest)->seq, 50);
+  EXPECT_EQ((*latest)->body, newer);
+}
+
+TEST_P(LogStoreConformance, AnUnfinishedSnapshotIsInvisibleAndAMissingPartIsDataLoss) {
+  ASSERT_TRUE(store_->WriteSnapshot({10, "s10"}).ok());
+  // A writer that died after its first part: no snapshots row, so the old snapshot stays.
+  RunRaw(url_, "INSERT INTO snapshot_parts (seq, part, body) VALUES (20, 0, 'half')");
+  auto latest = store_->LatestSnapshot();
+  ASSERT_TRUE(latest.ok() && latest->has_value()) << latest.status();
+  EXPECT_EQ((*latest)->seq, 10);
+  EXPECT_EQ((*latest)->body, "s10");
+  // A published snapshot whose second part is gone is reported, never returned short.
+  RunRaw(url_, "INSERT INTO snapshots (seq, body, parts) VALUES (20, '', 2)");
+  latest = store_->LatestSnapshot();
+  ASSERT_FALSE(latest.ok());
+  EXPECT_TRUE(IsDataLoss(latest.status())) << latest.status();
+  EXPECT_NE(latest.status().message().find("seq 20"), std::string::npos) << latest.status();
 }
 
 TEST_P(LogStoreConformance, HeartbeatsUpsert) {
@@ -222,29 +287,10 @@ constexpr char kVersion1Schema[] =
     " address TEXT NOT NULL, updated_ms BIGINT NOT NULL);"
     "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, epoch BIGINT NOT NULL,"
     " expires_ms BIGINT NOT NULL);"
-    "INSERT INTO commands VALUES (1, 'id1', 1001, 'n1', 'k', '{}');";
+    "INSERT INTO commands VALUES (1, 'id1', 1001, 'n1', 'k', '{}');"
+    "INSERT INTO snapshots VALUES (1, 'state at 1');";
 
-// Runs `sql` on the database behind `url` with the database's own client library.
-void RunRaw(const std::string& url, const std::string& sql) {
-  if (url.rfind("sqlite:", 0) == 0) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
-    char* err = nullptr;
-    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-    EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-    sqlite3_free(err);
-    sqlite3_close(db);
-    return;
-  }
-  PGconn* conn = PQconnectdb(url.c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
-  PGresult* res = PQexec(conn, sql.c_str());
-  EXPECT_EQ(PQresultStatus(res), PGRES_COMMAND_OK) << PQerrorMessage(conn);
-  PQclear(res);
-  PQfinish(conn);
-}
-
-TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToVersion2) {
+TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToTheNewestVersion) {
   const std::string url = testing::FreshDatabaseUrl(GetParam());
   ASSERT_FALSE(url.empty());
   RunRaw(url, kVersion1Schema);
@@ -254,7 +300,10 @@ TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToVersion2) {
   EXPECT_EQ(*old_db.SchemaVersion(), 1);
   EXPECT_FALSE(old_db.CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());  // no table yet
   ASSERT_TRUE(old_db.Migrate().ok());
-  EXPECT_EQ(*old_db.SchemaVersion(), 2);
+  EXPECT_EQ(*old_db.SchemaVersion(), 3);
+  auto snapshot = old_db.LatestSnapshot();  // written before snapshots had parts
+  ASSERT_TRUE(snapshot.ok() && snapshot->has_value()) << snapshot.status();
+  EXPECT_EQ((*snapshot)->body, "state at 1");
   auto commands = old_db.ReadAfter(0, 10);
   ASSERT_TRUE(commands.ok()) << commands.status();
   ASSERT_EQ(commands->size(), 1u);
@@ -265,8 +314,24 @@ TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToVersion2) {
   auto again = OpenLogStore(url);
   ASSERT_TRUE(again.ok());
   ASSERT_TRUE((*again)->Migrate().ok());
-  EXPECT_EQ(*(*again)->SchemaVersion(), 2);
+  EXPECT_EQ(*(*again)->SchemaVersion(), 3);
   EXPECT_EQ((*again)->ListGroupOffsets("g")->size(), 1u);
+}
+
+TEST(SplitSnapshotTest, PartsAreBoundedWholeCharactersAndJoinToTheText) {
+  EXPECT_TRUE(SplitSnapshot("").empty());
+  EXPECT_EQ(SplitSnapshot("abc"), (std::vector<std::string_view>{"abc"}));
+  const std::string text = LargeSnapshotText(5 * kSnapshotPartBytes / 2, 3);
+  auto parts = SplitSnapshot(text);
+  ASSERT_EQ(parts.size(), 3u);
+  std::string joined;
+  for (std::string_view part : parts) {
+    EXPECT_LE(part.size(), kSnapshotPartBytes);
+    EXPECT_GE(part.size(), kSnapshotPartBytes / 2);
+    EXPECT_NE(static_cast<unsigned char>(part.front()) & 0xC0, 0x80) << "part starts mid-character";
+    joined += part;
+  }
+  EXPECT_EQ(joined, text);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LogStoreConformance, ::testing::Values("sqlite", "postgres"),

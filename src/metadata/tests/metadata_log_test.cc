@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -72,6 +74,70 @@ TEST_P(MetadataLogTest, SnapshotsLetANewNodeSkipPrunedCommands) {
   EXPECT_EQ(first->front().seq, 21);
   auto log = OpenLog(options);
   EXPECT_EQ(log->applied_seq(), 35);
+  EXPECT_EQ(log->Read([](const State& s) { return s.Serialize(); }), expected);
+}
+
+// Snapshot writes that wait until the test releases them, with the seqs they were asked for.
+struct SnapshotGate {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool released = false;
+  std::vector<int64_t> started;
+};
+
+class GatedSnapshots final : public ForwardingLogStore {
+ public:
+  GatedSnapshots(std::unique_ptr<LogStore> inner, SnapshotGate* gate)
+      : ForwardingLogStore(std::move(inner)), gate_(gate) {}
+  Status WriteSnapshot(const SnapshotRecord& snapshot) override {
+    {
+      std::unique_lock<std::mutex> lock(gate_->mutex);
+      gate_->started.push_back(snapshot.seq);
+      gate_->cv.notify_all();
+      gate_->cv.wait(lock, [&] { return gate_->released; });
+    }
+    return ForwardingLogStore::WriteSnapshot(snapshot);
+  }
+
+ private:
+  SnapshotGate* const gate_;
+};
+
+TEST_P(MetadataLogTest, AppendsGoOnWhileASnapshotIsWritten) {
+  MetadataOptions options;
+  options.snapshot_every = 5;
+  options.keep_snapshots = 1;
+  SnapshotGate gate;
+  std::string expected;
+  {
+    auto store = OpenLogStore(url_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto log = MetadataLog::Open(std::make_unique<GatedSnapshots>(std::move(*store), &gate),
+                                 options);
+    ASSERT_TRUE(log.ok()) << log.status();
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(CreateNextStream(log->get(), "s").ok());
+    {
+      std::unique_lock<std::mutex> lock(gate.mutex);
+      ASSERT_TRUE(gate.cv.wait_for(lock, std::chrono::seconds(10),
+                                   [&] { return !gate.started.empty(); }));
+    }
+    // The snapshot at 5 is held; appends must not wait for it.
+    for (int i = 0; i < 17; ++i) ASSERT_TRUE(CreateNextStream(log->get(), "s").ok());
+    expected = (*log)->Read([](const State& s) { return s.Serialize(); });
+    {
+      std::lock_guard<std::mutex> lock(gate.mutex);
+      gate.released = true;
+    }
+    gate.cv.notify_all();
+  }  // closing writes the snapshot still due: the one at 20, which overtook 10 and 15
+  EXPECT_EQ(gate.started, (std::vector<int64_t>{5, 20}));
+  auto remaining = OpenLogStore(url_);
+  ASSERT_TRUE(remaining.ok());
+  auto first = (*remaining)->ReadAfter(0, 1);
+  ASSERT_TRUE(first.ok() && !first->empty());
+  EXPECT_EQ(first->front().seq, 21);
+  auto log = OpenLog(options);
+  EXPECT_EQ(log->applied_seq(), 22);
   EXPECT_EQ(log->Read([](const State& s) { return s.Serialize(); }), expected);
 }
 
