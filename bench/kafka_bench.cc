@@ -57,6 +57,7 @@ struct Flags {
   int partitions = 4;
   int flush_interval_ms = 10;
   int eager_uploads = 1;
+  size_t seal_bytes = config::ServeConfig{}.wal_seal_bytes;
   int linger_ms = 5;
   int max_pending_mb = 64;
   int e2e_rate = 2000;  // messages/s in phase 5
@@ -474,6 +475,7 @@ int Run(const Flags& flags) {
   config.storage_uri = "-2@file://" + dir + "/objects";
   config.wal_flush_interval = std::chrono::milliseconds(flags.flush_interval_ms);
   config.wal_eager_uploads = flags.eager_uploads;
+  config.wal_seal_bytes = flags.seal_bytes;
   config.default_partitions = flags.partitions;
   auto started = node::Node::Start(config);
   if (!started.ok()) Die("starting the node: " + started.status().ToString());
@@ -550,6 +552,7 @@ int main(int argc, char** argv) {
   app.add_option("--partitions", flags.partitions, "partitions of the topics")->check(CLI::Range(1, 64));
   app.add_option("--flush-interval-ms", flags.flush_interval_ms, "the node's wal.flush_interval")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--seal-bytes", flags.seal_bytes, "the node's wal.seal-bytes");
   app.add_option("--eager-uploads", flags.eager_uploads, "the node's wal.eager_uploads")
       ->check(CLI::Range(0, 64));
   app.add_option("--linger-ms", flags.linger_ms, "librdkafka linger.ms of phases 2-3")

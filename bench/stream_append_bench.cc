@@ -75,6 +75,7 @@ struct Flags {
   size_t wal_max_bytes = storage::StorageOptions{}.wal_max_bytes;
   int inflight_uploads = storage::StorageOptions{}.wal_max_inflight_uploads;
   int eager_uploads = 1;
+  size_t seal_bytes = storage::StorageOptions{}.wal_seal_bytes;
   std::string wal_put = "in-place";
   int64_t snapshot_every = metadata::MetadataOptions{}.snapshot_every;
   bool json = false;
@@ -111,6 +112,10 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "wal.max_inflight_uploads; also the writer count of the parallel disk "
                  "measurement")
       ->check(CLI::Range(1, 64));
+  app.add_option("--seal-bytes", f->seal_bytes,
+                 "wal.seal_bytes: seal at once when the open object holds this many bytes and an "
+                 "upload slot is free (0: by flush interval and max bytes only)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30));
   app.add_option("--eager-uploads", f->eager_uploads,
                  "wal.eager_uploads: seal at once while fewer than this many uploads run "
                  "(0: by flush interval and size only; 1, the node's default)")
@@ -814,6 +819,7 @@ int Main(int argc, char** argv) {
   options.wal_max_bytes = flags.wal_max_bytes;
   options.wal_max_inflight_uploads = flags.inflight_uploads;
   options.wal_eager_uploads = flags.eager_uploads;
+  options.wal_seal_bytes = flags.seal_bytes;
   auto identity = storage::StreamStore::RegisterNode(meta->get(), 1);
   if (!identity.ok()) {
     fmt::print(stderr, "stream_append_bench: register node: {}\n", identity.status().ToString());

@@ -85,6 +85,11 @@ const std::vector<Setting>& Settings() {
         "fewer than this many uploads run (0 = never): lower latency at low rates",
         "1"},
        Integer(&ServeConfig::wal_eager_uploads, 0, 256)},
+      {{"wal.seal-bytes",
+        "Seal a WAL object at once, before the flush interval, when it holds this much and an "
+        "upload slot is free (0 = never): lower latency under load",
+        "512KiB"},
+       Bytes(&ServeConfig::wal_seal_bytes)},
       {{"retention", "Keep stream data this long (0 = forever)", "7d"},
        Duration(&ServeConfig::retention)},
       {{"compaction.interval", "How often WAL objects are compacted into stream objects", "30s"},

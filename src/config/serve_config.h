@@ -29,6 +29,7 @@ struct ServeConfig {
   uint64_t wal_max_bytes = 8 << 20;
   int wal_max_inflight = 4;
   int wal_eager_uploads = 1;  // seal a small object at once while fewer uploads than this run
+  uint64_t wal_seal_bytes = 512 << 10;  // seal at once at this size when an upload slot is free
   std::chrono::milliseconds retention{7LL * 24 * 3600 * 1000};
   std::chrono::milliseconds compaction_interval{30'000};
   std::chrono::milliseconds gc_delete_grace{5 * 60'000};

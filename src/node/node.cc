@@ -51,6 +51,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   options.wal_flush_interval = config.wal_flush_interval;
   options.wal_max_bytes = config.wal_max_bytes;
   options.wal_eager_uploads = config.wal_eager_uploads;
+  options.wal_seal_bytes = config.wal_seal_bytes;
   options.wal_max_inflight_uploads = config.wal_max_inflight;
   options.retention = config.retention;
   options.compaction_interval = config.compaction_interval;

@@ -21,6 +21,11 @@ struct StorageOptions {
   // objects, several uploads at once, keep the throughput (unlimited, small objects collapsed it).
   int wal_eager_uploads = 1;
   size_t wal_eager_max_bytes = 256 << 10;
+  // Seal at once, without waiting for the flush interval, when the open object holds at least
+  // this many bytes and an upload slot is free (0: off). Under moderate load an append then
+  // waits for a short upload of a small object instead of the interval plus a long upload; at
+  // full load every slot is busy, so objects grow larger while they wait and keep throughput.
+  size_t wal_seal_bytes = 512 << 10;
   // Appends wait (then fail with ResourceExhausted) while this much is not yet committed.
   size_t max_pending_bytes = 256 << 20;
   std::chrono::milliseconds append_wait_timeout{10'000};

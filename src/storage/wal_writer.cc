@@ -77,8 +77,13 @@ Result<int64_t> WalWriter::Append(uint64_t stream_id, BatchInput input, AppendCa
   if (open_.empty()) open_since_ = SteadyNow();
   open_.push_back(Pending{stream_id, it->second.generation, it->second.epoch, base,
                           std::move(input), std::move(done)});
+  const bool reached_seal_bytes = options_.wal_seal_bytes > 0 &&
+                                  open_bytes_ < options_.wal_seal_bytes &&
+                                  open_bytes_ + size >= options_.wal_seal_bytes;
   open_bytes_ += size;
-  if (open_.size() == 1 || open_bytes_ >= options_.wal_max_bytes) seal_cv_.notify_one();
+  if (open_.size() == 1 || reached_seal_bytes || open_bytes_ >= options_.wal_max_bytes) {
+    seal_cv_.notify_one();
+  }
   return base;
 }
 
@@ -94,8 +99,10 @@ void WalWriter::SealLoop() {
       auto deadline = open_since_ + options_.wal_flush_interval;
       // Eager only while the open object is small: at high rates it fills past that during an
       // upload, and the interval's larger objects (several uploads at once) keep throughput.
-      const bool eager = uploads_in_flight_ < options_.wal_eager_uploads &&
-                         open_bytes_ < options_.wal_eager_max_bytes;
+      const bool eager = (uploads_in_flight_ < options_.wal_eager_uploads &&
+                          open_bytes_ < options_.wal_eager_max_bytes) ||
+                         (options_.wal_seal_bytes > 0 && open_bytes_ >= options_.wal_seal_bytes &&
+                          uploads_in_flight_ < options_.wal_max_inflight_uploads);
       if (!eager && open_bytes_ < options_.wal_max_bytes && SteadyNow() < deadline) {
         seal_cv_.wait_until(lock, deadline);
         continue;

@@ -92,6 +92,33 @@ TEST_F(StreamStoreTest, SealWhenIdleAcknowledgesALoneAppendBeforeTheFlushInterva
   EXPECT_EQ(batches[4]->payload, "idle-4");
 }
 
+TEST_F(StreamStoreTest, AnObjectReachingSealBytesIsSealedBeforeTheFlushInterval) {
+  options_.wal_flush_interval = std::chrono::milliseconds(60'000);
+  options_.wal_eager_uploads = 0;
+  options_.wal_seal_bytes = 64 << 10;
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  // A small append alone waits for the interval.
+  std::atomic<bool> small_acked{false};
+  ASSERT_TRUE(node->store->Append(s, Records("small"), [&](Status st) {
+    EXPECT_TRUE(st.ok()) << st;
+    small_acked = true;
+  }).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(small_acked.load());
+  // Once the open object holds seal_bytes, it goes at once, with the small append in it.
+  const auto start = std::chrono::steady_clock::now();
+  auto big = node->store->AppendAndWait(s, Records(std::string(80 << 10, 'b')));
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(big->base_offset, 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_TRUE(small_acked.load());
+  auto batches = ReadAll(node->store.get(), s);
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[0]->payload, "small");
+  EXPECT_EQ(batches[1]->payload.size(), size_t{80 << 10});
+}
+
 TEST_F(StreamStoreTest, NothingIsReadableBeforeItIsAcknowledged) {
   object_store::FaultPlan slow;
   slow.latency = std::chrono::milliseconds(150);
