@@ -64,6 +64,7 @@ struct Flags {
   int partition_fetch_kb = 1024;  // the consumers' max.partition.fetch.bytes (librdkafka's default)
   int request_kb = 977;           // the producers' message.max.bytes (librdkafka: 1,000,000)
   int producers = 1;              // phase 2's producer clients
+  int consumers = 1;              // phase 4's consumer clients
 };
 
 int64_t NowMicros() {
@@ -339,36 +340,62 @@ struct ConsumeResult {
   double seconds = 0, mb_s = 0;
 };
 
-// Phase 4: everything from the beginning, until `expected` messages arrived.
+// Phase 4: everything from the beginning, until `expected` messages arrived, by --consumers
+// clients, each with its own connection and librdkafka threads, reading a disjoint share of the
+// partitions (client i takes partitions i, i + N, ...).
 ConsumeResult ConsumeAll(const std::string& brokers, const std::string& topic, int partitions,
                          uint64_t expected, int seconds_limit, const Flags& flags) {
-  ConsumeResult r;
-  rd_kafka_t* rk = NewConsumer(brokers, flags);
+  const int clients = std::min(flags.consumers, partitions);
+  std::vector<rd_kafka_t*> consumers;
+  for (int c = 0; c < clients; ++c) consumers.push_back(NewConsumer(brokers, flags));
+  std::atomic<uint64_t> messages{0}, bytes{0};
   const SteadyTime start = SteadyNow();
   const SteadyTime deadline = start + std::chrono::seconds(seconds_limit);
-  Assign(rk, topic, partitions, RD_KAFKA_OFFSET_BEGINNING);
-  // Up to 1000 messages per call, as a throughput-minded application takes them: one poll per
-  // message costs the client more than the broker spends on it.
-  rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(rk);
-  std::vector<rd_kafka_message_t*> batch(1000);
-  while (r.messages < expected && !g_interrupted.load() && SteadyNow() < deadline) {
-    const ssize_t n = rd_kafka_consume_batch_queue(queue, 100, batch.data(), batch.size());
-    for (ssize_t i = 0; i < n; ++i) {
-      rd_kafka_message_t* m = batch[static_cast<size_t>(i)];
-      if (m->err == 0) {
-        ++r.messages;
-        r.bytes += m->len;
-      } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-        fmt::print("  consume: {}\n", rd_kafka_message_errstr(m));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      rd_kafka_t* rk = consumers[static_cast<size_t>(c)];
+      rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+      for (int i = c; i < partitions; i += clients) {
+        rd_kafka_topic_partition_list_add(list, topic.c_str(), i)->offset =
+            RD_KAFKA_OFFSET_BEGINNING;
       }
-      rd_kafka_message_destroy(m);
-    }
+      rd_kafka_resp_err_t err = rd_kafka_assign(rk, list);
+      rd_kafka_topic_partition_list_destroy(list);
+      if (err) Die(std::string("assign: ") + rd_kafka_err2str(err));
+      // Up to 1000 messages per call, as a throughput-minded application takes them: one poll
+      // per message costs the client more than the broker spends on it.
+      rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(rk);
+      std::vector<rd_kafka_message_t*> batch(1000);
+      while (messages.load() < expected && !g_interrupted.load() && SteadyNow() < deadline) {
+        const ssize_t n = rd_kafka_consume_batch_queue(queue, 100, batch.data(), batch.size());
+        uint64_t got = 0, got_bytes = 0;
+        for (ssize_t i = 0; i < n; ++i) {
+          rd_kafka_message_t* m = batch[static_cast<size_t>(i)];
+          if (m->err == 0) {
+            ++got;
+            got_bytes += m->len;
+          } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            fmt::print("  consume: {}\n", rd_kafka_message_errstr(m));
+          }
+          rd_kafka_message_destroy(m);
+        }
+        messages += got;
+        bytes += got_bytes;
+      }
+      rd_kafka_queue_destroy(queue);
+    });
   }
-  rd_kafka_queue_destroy(queue);
+  for (auto& t : threads) t.join();
+  ConsumeResult r;
+  r.messages = messages.load();
+  r.bytes = bytes.load();
   r.seconds = Seconds(start, SteadyNow());
   r.mb_s = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / 1e6 : 0;
-  rd_kafka_consumer_close(rk);
-  rd_kafka_destroy(rk);
+  for (rd_kafka_t* rk : consumers) {
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
+  }
   return r;
 }
 
@@ -503,7 +530,8 @@ int Run(const Flags& flags) {
              half.latency.count);
 
   const uint64_t total = max.acked + half.acked;
-  fmt::print("\nphase 4: consume all {} records from the beginning\n", total);
+  fmt::print("\nphase 4: consume all {} records from the beginning, {} consumer client(s)\n",
+             total, std::min(flags.consumers, flags.partitions));
   std::fflush(stdout);
   CpuMeter consume_cpu;
   ConsumeResult consume = ConsumeAll(brokers, "bench", flags.partitions, total, 120, flags);
@@ -565,6 +593,9 @@ int main(int argc, char** argv) {
   app.add_option("--request-kb", flags.request_kb,
                  "the producers' message.max.bytes (largest request), in KiB")
       ->check(CLI::Range(64, 65536));
+  app.add_option("--consumers", flags.consumers,
+                 "consumer clients in phase 4, each reading a share of the partitions")
+      ->check(CLI::Range(1, 16));
   app.add_option("--producers", flags.producers, "producer clients in phase 2 (closed loop)")
       ->check(CLI::Range(1, 8));
   app.add_option("--e2e-rate", flags.e2e_rate, "records/s in phase 5")->check(CLI::Range(1, 100000));

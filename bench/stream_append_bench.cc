@@ -125,9 +125,10 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--wal-put", f->wal_put,
                  "in-place: WAL objects are written as a node does (PutUnpublished: in place, "
-                 "directory fsync alongside); rename: through Put (temporary file, rename, "
+                 "O_DIRECT from 256 KiB, directory fsync alongside); in-place-buffered: the "
+                 "same through the page cache; rename: through Put (temporary file, rename, "
                  "directory fsync after), for comparison")
-      ->check(CLI::IsMember({"in-place", "rename"}));
+      ->check(CLI::IsMember({"in-place", "in-place-buffered", "rename"}));
   app.add_flag("--json", f->json, "also print one JSON line with every figure");
   try {
     app.parse(argc, argv);
@@ -807,6 +808,7 @@ int Main(int argc, char** argv) {
     fmt::print(stderr, "stream_append_bench: object store: {}\n", files.status().ToString());
     return 1;
   }
+  (*files)->set_direct_io(flags.wal_put == "in-place");
   auto objects = std::make_shared<TimedObjectStore>(std::move(*files), flags.wal_put == "rename");
   storage::StoreSet stores;
   stores.data = objects;

@@ -31,6 +31,9 @@ class FileStore final : public ObjectStore {
   std::string Describe() const override { return "file://" + root_; }
 
   const std::string& root() const { return root_; }
+  // PutUnpublished writes objects of 256 KiB or more with O_DIRECT (on by default) where the
+  // file system allows it; off writes through the page cache, for comparison.
+  void set_direct_io(bool on) { direct_io_ = on; }
 
  private:
   explicit FileStore(std::string root) : root_(std::move(root)) {}
@@ -46,6 +49,7 @@ class FileStore final : public ObjectStore {
   Status MakeParents(const std::string& path);
 
   std::string root_;
+  bool direct_io_ = true;
   std::atomic<uint64_t> tmp_counter_{0};
   DirSyncer dir_syncer_;
 };
