@@ -275,7 +275,8 @@ TEST_F(StreamStoreTest, FaultyObjectStoreLosesNothingAcknowledged) {
     std::string payload;
   };
   std::mutex mutex;
-  std::vector<Ack> acks;
+  std::vector<Ack> acks;                      // offsets filled in from `bases` at the end
+  std::map<std::string, int64_t> bases;       // payload -> offset Append returned
   std::map<std::string, int> callbacks;  // payload -> times answered
   std::atomic<int> failed{0};
   std::vector<std::thread> threads;
@@ -286,18 +287,18 @@ TEST_F(StreamStoreTest, FaultyObjectStoreLosesNothingAcknowledged) {
         uint64_t stream = streams[(t + i) % streams.size()];
         std::string payload = "t" + std::to_string(t) + "-" + std::to_string(i);
         auto done = std::make_shared<std::promise<void>>();
-        auto base = std::make_shared<int64_t>(-1);
-        auto r = node->store->Append(stream, Records(payload), [&, stream, payload, base, done](Status st) {
+        // The callback may run before Append has returned the offset to this thread.
+        auto r = node->store->Append(stream, Records(payload), [&, stream, payload, done](Status st) {
           std::lock_guard<std::mutex> lock(mutex);
           callbacks[payload]++;
-          if (st.ok()) acks.push_back(Ack{stream, *base, payload});
+          if (st.ok()) acks.push_back(Ack{stream, -1, payload});
           else ++failed;
           done->set_value();
         });
         if (!r.ok()) { ++failed; continue; }
         {
           std::lock_guard<std::mutex> lock(mutex);
-          *base = *r;
+          bases[payload] = *r;
         }
         if (i % 10 == 0) done->get_future().wait();  // mix waiting and pipelined appends
       }
@@ -329,7 +330,9 @@ TEST_F(StreamStoreTest, FaultyObjectStoreLosesNothingAcknowledged) {
       EXPECT_TRUE(seen.insert(b->payload).second) << "stored twice: " << b->payload;
     }
   }
-  for (const auto& ack : acks) {
+  for (auto& ack : acks) {
+    ASSERT_EQ(bases.count(ack.payload), 1u) << ack.payload << " acknowledged without an offset";
+    ack.offset = bases[ack.payload];
     auto it = stored.find({ack.stream, ack.offset});
     ASSERT_NE(it, stored.end()) << "acknowledged " << ack.payload << " lost";
     EXPECT_EQ(it->second, ack.payload);
