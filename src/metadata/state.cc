@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <string_view>
+#include <type_traits>
 
 namespace mink::metadata {
 
@@ -72,6 +73,25 @@ void AppendJsonString(std::string* out, std::string_view text) {
     }
   }
   out->push_back('"');
+}
+
+void AppendJsonValue(std::string* out, const std::string& text) { AppendJsonString(out, text); }
+template <typename Int>
+  requires std::is_integral_v<Int>
+void AppendJsonValue(std::string* out, Int value) {
+  AppendJsonInt(out, value);
+}
+
+// Appends the array `[v1,v2,...]` as the next element of an enclosing array (a comma first
+// unless *first).
+template <typename... Values>
+void AppendJsonTuple(std::string* out, bool* first, const Values&... values) {
+  if (!*first) out->push_back(',');
+  *first = false;
+  out->push_back('[');
+  const char* sep = "";
+  ((out->append(sep), sep = ",", AppendJsonValue(out, values)), ...);
+  out->push_back(']');
 }
 
 std::string StreamName(uint64_t id) { return "stream " + std::to_string(id); }
@@ -546,21 +566,9 @@ std::string State::Serialize() const {
   out += ",\"databases\":";
   out += databases.dump();
   out += ",\"kv_snapshots\":[";
-  const char* sep = "";
+  bool first = true;
   for (const auto& [id, k] : kv_snapshots_) {
-    out += sep;
-    sep = ",";
-    out += '[';
-    AppendJsonInt(&out, id);
-    out += ',';
-    AppendJsonString(&out, k.key);
-    out += ',';
-    AppendJsonInt(&out, k.bucket_id);
-    out += ',';
-    AppendJsonInt(&out, k.size);
-    out += ',';
-    AppendJsonInt(&out, k.offset);
-    out += ']';
+    AppendJsonTuple(&out, &first, id, k.key, k.bucket_id, k.size, k.offset);
   }
   out += "],\"next_stream_id\":";
   AppendJsonInt(&out, next_stream_id_);
@@ -569,35 +577,15 @@ std::string State::Serialize() const {
   out += ",\"next_writer_id\":";
   AppendJsonInt(&out, next_writer_id_);
   out += ",\"nodes\":[";
-  sep = "";
-  for (const auto& [id, n] : nodes_) {
-    out += sep;
-    sep = ",";
-    out += '[';
-    AppendJsonInt(&out, id);
-    out += ',';
-    AppendJsonInt(&out, n.node_epoch);
-    out += ']';
-  }
+  first = true;
+  for (const auto& [id, n] : nodes_) AppendJsonTuple(&out, &first, id, n.node_epoch);
   out += "],\"objects\":[";
-  sep = "";
+  first = true;
   for (const auto& [key, o] : objects_) {
-    out += sep;
-    sep = ",";
-    out += '[';
-    AppendJsonString(&out, key);
-    out += ',';
-    AppendJsonInt(&out, o.bucket_id);
-    out += ',';
-    AppendJsonInt(&out, o.size);
-    out += ',';
-    AppendJsonInt(&out, o.references);
-    out += ',';
-    AppendJsonInt(&out, o.committed_ms);
-    out += ']';
+    AppendJsonTuple(&out, &first, key, o.bucket_id, o.size, o.references, o.committed_ms);
   }
   out += "],\"streams\":[";
-  sep = "";
+  const char* sep = "";
   for (const auto& [id, st] : streams_) {
     out += sep;
     sep = ",";
@@ -614,25 +602,10 @@ std::string State::Serialize() const {
     out += ",\"owner_epoch\":";
     AppendJsonInt(&out, st.owner_node_epoch);
     out += ",\"segments\":[";
-    const char* seg_sep = "";
+    bool first_segment = true;
     for (const auto& [start, seg] : st.segments) {
-      out += seg_sep;
-      seg_sep = ",";
-      out += '[';
-      AppendJsonInt(&out, seg.start_offset);
-      out += ',';
-      AppendJsonInt(&out, seg.end_offset);
-      out += ',';
-      AppendJsonString(&out, seg.object_key);
-      out += ',';
-      AppendJsonInt(&out, seg.bucket_id);
-      out += ',';
-      AppendJsonInt(&out, seg.position);
-      out += ',';
-      AppendJsonInt(&out, seg.length);
-      out += ',';
-      AppendJsonInt(&out, seg.max_timestamp_ms);
-      out += ']';
+      AppendJsonTuple(&out, &first_segment, seg.start_offset, seg.end_offset, seg.object_key,
+                      seg.bucket_id, seg.position, seg.length, seg.max_timestamp_ms);
     }
     out += "],\"start\":";
     AppendJsonInt(&out, st.start_offset);
