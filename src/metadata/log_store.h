@@ -101,7 +101,9 @@ class LogStore {
   // for all of it, and the snapshot is visible only once complete. Two nodes writing the same
   // seq write the same parts (the state's text is canonical).
   virtual Status WriteSnapshot(const SnapshotRecord& snapshot) = 0;
-  // Deletes commands with seq <= seq and snapshots older than the newest `keep` ones.
+  // Deletes commands with seq <= commands_up_to_seq, snapshots older than the newest `keep`
+  // ones, and the snapshot parts below the oldest kept snapshot (those of a write that never
+  // finished too). May take several transactions; a kept snapshot stays readable throughout.
   virtual Status Prune(int64_t commands_up_to_seq, int keep_snapshots) = 0;
 
   virtual Status UpsertHeartbeat(const Heartbeat& heartbeat) = 0;

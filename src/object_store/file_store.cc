@@ -56,6 +56,11 @@ class Fd {
     fd_ = -1;
     return fd;
   }
+  // Closes the descriptor held, if any, and holds `fd` instead.
+  void Reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
 
  private:
   int fd_;
@@ -199,13 +204,10 @@ Status FileStore::PutUnpublished(std::string_view key, std::string_view data) {
   const uint64_t ticket = dir_syncer_.Request(dir);
   Status s = direct ? WriteDirect(fd.get(), data, path) : WriteFully(fd.get(), data, path);
   if (direct && s.code() == StatusCode::kUnimplemented) {
-    Fd buffered(::open(path.c_str(), kFlags, 0644));
-    s = buffered.get() < 0 ? ErrnoStatus("create", path, errno)
-                           : WriteFully(buffered.get(), data, path);
-    if (s.ok() && ::fdatasync(buffered.get()) != 0) s = ErrnoStatus("fdatasync", path, errno);
-  } else if (s.ok() && ::fdatasync(fd.get()) != 0) {
-    s = ErrnoStatus("fdatasync", path, errno);
+    fd.Reset(::open(path.c_str(), kFlags, 0644));  // O_TRUNC again, through the page cache
+    s = fd.get() < 0 ? ErrnoStatus("create", path, errno) : WriteFully(fd.get(), data, path);
   }
+  if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", path, errno);
   Status entry = dir_syncer_.Wait(dir, ticket);
   if (s.ok()) s = entry;
   if (!s.ok()) ::unlink(path.c_str());  // best effort; the orphan sweep removes it otherwise

@@ -34,7 +34,6 @@ const char* const kMigrations[] = {
 
 constexpr std::chrono::milliseconds kPollInterval{100};
 
-
 // In-process wake-up of tailers: one counter per database file.
 struct Waker {
   std::mutex mutex;
@@ -283,6 +282,9 @@ Result<std::optional<SnapshotRecord>> SqliteLogStore::LatestSnapshot() {
         while (read < parts && (rc = part.Step()) == SQLITE_ROW && part.Int(0) == read) {
           snapshot.body += part.Text(1);
           ++read;
+        }
+        if (read != parts && rc != SQLITE_ROW && rc != SQLITE_DONE) {
+          return SqliteError(db_, "read snapshot part");
         }
         if (read != parts) {
           return DataLossError("metadata snapshot at seq " + std::to_string(snapshot.seq) +
