@@ -38,6 +38,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/memory.h"
 #include "metadata/log_store.h"
 #include "metadata/metadata_log.h"
 #include "object_store/file_store.h"
@@ -76,6 +77,7 @@ struct Flags {
   int inflight_uploads = storage::StorageOptions{}.wal_max_inflight_uploads;
   int eager_uploads = 1;
   size_t seal_bytes = storage::StorageOptions{}.wal_seal_bytes;
+  double paced_mb_s = 0;  // > 0: only the open-loop phase, at this rate (A/B experiments)
   std::string wal_put = "in-place";
   int64_t snapshot_every = metadata::MetadataOptions{}.snapshot_every;
   bool json = false;
@@ -112,6 +114,10 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "wal.max_inflight_uploads; also the writer count of the parallel disk "
                  "measurement")
       ->check(CLI::Range(1, 64));
+  app.add_option("--paced-mb-s", f->paced_mb_s,
+                 "experiments: skip phase 2 and run the open loop at this rate (MB/s), so two "
+                 "builds or settings meet the same load; no targets are judged")
+      ->check(CLI::Range(0.0, 100000.0));
   app.add_option("--seal-bytes", f->seal_bytes,
                  "wal.seal_bytes: seal at once when the open object holds this many bytes and an "
                  "upload slot is free (0: by flush interval and max bytes only)")
@@ -776,6 +782,7 @@ int Main(int argc, char** argv) {
         what, d.files, d.bytes / 1e6, d.seconds, d.mb_s, d.file_time.p50_ms, d.file_time.p99_ms);
     if (!d.error.empty()) fmt::print("  ERROR {}\n", d.error);
   };
+  const bool measure = flags.paced_mb_s <= 0;
   DiskResult disk = MeasureDisk(dir, flags.seconds, 1);
   print_disk("1 writer (baseline)", disk);
   std::fflush(stdout);
@@ -847,19 +854,25 @@ int Main(int argc, char** argv) {
   StreamBench bench(flags, store->get(), streams, objects.get(), &commits, &snapshots, log_store);
 
   // Phase 2.
-  fmt::print("\nphase 2: maximum throughput, closed loop, at most {} bytes in flight\n",
-             flags.max_pending);
+  if (measure) {
+    fmt::print("\nphase 2: maximum throughput, closed loop, at most {} bytes in flight\n",
+               flags.max_pending);
+  } else {
+    fmt::print("\nphase 2: skipped (--paced-mb-s)\n");
+  }
   std::fflush(stdout);
-  PhaseResult max = bench.RunMax();
-  PrintPhase("  result", max);
+  PhaseResult max = measure ? bench.RunMax() : PhaseResult{};
+  if (measure) PrintPhase("  result", max);
   std::fflush(stdout);
 
   // Phase 3.
   PhaseResult half;
-  if (max.mb_s > 0 && !g_interrupted.load()) {
-    fmt::print("\nphase 3: half load, open loop at 50% of phase 2 = {:.1f} MB/s\n", max.mb_s / 2);
+  const double paced_mb_s = measure ? max.mb_s / 2 : flags.paced_mb_s;
+  if (paced_mb_s > 0 && !g_interrupted.load()) {
+    fmt::print("\nphase 3: {}, open loop at {:.1f} MB/s\n",
+               measure ? "half load (50% of phase 2)" : "fixed load (--paced-mb-s)", paced_mb_s);
     std::fflush(stdout);
-    half = bench.RunPaced(max.mb_s / 2 * 1e6);
+    half = bench.RunPaced(paced_mb_s * 1e6);
     PrintPhase("  result", half);
   } else {
     fmt::print("\nphase 3: skipped (phase 2 acknowledged nothing)\n");
@@ -868,6 +881,10 @@ int Main(int argc, char** argv) {
   (*store)->Stop();
   store->reset();
   meta->reset();
+  if (!measure) {
+    fmt::print("\n(--paced-mb-s: no maximum measured, no targets judged)\n");
+    return 0;
+  }
 
   const double ratio = disk.mb_s > 0 ? max.mb_s / disk.mb_s : 0;
   const bool throughput_ok = ratio >= 0.70;
@@ -916,4 +933,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace mink::bench
 
-int main(int argc, char** argv) { return mink::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  mink::RetainLargeAllocations();  // as `mink serve` does
+  return mink::bench::Main(argc, argv);
+}

@@ -10,12 +10,20 @@
 #include <thread>
 #include <vector>
 
+#include "base/thread_priority.h"
+
 namespace mink {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int threads) {
-    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Run(); });
+  // `name` (if given) names the pool's threads.
+  explicit ThreadPool(int threads, const char* name = nullptr) {
+    for (int i = 0; i < threads; ++i) {
+      workers_.emplace_back([this, name] {
+        if (name != nullptr) NameThisThread(name);
+        Run();
+      });
+    }
   }
   ~ThreadPool() { Stop(); }
   ThreadPool(const ThreadPool&) = delete;

@@ -18,17 +18,23 @@ namespace mink::metadata {
 struct RegisterNode {
   int32_t node_id = 0;
   int64_t node_epoch = 0;
+
+  bool operator==(const RegisterNode&) const = default;
 };
 
 // A new stream; stream_id must equal the state's next_stream_id.
 struct CreateStream {
   uint64_t stream_id = 0;
   std::string name;  // a label for logs and tools, e.g. "shop.orders/p1/b0"
+
+  bool operator==(const CreateStream&) const = default;
 };
 
 struct StreamEpoch {
   uint64_t stream_id = 0;
   int64_t epoch = 0;
+
+  bool operator==(const StreamEpoch&) const = default;
 };
 
 // A node takes streams, each at a higher epoch than it has; from then on only commits with that
@@ -37,6 +43,8 @@ struct OpenStreams {
   int32_t node_id = 0;
   int64_t node_epoch = 0;
   std::vector<StreamEpoch> streams;
+
+  bool operator==(const OpenStreams&) const = default;
 };
 
 // One stream's contiguous run of batches inside an object.
@@ -48,6 +56,8 @@ struct SegmentEntry {
   uint64_t position = 0;     // byte range of the run in the object
   uint64_t length = 0;
   int64_t max_timestamp_ms = 0;
+
+  bool operator==(const SegmentEntry&) const = default;
 };
 
 struct ObjectEntry {
@@ -55,6 +65,8 @@ struct ObjectEntry {
   int32_t bucket_id = 0;  // the store the object lives in
   uint64_t size = 0;
   std::vector<SegmentEntry> segments;
+
+  bool operator==(const ObjectEntry&) const = default;
 };
 
 // Commits uploaded WAL objects (group commit: several per command). Refused as a whole if any
@@ -64,6 +76,8 @@ struct CommitObjects {
   int32_t node_id = 0;
   int64_t node_epoch = 0;
   std::vector<ObjectEntry> objects;
+
+  bool operator==(const CommitObjects&) const = default;
 };
 
 // Compaction: replaces the segments of one stream covering [start_offset, end_offset) by the
@@ -74,32 +88,44 @@ struct ReplaceSegments {
   int64_t end_offset = 0;
   std::vector<std::string> replaced_keys;  // the object of each replaced segment, in order
   ObjectEntry object;
+
+  bool operator==(const ReplaceSegments&) const = default;
 };
 
 // Retention: offsets below new_start become unreadable; segments wholly below it are dropped.
 struct TrimStream {
   uint64_t stream_id = 0;
   int64_t new_start = 0;
+
+  bool operator==(const TrimStream&) const = default;
 };
 
 struct DeleteStream {
   uint64_t stream_id = 0;
+
+  bool operator==(const DeleteStream&) const = default;
 };
 
 // Objects that lost their last segment and waited out the grace period were deleted.
 struct ForgetObjects {
   std::vector<std::string> keys;
+
+  bool operator==(const ForgetObjects&) const = default;
 };
 
 // --- The table catalog. Descriptors are JSON the table layer owns; metadata stores them. ---
 
 struct CreateDatabase {
   std::string name;
+
+  bool operator==(const CreateDatabase&) const = default;
 };
 
 struct DropDatabase {
   std::string name;
   bool cascade = false;  // also drop its tables
+
+  bool operator==(const DropDatabase&) const = default;
 };
 
 // A table and, unless it is partitioned, the streams of its buckets, created open and owned by
@@ -114,11 +140,15 @@ struct CreateTable {
   uint64_t first_stream_id = 0;
   int32_t owner_node = 0;
   int64_t owner_node_epoch = 0;
+
+  bool operator==(const CreateTable&) const = default;
 };
 
 struct DropTable {
   std::string database;
   std::string name;
+
+  bool operator==(const DropTable&) const = default;
 };
 
 // A partition of a partitioned table and the streams of its buckets (owned as in CreateTable).
@@ -129,17 +159,23 @@ struct CreatePartition {
   uint64_t first_stream_id = 0;
   int32_t owner_node = 0;
   int64_t owner_node_epoch = 0;
+
+  bool operator==(const CreatePartition&) const = default;
 };
 
 // Replaces a table's descriptor (schema evolution, options).
 struct AlterTable {
   int64_t table_id = 0;
   std::string descriptor;
+
+  bool operator==(const AlterTable&) const = default;
 };
 
 // A writer id for idempotent writes; writer_id must be the next one.
 struct AllocateWriterId {
   int64_t writer_id = 0;
+
+  bool operator==(const AllocateWriterId&) const = default;
 };
 
 // A KV snapshot of a primary-key bucket: the KV state after every changelog record below
@@ -150,6 +186,8 @@ struct CommitKvSnapshot {
   int32_t bucket_id = 0;
   uint64_t size = 0;
   int64_t offset = 0;
+
+  bool operator==(const CommitKvSnapshot&) const = default;
 };
 
 using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObjects,

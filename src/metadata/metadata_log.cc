@@ -5,6 +5,7 @@
 #include "base/backoff.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "base/thread_priority.h"
 
 namespace mink::metadata {
 namespace {
@@ -31,7 +32,10 @@ Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(std::unique_ptr<LogStore>
   MINK_RETURN_IF_ERROR(store->Migrate());
   auto log = std::unique_ptr<MetadataLog>(new MetadataLog(std::move(store), std::move(options)));
   MINK_RETURN_IF_ERROR(log->Load());
-  if (log->options_.tail) log->tailer_ = std::thread([raw = log.get()] { raw->TailLoop(); });
+  if (log->options_.tail) log->tailer_ = std::thread([raw = log.get()] {
+      NameThisThread("meta-tail");
+      raw->TailLoop();
+    });
   return log;
 }
 
@@ -70,21 +74,25 @@ int64_t MetadataLog::WaitApplied(int64_t seq, std::chrono::milliseconds timeout)
 }
 
 void MetadataLog::ApplyRecord(const CommandRecord& record) {
+  Apply(record.seq, record.time_ms, record.kind, DecodeCommand(record.kind, record.body));
+}
+
+void MetadataLog::Apply(int64_t seq, int64_t time_ms, const std::string& kind,
+                        Result<Command> command) {
   {
     std::unique_lock<std::shared_mutex> lock(state_mutex_);
-    if (record.seq != state_.applied_seq() + 1) return;  // applied already
-    auto command = DecodeCommand(record.kind, record.body);
+    if (seq != state_.applied_seq() + 1) return;  // applied already
     Status valid = command.ok() ? state_.Validate(*command) : command.status();
     // The snapshotter hears of each command under this lock, so in seq order.
     if (valid.ok()) {
-      state_.Apply(*command, record.seq, record.time_ms);
-      if (snapshotter_) snapshotter_->Applied(std::move(*command), record.seq, record.time_ms);
+      state_.Apply(*command, seq, time_ms);
+      if (snapshotter_) snapshotter_->Applied(std::move(*command), seq, time_ms);
     } else {
       // Every node skips the same invalid command, so states stay equal.
-      MINK_LOG_WARN("metadata", "skipping invalid command seq={} kind={}: {}", record.seq,
-                    record.kind, valid.ToString());
-      state_.Skip(record.seq);
-      if (snapshotter_) snapshotter_->Skipped(record.seq);
+      MINK_LOG_WARN("metadata", "skipping invalid command seq={} kind={}: {}", seq, kind,
+                    valid.ToString());
+      state_.Skip(seq);
+      if (snapshotter_) snapshotter_->Skipped(seq);
     }
   }
   std::lock_guard<std::mutex> lock(applied_mutex_);
@@ -130,6 +138,7 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
   Status last_error;
   while (true) {
     CommandRecord record;
+    std::optional<Command> appended;  // applied as built: decoding its body again gives the same
     int64_t landed = 0;
     Status refused;  // the builder or validation said no: final
     auto attempt = [&]() -> Status {
@@ -154,6 +163,7 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
       record.node = options_.node_label;
       record.kind = KindOf(*command);
       record.body = EncodeBody(*command);
+      appended = std::move(*command);
       return store_->Insert(record);
     };
     Status s;
@@ -165,7 +175,7 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
     if (!refused.ok()) return refused;
     if (s.ok()) {
       if (landed != 0) return landed;
-      ApplyRecord(record);
+      Apply(record.seq, record.time_ms, record.kind, std::move(*appended));
       return record.seq;
     }
     // A conflict (another writer took the seq) or a transient database error: retry.

@@ -79,6 +79,9 @@ class MetadataLog {
   // The caller holds catch_up_mutex_.
   Status CatchUpLocked(const std::string& our_id, int64_t* our_seq);
   void ApplyRecord(const CommandRecord& record);
+  // Applies the command at `seq` unless applied already; an invalid one is skipped, as on every
+  // node.
+  void Apply(int64_t seq, int64_t time_ms, const std::string& kind, Result<Command> command);
   void TailLoop();
 
   std::unique_ptr<LogStore> store_;

@@ -35,14 +35,20 @@ void Snapshotter::Reset(State state) {
 }
 
 void Snapshotter::Push(Step step) {
+  // The thread is woken at snapshot points and every kApplyBatch commands, not per command: a
+  // wake-up per append cost the appending threads CPU time on a busy machine.
+  constexpr size_t kApplyBatch = 256;
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    wake = step.seq % every_ == 0 || queued_.size() + 1 >= kApplyBatch;
     queued_.push_back(std::move(step));
   }
-  cv_.notify_one();
+  if (wake) cv_.notify_one();
 }
 
 void Snapshotter::Loop() {
+  NameThisThread("meta-snapshot");
   LowerThreadPriority();  // serializing a large state takes CPU time appends need more
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {

@@ -7,7 +7,8 @@
 // that every waiting append paid.
 //
 // Thread-safety: Applied, Skipped and Reset are called in seq order by the log (under its
-// catch-up order); the rest of the work is on the snapshotter's thread.
+// catch-up order); the rest of the work is on the snapshotter's thread, which takes the queued
+// commands in batches.
 
 #include <condition_variable>
 #include <cstdint>

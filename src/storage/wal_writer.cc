@@ -2,6 +2,7 @@
 
 #include "base/backoff.h"
 #include "base/log.h"
+#include "base/thread_priority.h"
 #include "storage/object_format.h"
 #include "storage/object_keys.h"
 
@@ -22,9 +23,15 @@ WalWriter::WalWriter(const StorageOptions& options, metadata::MetadataLog* meta,
       wal_bucket_id_(wal_bucket_id),
       node_(node),
       tail_(tail),
-      uploads_(std::max(1, options.wal_max_inflight_uploads)) {
-  sealer_ = std::thread([this] { SealLoop(); });
-  committer_ = std::thread([this] { CommitLoop(); });
+      uploads_(std::max(1, options.wal_max_inflight_uploads), "wal-upload") {
+  sealer_ = std::thread([this] {
+    NameThisThread("wal-seal");
+    SealLoop();
+  });
+  committer_ = std::thread([this] {
+    NameThisThread("wal-commit");
+    CommitLoop();
+  });
 }
 
 WalWriter::~WalWriter() { Stop(); }

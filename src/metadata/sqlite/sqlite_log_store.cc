@@ -4,11 +4,61 @@
 
 #include <condition_variable>
 #include <map>
+#include <unordered_map>
 #include <thread>
 
 #include "base/backoff.h"
 
 namespace mink::metadata {
+// The connection's prepared statements, by SQL text: an append runs the same few statements
+// every time, and preparing them was a visible part of its CPU.
+class SqliteStatements {
+ public:
+  explicit SqliteStatements(sqlite3* db) : db_(db) {}
+  ~SqliteStatements() {
+    for (auto& [sql, entry] : cached_) sqlite3_finalize(entry.stmt);
+  }
+  sqlite3* db() const { return db_; }
+
+  // A statement ready to bind and step; *rc is the result of preparing it.
+  sqlite3_stmt* Borrow(const char* sql, int* rc) {
+    auto [it, fresh] = cached_.try_emplace(sql);
+    Entry& entry = it->second;
+    if (!fresh && entry.stmt != nullptr && !entry.in_use) {
+      entry.in_use = true;
+      return entry.stmt;
+    }
+    sqlite3_stmt* stmt = nullptr;
+    const bool keep = fresh || entry.stmt == nullptr;
+    *rc = sqlite3_prepare_v3(db_, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &stmt, nullptr);
+    if (keep && *rc == SQLITE_OK) {
+      entry.stmt = stmt;
+      entry.in_use = true;
+    }
+    return stmt;
+  }
+  void Return(sqlite3_stmt* stmt) {
+    if (stmt == nullptr) return;
+    for (auto& [sql, entry] : cached_) {
+      if (entry.stmt == stmt) {
+        sqlite3_reset(stmt);
+        sqlite3_clear_bindings(stmt);
+        entry.in_use = false;
+        return;
+      }
+    }
+    sqlite3_finalize(stmt);  // prepared for one use while the cached one was borrowed
+  }
+
+ private:
+  struct Entry {
+    sqlite3_stmt* stmt = nullptr;
+    bool in_use = false;
+  };
+  sqlite3* const db_;
+  std::unordered_map<std::string, Entry> cached_;
+};
+
 namespace {
 
 // Numbered migrations; schema_version holds the number of the last one applied.
@@ -34,11 +84,14 @@ const char* const kMigrations[] = {
 
 constexpr std::chrono::milliseconds kPollInterval{100};
 
-// In-process wake-up of tailers: one counter per database file.
+// In-process wake-up of tailers: per database file, one entry per store that tails it.
 struct Waker {
+  struct Tail {
+    std::condition_variable cv;
+    uint64_t woken = 0;  // inserts of other stores seen
+  };
   std::mutex mutex;
-  std::condition_variable cv;
-  uint64_t version = 0;
+  std::map<const void*, Tail> tails;  // by store
 };
 
 Waker& WakerFor(const std::string& path) {
@@ -63,13 +116,14 @@ Status SqliteError(sqlite3* db, const std::string& what) {
   return UnavailableError(msg);
 }
 
-// A prepared statement, finalised on scope exit.
+// A prepared statement borrowed from the connection's cache (prepared once, reset on scope
+// exit), or prepared for this use only when the cached one is already borrowed.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+  Stmt(SqliteStatements& cache, const char* sql) : cache_(cache), db_(cache.db()) {
+    stmt_ = cache_.Borrow(sql, &rc_);
   }
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  ~Stmt() { cache_.Return(stmt_); }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -101,9 +155,10 @@ class Stmt {
   }
 
  private:
+  SqliteStatements& cache_;
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
+  int rc_ = SQLITE_OK;
 };
 
 }  // namespace
@@ -130,7 +185,18 @@ Result<std::unique_ptr<SqliteLogStore>> SqliteLogStore::Open(const std::string& 
   return store;
 }
 
-SqliteLogStore::~SqliteLogStore() { sqlite3_close(db_); }
+SqliteLogStore::SqliteLogStore(std::string path, sqlite3* db)
+    : path_(std::move(path)), db_(db), statements_(std::make_unique<SqliteStatements>(db)) {}
+
+SqliteLogStore::~SqliteLogStore() {
+  {
+    Waker& w = WakerFor(path_);
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.tails.erase(this);
+  }
+  statements_.reset();  // sqlite3_close refuses a connection with statements left
+  sqlite3_close(db_);
+}
 
 Status SqliteLogStore::Exec(const std::string& sql) {
   Connection lock(this);
@@ -143,13 +209,21 @@ Status SqliteLogStore::Exec(const std::string& sql) {
   return Status::Ok();
 }
 
+Status SqliteLogStore::Run(const char* sql) {
+  Connection lock(this);
+  Stmt stmt(*statements_, sql);
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, sql);
+  return Status::Ok();
+}
+
 Status SqliteLogStore::InTransaction(const std::function<Status()>& fn, bool immediate) {
   Connection lock(this);
   if (in_transaction_) return fn();
   // BEGIN IMMEDIATE can still report busy after the busy timeout under heavy contention.
   Backoff backoff(std::chrono::milliseconds(5), std::chrono::milliseconds(200));
   for (int attempt = 0;; ++attempt) {
-    Status begun = Exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+    Status begun = Run(immediate ? "BEGIN IMMEDIATE" : "BEGIN");
     if (begun.ok()) break;
     if (!IsUnavailable(begun) || attempt >= 20) return begun;
     std::this_thread::sleep_for(backoff.Next());
@@ -160,12 +234,12 @@ Status SqliteLogStore::InTransaction(const std::function<Status()>& fn, bool imm
   bool wake = wake_after_commit_;
   wake_after_commit_ = false;
   if (!s.ok()) {
-    (void)Exec("ROLLBACK");
+    (void)Run("ROLLBACK");
     return s;
   }
-  Status committed = Exec("COMMIT");
+  Status committed = Run("COMMIT");
   if (!committed.ok()) {
-    (void)Exec("ROLLBACK");
+    (void)Run("ROLLBACK");
   } else if (wake) {
     WakeTailers();
   }
@@ -183,8 +257,13 @@ Status SqliteLogStore::InBackgroundTransaction(const std::function<Status()>& fn
 void SqliteLogStore::WakeTailers() {
   Waker& w = WakerFor(path_);
   std::lock_guard<std::mutex> lock(w.mutex);
-  ++w.version;
-  w.cv.notify_all();
+  // A store's own inserts do not wake its tailer: its log applied them when appending, and the
+  // catch-up after each of them woke a thread and took the append lock from the next append.
+  for (auto& [store, tail] : w.tails) {
+    if (store == this) continue;
+    ++tail.woken;
+    tail.cv.notify_all();
+  }
 }
 
 Status SqliteLogStore::Migrate() {
@@ -206,7 +285,7 @@ Status SqliteLogStore::Migrate() {
 
 Result<int> SqliteLogStore::SchemaVersion() {
   Connection lock(this);
-  Stmt stmt(db_, "SELECT max(version) FROM schema_version");
+  Stmt stmt(*statements_, "SELECT max(version) FROM schema_version");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   if (stmt.Step() != SQLITE_ROW) return SqliteError(db_, "read schema version");
   return static_cast<int>(stmt.Int(0));
@@ -214,7 +293,7 @@ Result<int> SqliteLogStore::SchemaVersion() {
 
 Result<std::vector<CommandRecord>> SqliteLogStore::ReadAfter(int64_t after_seq, int limit) {
   Connection lock(this);
-  Stmt stmt(db_,
+  Stmt stmt(*statements_,
             "SELECT seq, id, time_ms, node, kind, body FROM commands WHERE seq > ?"
             " ORDER BY seq LIMIT ?");
   MINK_RETURN_IF_ERROR(stmt.prepared());
@@ -234,7 +313,7 @@ Status SqliteLogStore::Insert(const CommandRecord& r) {
   // Tailers are woken once the (possibly enclosing) transaction has committed.
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_,
+        Stmt stmt(*statements_,
                   "INSERT INTO commands (seq, id, time_ms, node, kind, body)"
                   " VALUES (?, ?, ?, ?, ?, ?)");
         MINK_RETURN_IF_ERROR(stmt.prepared());
@@ -259,8 +338,9 @@ Status SqliteLogStore::WithAppendLock(const std::function<Status()>& fn) {
 void SqliteLogStore::WaitForCommands(int64_t /*after_seq*/, std::chrono::milliseconds timeout) {
   Waker& w = WakerFor(path_);
   std::unique_lock<std::mutex> lock(w.mutex);
-  uint64_t seen = w.version;
-  w.cv.wait_for(lock, std::min(timeout, kPollInterval), [&] { return w.version != seen; });
+  Waker::Tail& tail = w.tails[this];
+  const uint64_t seen = tail.woken;
+  tail.cv.wait_for(lock, std::min(timeout, kPollInterval), [&] { return tail.woken != seen; });
 }
 
 Result<std::optional<SnapshotRecord>> SqliteLogStore::LatestSnapshot() {
@@ -268,14 +348,14 @@ Result<std::optional<SnapshotRecord>> SqliteLogStore::LatestSnapshot() {
   // One read transaction: a concurrent prune cannot take parts away between the two reads.
   Status s = InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_, "SELECT seq, body, parts FROM snapshots ORDER BY seq DESC LIMIT 1");
+        Stmt stmt(*statements_, "SELECT seq, body, parts FROM snapshots ORDER BY seq DESC LIMIT 1");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         int rc = stmt.Step();
         if (rc == SQLITE_DONE) return Status::Ok();
         if (rc != SQLITE_ROW) return SqliteError(db_, "read snapshot");
         SnapshotRecord snapshot{stmt.Int(0), stmt.Text(1)};
         const int64_t parts = stmt.Int(2);
-        Stmt part(db_, "SELECT part, body FROM snapshot_parts WHERE seq = ? ORDER BY part");
+        Stmt part(*statements_, "SELECT part, body FROM snapshot_parts WHERE seq = ? ORDER BY part");
         MINK_RETURN_IF_ERROR(part.prepared());
         part.Bind(1, snapshot.seq);
         int64_t read = 0;
@@ -303,7 +383,7 @@ Status SqliteLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
   const std::vector<std::string_view> parts = SplitSnapshot(snapshot.body);
   for (size_t i = 0; i < parts.size(); ++i) {
     MINK_RETURN_IF_ERROR(InBackgroundTransaction([&]() -> Status {
-      Stmt stmt(db_, "INSERT OR REPLACE INTO snapshot_parts (seq, part, body) VALUES (?, ?, ?)");
+      Stmt stmt(*statements_, "INSERT OR REPLACE INTO snapshot_parts (seq, part, body) VALUES (?, ?, ?)");
       MINK_RETURN_IF_ERROR(stmt.prepared());
       stmt.Bind(1, snapshot.seq);
       stmt.Bind(2, static_cast<int64_t>(i));
@@ -314,7 +394,7 @@ Status SqliteLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
   }
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_, "INSERT OR IGNORE INTO snapshots (seq, body, parts) VALUES (?, '', ?)");
+        Stmt stmt(*statements_, "INSERT OR IGNORE INTO snapshots (seq, body, parts) VALUES (?, '', ?)");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         stmt.Bind(1, snapshot.seq);
         stmt.Bind(2, static_cast<int64_t>(parts.size()));
@@ -349,7 +429,7 @@ Status SqliteLogStore::DeleteInSteps(const char* sql, std::optional<int64_t> arg
   while (true) {
     int changed = 0;
     MINK_RETURN_IF_ERROR(InBackgroundTransaction([&]() -> Status {
-      Stmt stmt(db_, sql);
+      Stmt stmt(*statements_, sql);
       MINK_RETURN_IF_ERROR(stmt.prepared());
       if (arg) stmt.Bind(1, *arg);
       if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, what);
@@ -363,7 +443,7 @@ Status SqliteLogStore::DeleteInSteps(const char* sql, std::optional<int64_t> arg
 Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_,
+        Stmt stmt(*statements_,
                   "INSERT INTO heartbeats (node_id, node_epoch, address, updated_ms)"
                   " VALUES (?, ?, ?, ?) ON CONFLICT(node_id) DO UPDATE SET"
                   " node_epoch = excluded.node_epoch, address = excluded.address,"
@@ -381,7 +461,7 @@ Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
 
 Result<std::vector<Heartbeat>> SqliteLogStore::ListHeartbeats() {
   Connection lock(this);
-  Stmt stmt(db_, "SELECT node_id, node_epoch, address, updated_ms FROM heartbeats ORDER BY node_id");
+  Stmt stmt(*statements_, "SELECT node_id, node_epoch, address, updated_ms FROM heartbeats ORDER BY node_id");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   std::vector<Heartbeat> out;
   int rc;
@@ -398,7 +478,7 @@ Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std
   Lease lease;
   Status s = InTransaction(
       [&]() -> Status {
-        Stmt ins(db_,
+        Stmt ins(*statements_,
                  "INSERT OR IGNORE INTO leases (name, holder, epoch, expires_ms)"
                  " VALUES (?, ?, 1, ?)");
         MINK_RETURN_IF_ERROR(ins.prepared());
@@ -407,7 +487,7 @@ Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std
         ins.Bind(3, now_ms + ttl_ms);
         if (ins.Step() != SQLITE_DONE) return SqliteError(db_, "insert lease");
         // Conditional update: renew our own lease, or take one that has expired.
-        Stmt upd(db_,
+        Stmt upd(*statements_,
                  "UPDATE leases SET epoch = CASE WHEN holder = ?2 THEN epoch ELSE epoch + 1 END,"
                  " holder = ?2, expires_ms = ?3 WHERE name = ?1 AND (holder = ?2 OR expires_ms < ?4)");
         MINK_RETURN_IF_ERROR(upd.prepared());
@@ -416,7 +496,7 @@ Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std
         upd.Bind(3, now_ms + ttl_ms);
         upd.Bind(4, now_ms);
         if (upd.Step() != SQLITE_DONE) return SqliteError(db_, "update lease");
-        Stmt sel(db_, "SELECT name, holder, epoch, expires_ms FROM leases WHERE name = ?");
+        Stmt sel(*statements_, "SELECT name, holder, epoch, expires_ms FROM leases WHERE name = ?");
         MINK_RETURN_IF_ERROR(sel.prepared());
         sel.Bind(1, name);
         if (sel.Step() != SQLITE_ROW) return SqliteError(db_, "read lease");
@@ -433,7 +513,7 @@ Status SqliteLogStore::CommitGroupOffsets(const std::string& group,
   if (offsets.empty()) return Status::Ok();
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_,
+        Stmt stmt(*statements_,
                   "INSERT INTO group_offsets (group_id, topic, partition, committed_offset,"
                   " leader_epoch, metadata, commit_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
                   " ON CONFLICT(group_id, topic, partition) DO UPDATE SET"
@@ -459,7 +539,7 @@ Status SqliteLogStore::CommitGroupOffsets(const std::string& group,
 
 Result<std::vector<GroupOffset>> SqliteLogStore::ListGroupOffsets(const std::string& group) {
   Connection lock(this);
-  Stmt stmt(db_,
+  Stmt stmt(*statements_,
             "SELECT topic, partition, committed_offset, leader_epoch, metadata, commit_time_ms"
             " FROM group_offsets WHERE group_id = ? ORDER BY topic, partition");
   MINK_RETURN_IF_ERROR(stmt.prepared());
@@ -476,7 +556,7 @@ Result<std::vector<GroupOffset>> SqliteLogStore::ListGroupOffsets(const std::str
 
 Result<std::vector<std::string>> SqliteLogStore::ListOffsetGroups() {
   Connection lock(this);
-  Stmt stmt(db_, "SELECT DISTINCT group_id FROM group_offsets ORDER BY group_id");
+  Stmt stmt(*statements_, "SELECT DISTINCT group_id FROM group_offsets ORDER BY group_id");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   std::vector<std::string> out;
   int rc;
@@ -488,7 +568,7 @@ Result<std::vector<std::string>> SqliteLogStore::ListOffsetGroups() {
 Status SqliteLogStore::DeleteGroupOffsets(const std::string& group) {
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_, "DELETE FROM group_offsets WHERE group_id = ?");
+        Stmt stmt(*statements_, "DELETE FROM group_offsets WHERE group_id = ?");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         stmt.Bind(1, group);
         if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "delete group offsets");
@@ -500,7 +580,7 @@ Status SqliteLogStore::DeleteGroupOffsets(const std::string& group) {
 Status SqliteLogStore::DeleteTopicOffsets(const std::string& topic) {
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(db_, "DELETE FROM group_offsets WHERE topic = ?");
+        Stmt stmt(*statements_, "DELETE FROM group_offsets WHERE topic = ?");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         stmt.Bind(1, topic);
         if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "delete topic offsets");

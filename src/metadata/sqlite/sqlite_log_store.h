@@ -18,6 +18,8 @@ struct sqlite3;
 
 namespace mink::metadata {
 
+class SqliteStatements;
+
 class SqliteLogStore final : public LogStore {
  public:
   static Result<std::unique_ptr<SqliteLogStore>> Open(const std::string& path);
@@ -61,8 +63,10 @@ class SqliteLogStore final : public LogStore {
     SqliteLogStore* const store_;
   };
 
-  SqliteLogStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+  SqliteLogStore(std::string path, sqlite3* db);
   Status Exec(const std::string& sql);
+  // One statement without parameters or rows, prepared once (BEGIN, COMMIT, ...).
+  Status Run(const char* sql);
   // Runs `fn` in a transaction unless one is open on this connection already.
   Status InTransaction(const std::function<Status()>& fn, bool immediate);
   // An immediate transaction of background work (a snapshot part, a prune step): it first lets
@@ -75,6 +79,7 @@ class SqliteLogStore final : public LogStore {
 
   const std::string path_;
   sqlite3* db_;
+  std::unique_ptr<SqliteStatements> statements_;  // before db_ is closed
   std::recursive_mutex mutex_;  // one connection; WithAppendLock holds it across its callback
   bool in_transaction_ = false;
   std::atomic<int> waiting_{0};  // callers waiting for mutex_ (see Connection)
