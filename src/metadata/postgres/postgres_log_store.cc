@@ -235,6 +235,7 @@ Status PostgresLogStore::Connect(pg_conn** conn, bool listen) {
       return s;
     }
   }
+  if (!listen) own_backend_pid_.store(PQbackendPID(c));
   *conn = c;
   return Status::Ok();
 }
@@ -401,8 +402,9 @@ bool PostgresLogStore::PollNotifications(std::chrono::steady_clock::time_point d
   while (true) {
     bool notified = false;
     while (PGnotify* n = PQnotifies(listen_conn_)) {
+      // Our own inserts were applied by our log as it appended them; other writers' are news.
+      if (n->be_pid != own_backend_pid_.load()) notified = true;
       PQfreemem(n);
-      notified = true;
     }
     if (notified) return true;
     auto left =

@@ -11,6 +11,7 @@
 // Threading: the main connection is guarded by a recursive mutex that WithAppendLock holds
 // across its callback; the LISTEN connection has its own lock, so waiting never blocks appends.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -86,6 +87,7 @@ class PostgresLogStore final : public LogStore {
   std::recursive_mutex mutex_;  // guards conn_ and in_transaction_
   pg_conn* conn_ = nullptr;
   bool in_transaction_ = false;
+  std::atomic<int> own_backend_pid_{0};  // conn_'s server process: its notifications are ours
 
   std::mutex listen_mutex_;  // guards the fields below; listen_conn_ belongs to the poller
   std::condition_variable listen_cv_;
