@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/backoff.h"
+#include "metadata/sqlite/sqlite_checkpointer.h"
 
 namespace mink::metadata {
 // The connection's prepared statements, by SQL text: an append runs the same few statements
@@ -175,13 +176,11 @@ Result<std::unique_ptr<SqliteLogStore>> SqliteLogStore::Open(const std::string& 
   }
   sqlite3_busy_timeout(db, 30'000);
   auto store = std::unique_ptr<SqliteLogStore>(new SqliteLogStore(path, db));
-  // SQLite checkpoints inside the COMMIT that takes its WAL past wal_autocheckpoint pages, and
-  // every append waiting for the connection waits for that checkpoint too. A checkpoint copies
-  // each changed page once, however often the WAL rewrote it, so one per 8000 pages (32 MiB)
-  // costs little more than one per SQLite's 1000 and stalls commits an eighth as often (the
-  // storage benchmark's commit wait in its slowest 1%: 19-22 ms -> 8-15 ms).
-  MINK_RETURN_IF_ERROR(store->Exec(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA wal_autocheckpoint=8000;"));
+  MINK_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"));
+  // Checkpoints run off the commit path (sqlite_checkpointer.h): a checkpoint copies each
+  // changed page once however often the WAL rewrote it, so they are rare (per 16 MiB of WAL).
+  store->checkpointer_ = std::make_unique<SqliteCheckpointer>(db, path, /*background_pages=*/4000,
+                                                              /*inline_pages=*/16000);
   return store;
 }
 
@@ -189,6 +188,7 @@ SqliteLogStore::SqliteLogStore(std::string path, sqlite3* db)
     : path_(std::move(path)), db_(db), statements_(std::make_unique<SqliteStatements>(db)) {}
 
 SqliteLogStore::~SqliteLogStore() {
+  checkpointer_.reset();
   {
     Waker& w = WakerFor(path_);
     std::lock_guard<std::mutex> lock(w.mutex);

@@ -18,6 +18,7 @@ struct sqlite3;
 
 namespace mink::metadata {
 
+class SqliteCheckpointer;
 class SqliteStatements;
 
 class SqliteLogStore final : public LogStore {
@@ -80,6 +81,7 @@ class SqliteLogStore final : public LogStore {
   const std::string path_;
   sqlite3* db_;
   std::unique_ptr<SqliteStatements> statements_;  // before db_ is closed
+  std::unique_ptr<SqliteCheckpointer> checkpointer_;  // stopped before db_ is closed
   std::recursive_mutex mutex_;  // one connection; WithAppendLock holds it across its callback
   bool in_transaction_ = false;
   std::atomic<int> waiting_{0};  // callers waiting for mutex_ (see Connection)
