@@ -36,6 +36,7 @@
 
 #include "base/log.h"
 #include "base/memory.h"
+#include "base/thread_priority.h"
 #include "bench_util.h"
 #include "node/node.h"
 
@@ -242,7 +243,10 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
   };
   std::vector<std::thread> threads;
   for (size_t i = 0; i < producers.size(); ++i) {
-    threads.emplace_back([&, i] { run(*producers[i], i); });
+    threads.emplace_back([&, i] {
+      NameThisThread("bench-produce");
+      run(*producers[i], i);
+    });
   }
   for (auto& t : threads) t.join();
   // One result over every producer: acknowledged bytes summed, latencies pooled.
@@ -264,27 +268,34 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
 
 // Sends one record every 1/rate s from `start` until `end` (open loop: a late send does not
 // move the schedule) round-robin over the partitions; with `stamp` the value's first 8 bytes
-// carry the scheduled time. Returns how many were sent.
+// carry the scheduled time. Returns how many were sent. Records that are due go out together
+// and the thread then sleeps until the next one is due (at least kMinSleepUs): waiting for each
+// record's time in a loop would keep a core busy that the node and the clients need.
 uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double rate,
                    int64_t start, int64_t end, bool stamp, std::string* value) {
+  constexpr int64_t kMinSleepUs = 100, kMaxSleepUs = 1000;
   uint64_t sent = 0;
   const double interval_us = 1e6 / rate;
+  auto scheduled_at = [&](uint64_t n) {
+    return start + static_cast<int64_t>(static_cast<double>(n) * interval_us);
+  };
   while (!g_interrupted.load() && sent < kMaxMessagesPerPhase) {
-    const int64_t scheduled = start + static_cast<int64_t>(static_cast<double>(sent) * interval_us);
+    int64_t scheduled = scheduled_at(sent);
     if (scheduled >= end) break;
     const int64_t now = NowMicros();
-    if (now < scheduled) {
-      rd_kafka_poll(p.rk, 0);
-      if (scheduled - now > 200) {
-        std::this_thread::sleep_for(Micros(std::min<int64_t>(scheduled - now, 1000)));
+    bool full = false;
+    while (scheduled <= now && scheduled < end && sent < kMaxMessagesPerPhase) {
+      if (stamp) std::memcpy(value->data(), &scheduled, 8);
+      if (!Send(p, topic, static_cast<int32_t>(sent % partitions), *value, scheduled)) {
+        full = true;
+        break;
       }
-      continue;
+      scheduled = scheduled_at(++sent);
     }
-    if (stamp) std::memcpy(value->data(), &scheduled, 8);
-    if (Send(p, topic, static_cast<int32_t>(sent % partitions), *value, scheduled)) {
-      ++sent;
-    } else {
-      rd_kafka_poll(p.rk, 1);
+    rd_kafka_poll(p.rk, full ? 1 : 0);
+    const int64_t wait = scheduled - NowMicros();
+    if (wait > 0) {
+      std::this_thread::sleep_for(Micros(std::clamp<int64_t>(wait, kMinSleepUs, kMaxSleepUs)));
     }
   }
   return sent;
@@ -354,6 +365,7 @@ ConsumeResult ConsumeAll(const std::string& brokers, const std::string& topic, i
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
+      NameThisThread("bench-consume");
       rd_kafka_t* rk = consumers[static_cast<size_t>(c)];
       rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
       for (int i = c; i < partitions; i += clients) {
@@ -423,6 +435,7 @@ Distribution EndToEnd(const std::string& brokers, const std::string& topic, cons
   std::atomic<bool> producing{true};
   uint64_t got = 0;
   std::thread reader([&] {
+    NameThisThread("bench-e2e-read");
     const SteadyTime hard_stop =
         SteadyNow() + std::chrono::seconds(flags.seconds + 30 + flags.warmup_ms / 1000);
     while (SteadyNow() < hard_stop && !g_interrupted.load()) {

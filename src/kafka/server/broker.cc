@@ -21,9 +21,9 @@ Broker::Broker(BrokerOptions options, table::TableStore* tables, storage::Stream
       meta_(meta),
       groups_(groups),
       topics_(tables, options_.default_partitions),
-      fetch_pool_(options_.fetch_threads),
+      fetch_pool_(options_.fetch_threads, "kafka-fetch"),
       ahead_(options_.fetch_read_ahead_bytes),
-      ahead_pool_(options_.fetch_read_ahead_bytes > 0 ? 2 : 0) {}
+      ahead_pool_(options_.fetch_read_ahead_bytes > 0 ? 2 : 0, "kafka-ahead") {}
 
 Broker::~Broker() { Stop(); }
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/thread_priority.h"
 #include "base/thread_pool.h"
 #include "kafka/protocol/frame.h"
 
@@ -272,7 +273,7 @@ struct KafkaServer::Impl {
   Broker* broker = nullptr;
   asio::io_context io;
   asio::ip::tcp::acceptor acceptor{io};
-  ThreadPool dispatch{4};
+  ThreadPool dispatch{4, "kafka-dispatch"};
   std::vector<std::thread> threads;
   std::mutex mutex;
   std::vector<std::weak_ptr<Connection>> connections;
@@ -333,7 +334,10 @@ Result<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServerOptions
   }
   impl->Accept();
   for (int i = 0; i < std::max(1, options.io_threads); ++i) {
-    impl->threads.emplace_back([raw = impl.get()] { raw->io.run(); });
+    impl->threads.emplace_back([raw = impl.get()] {
+      NameThisThread("kafka-io");
+      raw->io.run();
+    });
   }
   MINK_LOG_INFO("kafka", "Kafka listening on {}", options.listen);
   return std::unique_ptr<KafkaServer>(new KafkaServer(std::move(impl)));
