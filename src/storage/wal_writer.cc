@@ -23,14 +23,12 @@ WalWriter::WalWriter(const StorageOptions& options, metadata::MetadataLog* meta,
       wal_bucket_id_(wal_bucket_id),
       node_(node),
       tail_(tail),
-      uploads_(std::max(1, options.wal_max_inflight_uploads), "wal-upload") {
+      // One thread more than uploads in flight: the thread committing keeps its slot's upload
+      // from waiting.
+      uploads_(std::max(1, options.wal_max_inflight_uploads) + 1, "wal-upload") {
   sealer_ = std::thread([this] {
     NameThisThread("wal-seal");
     SealLoop();
-  });
-  committer_ = std::thread([this] {
-    NameThisThread("wal-commit");
-    CommitLoop();
   });
 }
 
@@ -166,8 +164,6 @@ void WalWriter::SealLoop() {
       uploads_.Submit([this, sealed] { Upload(sealed); });
     }
   }
-  lock.unlock();
-  commit_cv_.notify_all();
 }
 
 std::shared_ptr<WalWriter::Sealed> WalWriter::Seal(std::vector<Pending> batches) {
@@ -232,24 +228,22 @@ void WalWriter::Upload(const std::shared_ptr<Sealed>& sealed) {
     std::this_thread::sleep_for(backoff.Next());
   }
   std::string().swap(sealed->bytes);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    sealed->state = s.ok() ? Sealed::State::kUploaded : Sealed::State::kFailed;
-    sealed->error = s.ok() ? s : UnavailableError("object store write failed: " + s.ToString());
-    --uploads_in_flight_;
-  }
-  seal_cv_.notify_one();
-  commit_cv_.notify_one();
+  std::unique_lock<std::mutex> lock(mutex_);
+  sealed->state = s.ok() ? Sealed::State::kUploaded : Sealed::State::kFailed;
+  sealed->error = s.ok() ? s : UnavailableError("object store write failed: " + s.ToString());
+  // The sealer waits for a free slot only with an object open; otherwise an append wakes it.
+  const bool wake_sealer = !open_.empty();
+  --uploads_in_flight_;
+  if (wake_sealer) seal_cv_.notify_one();
+  CommitReady(lock);
 }
 
-void WalWriter::CommitLoop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (true) {
-    commit_cv_.wait(lock, [&] {
-      return (!sealed_.empty() && sealed_.front()->state != Sealed::State::kUploading) ||
-             (stopping_ && sealed_.empty() && open_.empty());
-    });
-    if (sealed_.empty()) break;
+void WalWriter::CommitReady(std::unique_lock<std::mutex>& lock) {
+  // One thread commits at a time; the others leave what they finished to it, and it looks
+  // again before it lets go, so nothing uploaded is left behind.
+  if (committing_) return;
+  committing_ = true;
+  while (!sealed_.empty() && sealed_.front()->state != Sealed::State::kUploading) {
     std::vector<std::shared_ptr<Sealed>> group;
     if (sealed_.front()->state == Sealed::State::kFailed) {
       group.push_back(sealed_.front());
@@ -270,6 +264,7 @@ void WalWriter::CommitLoop() {
     Finish(group);
     lock.lock();
   }
+  committing_ = false;
 }
 
 void WalWriter::Commit(const std::vector<std::shared_ptr<Sealed>>& all) {
@@ -415,12 +410,10 @@ void WalWriter::Stop() {
     stopping_ = true;
   }
   seal_cv_.notify_all();
-  commit_cv_.notify_all();
   space_cv_.notify_all();
-  // Uploads and commits are bounded by upload_deadline and the metadata append timeout.
+  // Uploads and commits are bounded by upload_deadline and the metadata append timeout; the
+  // last upload to finish commits what is left.
   if (sealer_.joinable()) sealer_.join();
-  commit_cv_.notify_all();
-  if (committer_.joinable()) committer_.join();
   uploads_.Stop();
 }
 

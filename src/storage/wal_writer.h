@@ -8,9 +8,11 @@
 // stream whose epoch or owner moved on (fencing) or whose range does not continue the committed
 // end, and the writer then fails that stream's appends and stops writing it.
 //
-// Threads: a sealer, a committer, and an upload pool. Append is thread-safe and never blocks on
-// I/O (it waits only when max_pending_bytes are in flight). Callbacks run on the committer thread
-// (or the sealer, for appends dropped before upload) and must be quick.
+// Threads: a sealer and an upload pool. The upload thread that finishes the oldest object also
+// commits (one at a time; the others leave their objects to it), so a commit costs no hand-off
+// to another thread. Append is thread-safe and never blocks on I/O (it waits only when
+// max_pending_bytes are in flight). Callbacks run on the committing upload thread (or the
+// sealer, for appends dropped before upload) and must be quick.
 
 #include <condition_variable>
 #include <deque>
@@ -95,7 +97,9 @@ class WalWriter {
   };
 
   void SealLoop();
-  void CommitLoop();
+  // Commits the uploaded objects at the front of sealed_, in seal order, unless another thread
+  // is doing so. Called with mutex_ held (it lets go while committing).
+  void CommitReady(std::unique_lock<std::mutex>& lock);
   std::shared_ptr<Sealed> Seal(std::vector<Pending> batches);
   void Upload(const std::shared_ptr<Sealed>& sealed);
   // Commits a group of uploaded objects; fails the runs the metadata log refuses.
@@ -113,7 +117,6 @@ class WalWriter {
 
   mutable std::mutex mutex_;
   std::condition_variable seal_cv_;    // open object grew, or uploads finished
-  std::condition_variable commit_cv_;  // an upload finished
   std::condition_variable space_cv_;   // pending bytes went down
   std::map<uint64_t, Owned> owned_;
   std::vector<Pending> open_;          // the open WAL object
@@ -121,6 +124,7 @@ class WalWriter {
   SteadyTime open_since_;
   size_t pending_bytes_ = 0;           // appended, not yet committed or failed
   int uploads_in_flight_ = 0;
+  bool committing_ = false;            // an upload thread is in CommitReady
   std::deque<std::shared_ptr<Sealed>> sealed_;  // in seal order, until committed or failed
   uint64_t next_object_seq_ = 0;
   int64_t last_timestamp_ms_ = 0;
@@ -128,7 +132,6 @@ class WalWriter {
 
   ThreadPool uploads_;
   std::thread sealer_;
-  std::thread committer_;
 };
 
 }  // namespace mink::storage

@@ -444,7 +444,8 @@ Result<TableStore::AppendOutcome> TableStore::AppendToBucket(
   int32_t count = input.record_count;
   auto callback = [bucket, done = std::move(done)](Status s) {
     // Rebuild the writer states from what is committed before the next check. (No lock here:
-    // this runs on the storage committer, which an appender holding the lock may wait for.)
+    // this runs on the thread making storage commits, which an appender holding the lock may
+    // wait for.)
     if (!s.ok()) bucket->writers_stale = true;
     done(std::move(s));
   };

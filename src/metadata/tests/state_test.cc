@@ -212,14 +212,5 @@ TEST_F(StateTest, KvSnapshotsReplaceEachOther) {
   EXPECT_EQ(s_.next_writer_id(), 2);
 }
 
-TEST(Commands, EncodeDecodeRoundTrip) {
-  Command c = CommitObjects{3, 7, {Obj("k", 9, 2, 5, 6)}};
-  auto decoded = DecodeCommand(KindOf(c), EncodeBody(c));
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
-  EXPECT_EQ(EncodeBody(*decoded), EncodeBody(c));
-  EXPECT_FALSE(DecodeCommand("no.such", "{}").ok());
-  EXPECT_FALSE(DecodeCommand("stream.trim", "{\"stream\": \"x\"}").ok());
-}
-
 }  // namespace
 }  // namespace mink::metadata
