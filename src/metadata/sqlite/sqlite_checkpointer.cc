@@ -66,7 +66,9 @@ void SqliteCheckpointer::Loop() {
       rc = sqlite3_open_v2(path_.c_str(), &conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
                            nullptr);
       // The checkpoint syncs the WAL and then the database file, as commits do.
-      if (rc == SQLITE_OK) rc = sqlite3_exec(conn, "PRAGMA synchronous=FULL", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) {
+        rc = sqlite3_exec(conn, "PRAGMA synchronous=FULL", nullptr, nullptr, nullptr);
+      }
     }
     if (rc == SQLITE_OK) {
       rc = sqlite3_wal_checkpoint_v2(conn, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);

@@ -4,15 +4,16 @@
 
 #include <condition_variable>
 #include <map>
-#include <unordered_map>
 #include <thread>
+#include <unordered_map>
 
 #include "base/backoff.h"
 #include "metadata/sqlite/sqlite_checkpointer.h"
 
 namespace mink::metadata {
+
 // The connection's prepared statements, by SQL text: an append runs the same few statements
-// every time, and preparing them was a visible part of its CPU.
+// every time, and preparing them was a visible part of its CPU. Used under the connection lock.
 class SqliteStatements {
  public:
   explicit SqliteStatements(sqlite3* db) : db_(db) {}
@@ -355,7 +356,8 @@ Result<std::optional<SnapshotRecord>> SqliteLogStore::LatestSnapshot() {
         if (rc != SQLITE_ROW) return SqliteError(db_, "read snapshot");
         SnapshotRecord snapshot{stmt.Int(0), stmt.Text(1)};
         const int64_t parts = stmt.Int(2);
-        Stmt part(*statements_, "SELECT part, body FROM snapshot_parts WHERE seq = ? ORDER BY part");
+        Stmt part(*statements_,
+                  "SELECT part, body FROM snapshot_parts WHERE seq = ? ORDER BY part");
         MINK_RETURN_IF_ERROR(part.prepared());
         part.Bind(1, snapshot.seq);
         int64_t read = 0;
@@ -383,7 +385,8 @@ Status SqliteLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
   const std::vector<std::string_view> parts = SplitSnapshot(snapshot.body);
   for (size_t i = 0; i < parts.size(); ++i) {
     MINK_RETURN_IF_ERROR(InBackgroundTransaction([&]() -> Status {
-      Stmt stmt(*statements_, "INSERT OR REPLACE INTO snapshot_parts (seq, part, body) VALUES (?, ?, ?)");
+      Stmt stmt(*statements_,
+                "INSERT OR REPLACE INTO snapshot_parts (seq, part, body) VALUES (?, ?, ?)");
       MINK_RETURN_IF_ERROR(stmt.prepared());
       stmt.Bind(1, snapshot.seq);
       stmt.Bind(2, static_cast<int64_t>(i));
@@ -394,7 +397,8 @@ Status SqliteLogStore::WriteSnapshot(const SnapshotRecord& snapshot) {
   }
   return InTransaction(
       [&]() -> Status {
-        Stmt stmt(*statements_, "INSERT OR IGNORE INTO snapshots (seq, body, parts) VALUES (?, '', ?)");
+        Stmt stmt(*statements_,
+                  "INSERT OR IGNORE INTO snapshots (seq, body, parts) VALUES (?, '', ?)");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         stmt.Bind(1, snapshot.seq);
         stmt.Bind(2, static_cast<int64_t>(parts.size()));
@@ -461,7 +465,8 @@ Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
 
 Result<std::vector<Heartbeat>> SqliteLogStore::ListHeartbeats() {
   Connection lock(this);
-  Stmt stmt(*statements_, "SELECT node_id, node_epoch, address, updated_ms FROM heartbeats ORDER BY node_id");
+  Stmt stmt(*statements_,
+            "SELECT node_id, node_epoch, address, updated_ms FROM heartbeats ORDER BY node_id");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   std::vector<Heartbeat> out;
   int rc;
