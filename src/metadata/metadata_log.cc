@@ -32,10 +32,12 @@ Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(std::unique_ptr<LogStore>
   MINK_RETURN_IF_ERROR(store->Migrate());
   auto log = std::unique_ptr<MetadataLog>(new MetadataLog(std::move(store), std::move(options)));
   MINK_RETURN_IF_ERROR(log->Load());
-  if (log->options_.tail) log->tailer_ = std::thread([raw = log.get()] {
+  if (log->options_.tail) {
+    log->tailer_ = std::thread([raw = log.get()] {
       NameThisThread("meta-tail");
       raw->TailLoop();
     });
+  }
   return log;
 }
 

@@ -41,7 +41,7 @@ void Snapshotter::Push(Step step) {
   bool wake;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    wake = step.seq % every_ == 0 || queued_.size() + 1 >= kApplyBatch;
+    wake = IsSnapshotPoint(step.seq) || queued_.size() + 1 >= kApplyBatch;
     queued_.push_back(std::move(step));
   }
   if (wake) cv_.notify_one();
@@ -69,7 +69,7 @@ void Snapshotter::Loop() {
         state_.Skip(step.seq);
       }
       // A snapshot point; when a later one is already queued, that one is written instead.
-      if (step.seq % every_ == 0 && step.seq + every_ > last_seq) Write(step.seq);
+      if (IsSnapshotPoint(step.seq) && step.seq + every_ > last_seq) Write(step.seq);
     }
     lock.lock();
   }

@@ -45,6 +45,7 @@ class Snapshotter {
     int64_t seq = 0;
     int64_t time_ms = 0;
   };
+  bool IsSnapshotPoint(int64_t seq) const { return seq % every_ == 0; }
   void Push(Step step);
   void Loop();
   void Write(int64_t seq);

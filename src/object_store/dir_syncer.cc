@@ -38,10 +38,12 @@ uint64_t DirSyncer::Request(const std::string& dir) {
   uint64_t ticket;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!thread_.joinable()) thread_ = std::thread([this] {
-      NameThisThread("dir-sync");
-      Run();
-    });
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this] {
+        NameThisThread("dir-sync");
+        Run();
+      });
+    }
     ticket = ++dirs_[dir].requested;
   }
   work_cv_.notify_one();

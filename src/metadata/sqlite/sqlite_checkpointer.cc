@@ -82,7 +82,7 @@ void SqliteCheckpointer::Loop() {
     if (rc == SQLITE_OK) finish_.store(true);
     lock.lock();
     requested_ = false;
-    ++done_;
+    if (rc == SQLITE_OK) ++done_;
   }
   lock.unlock();
   sqlite3_close(conn);

@@ -29,7 +29,7 @@ class SqliteCheckpointer {
   SqliteCheckpointer(const SqliteCheckpointer&) = delete;
   SqliteCheckpointer& operator=(const SqliteCheckpointer&) = delete;
 
-  // Checkpoints run in the background so far (for tests and benchmarks).
+  // Background checkpoints that succeeded so far (for tests and benchmarks).
   int background_checkpoints() const;
 
  private:

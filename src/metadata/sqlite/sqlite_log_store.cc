@@ -16,49 +16,38 @@ namespace mink::metadata {
 // every time, and preparing them was a visible part of its CPU. Used under the connection lock.
 class SqliteStatements {
  public:
+  struct Entry {
+    sqlite3_stmt* stmt = nullptr;
+    bool in_use = false;
+  };
+
   explicit SqliteStatements(sqlite3* db) : db_(db) {}
   ~SqliteStatements() {
     for (auto& [sql, entry] : cached_) sqlite3_finalize(entry.stmt);
   }
   sqlite3* db() const { return db_; }
 
-  // A statement ready to bind and step; *rc is the result of preparing it.
-  sqlite3_stmt* Borrow(const char* sql, int* rc) {
-    auto [it, fresh] = cached_.try_emplace(sql);
-    Entry& entry = it->second;
-    if (!fresh && entry.stmt != nullptr && !entry.in_use) {
-      entry.in_use = true;
-      return entry.stmt;
+  // The cached statement for `sql`, marked in use; nullptr when it is in use already (or cannot
+  // be prepared: *rc says why), and the caller prepares one of its own.
+  Entry* Borrow(const char* sql, int* rc) {
+    Entry& entry = cached_[sql];
+    if (entry.in_use) return nullptr;
+    if (entry.stmt == nullptr) {
+      *rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &entry.stmt, nullptr);
+      if (*rc != SQLITE_OK) return nullptr;
     }
-    sqlite3_stmt* stmt = nullptr;
-    const bool keep = fresh || entry.stmt == nullptr;
-    *rc = sqlite3_prepare_v3(db_, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &stmt, nullptr);
-    if (keep && *rc == SQLITE_OK) {
-      entry.stmt = stmt;
-      entry.in_use = true;
-    }
-    return stmt;
+    entry.in_use = true;
+    return &entry;
   }
-  void Return(sqlite3_stmt* stmt) {
-    if (stmt == nullptr) return;
-    for (auto& [sql, entry] : cached_) {
-      if (entry.stmt == stmt) {
-        sqlite3_reset(stmt);
-        sqlite3_clear_bindings(stmt);
-        entry.in_use = false;
-        return;
-      }
-    }
-    sqlite3_finalize(stmt);  // prepared for one use while the cached one was borrowed
+  static void Return(Entry* entry) {
+    sqlite3_reset(entry->stmt);
+    sqlite3_clear_bindings(entry->stmt);
+    entry->in_use = false;
   }
 
  private:
-  struct Entry {
-    sqlite3_stmt* stmt = nullptr;
-    bool in_use = false;
-  };
   sqlite3* const db_;
-  std::unordered_map<std::string, Entry> cached_;
+  std::unordered_map<std::string, Entry> cached_;  // node-based: Entry pointers stay valid
 };
 
 namespace {
@@ -122,10 +111,21 @@ Status SqliteError(sqlite3* db, const std::string& what) {
 // exit), or prepared for this use only when the cached one is already borrowed.
 class Stmt {
  public:
-  Stmt(SqliteStatements& cache, const char* sql) : cache_(cache), db_(cache.db()) {
-    stmt_ = cache_.Borrow(sql, &rc_);
+  Stmt(SqliteStatements& cache, const char* sql) : db_(cache.db()) {
+    entry_ = cache.Borrow(sql, &rc_);
+    if (entry_ != nullptr) {
+      stmt_ = entry_->stmt;
+    } else if (rc_ == SQLITE_OK) {
+      rc_ = sqlite3_prepare_v2(db_, sql, -1, &stmt_, nullptr);  // the cached one is in use
+    }
   }
-  ~Stmt() { cache_.Return(stmt_); }
+  ~Stmt() {
+    if (entry_ != nullptr) {
+      SqliteStatements::Return(entry_);
+    } else {
+      sqlite3_finalize(stmt_);
+    }
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -157,8 +157,8 @@ class Stmt {
   }
 
  private:
-  SqliteStatements& cache_;
   sqlite3* db_;
+  SqliteStatements::Entry* entry_ = nullptr;  // null: stmt_ is this Stmt's own
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
 };
