@@ -273,13 +273,14 @@ struct KafkaServer::Impl {
   Broker* broker = nullptr;
   asio::io_context io;
   asio::ip::tcp::acceptor acceptor{io};
-  ThreadPool dispatch{4, "kafka-dispatch"};
+  ThreadPool dispatch;
   std::vector<std::thread> threads;
   std::mutex mutex;
   std::vector<std::weak_ptr<Connection>> connections;
   std::atomic<bool> stopped{false};
 
-  explicit Impl(const KafkaServerOptions& o) : options(o), dispatch(o.dispatch_threads) {}
+  explicit Impl(const KafkaServerOptions& o)
+      : options(o), dispatch(o.dispatch_threads, "kafka-dispatch") {}
 
   void Accept() {
     acceptor.async_accept([this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
