@@ -89,16 +89,7 @@ Status StreamStore::OpenStreams(const std::vector<uint64_t>& stream_ids) {
   if (!seq.ok()) return seq.status();
   for (uint64_t id : stream_ids) {
     int64_t epoch = 0, end = 0;
-    bool ours = meta_->Read([&](const State& s) {
-      const metadata::StreamState* st = s.FindStream(id);
-      if (st == nullptr || st->owner_node != node_.node_id ||
-          st->owner_node_epoch != node_.node_epoch) {
-        return false;
-      }
-      epoch = st->epoch;
-      end = st->end_offset;
-      return true;
-    });
+    bool ours = OwnedStream(id, &epoch, &end);
     if (!ours) return AbortedError("stream " + std::to_string(id) + " was taken by another owner");
     tail_.Drop(id);
     writer_->Adopt(id, epoch, end);
@@ -108,19 +99,23 @@ Status StreamStore::OpenStreams(const std::vector<uint64_t>& stream_ids) {
   return Status::Ok();
 }
 
+bool StreamStore::OwnedStream(uint64_t stream_id, int64_t* epoch, int64_t* end) const {
+  return meta_->Read([&](const State& s) {
+    const metadata::StreamState* st = s.FindStream(stream_id);
+    if (st == nullptr || st->owner_node != node_.node_id ||
+        st->owner_node_epoch != node_.node_epoch) {
+      return false;
+    }
+    *epoch = st->epoch;
+    *end = st->end_offset;
+    return true;
+  });
+}
+
 void StreamStore::AdoptOwned(const std::vector<uint64_t>& stream_ids) {
   for (uint64_t id : stream_ids) {
     int64_t epoch = 0, end = 0;
-    bool ours = meta_->Read([&](const State& s) {
-      const metadata::StreamState* st = s.FindStream(id);
-      if (st == nullptr || st->owner_node != node_.node_id ||
-          st->owner_node_epoch != node_.node_epoch) {
-        return false;
-      }
-      epoch = st->epoch;
-      end = st->end_offset;
-      return true;
-    });
+    bool ours = OwnedStream(id, &epoch, &end);
     if (ours && !writer_->Owns(id)) writer_->Adopt(id, epoch, end);
   }
 }

@@ -58,6 +58,21 @@ void SplitMillis(int64_t value, const LogicalType& t, int64_t* millis, int64_t* 
   *nanos_of_milli = rest * (1'000'000 / per_milli);
 }
 
+// FLOAT and DOUBLE keys: the IEEE bits, little-endian (Fluss and Iceberg alike).
+void PutFloatBits(std::string* out, const Value& v) {
+  float f = static_cast<float>(v.double_value());
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  PutU32(out, bits);
+}
+
+void PutDoubleBits(std::string* out, const Value& v) {
+  double d = v.double_value();
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  PutU64(out, bits);
+}
+
 Status NullKey(size_t i) {
   return InvalidArgumentError("bucket key field " + std::to_string(i) + " is null");
 }
@@ -158,20 +173,12 @@ Result<std::string> EncodeCompactedKey(const std::vector<Value>& fields,
       case TypeKind::kBigInt:
         PutVarint64(&out, static_cast<uint64_t>(v.int_value()));
         break;
-      case TypeKind::kFloat: {
-        float f = static_cast<float>(v.double_value());
-        uint32_t bits;
-        std::memcpy(&bits, &f, 4);
-        PutU32(&out, bits);
+      case TypeKind::kFloat:
+        PutFloatBits(&out, v);
         break;
-      }
-      case TypeKind::kDouble: {
-        double d = v.double_value();
-        uint64_t bits;
-        std::memcpy(&bits, &d, 8);
-        PutU64(&out, bits);
+      case TypeKind::kDouble:
+        PutDoubleBits(&out, v);
         break;
-      }
       case TypeKind::kString:
       case TypeKind::kBytes:
         PutVarint64(&out, static_cast<uint32_t>(v.bytes().size()));
@@ -317,20 +324,12 @@ Result<std::string> EncodeIcebergKey(const std::vector<Value>& fields,
     case TypeKind::kDecimal:
       out = MinimalBigEndian(v.decimal_value());
       break;
-    case TypeKind::kFloat: {
-      float f = static_cast<float>(v.double_value());
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      PutU32(&out, bits);
+    case TypeKind::kFloat:
+      PutFloatBits(&out, v);
       break;
-    }
-    case TypeKind::kDouble: {
-      double d = v.double_value();
-      uint64_t bits;
-      std::memcpy(&bits, &d, 8);
-      PutU64(&out, bits);
+    case TypeKind::kDouble:
+      PutDoubleBits(&out, v);
       break;
-    }
     default:
       return InvalidArgumentError("Iceberg bucketing does not support " + t.ToString());
   }
