@@ -11,6 +11,8 @@
 //   partition; together they read every record exactly once with its key, value, headers,
 //   timestamp and offset; the group's committed offsets (admin.fetchOffsets) are the ends after
 //   they stop
+// - DeleteRecords (admin.deleteTopicRecords): the log start moves, a consumer from the beginning
+//   starts there, an offset beyond the end is refused
 // - the table view of the same rows (`mink read`)
 //
 // Usage: MINK_TEST_BROKER=host:port MINK_BIN=path/to/mink node kafka_kafkajs_test.js
@@ -190,6 +192,40 @@ async function main() {
     committed = r[0].partitions.map((p) => [p.partition, p.offset]).sort();
     return JSON.stringify(committed) === JSON.stringify([[0, '40'], [1, '40']]);
   }), JSON.stringify(committed));
+
+  // ---- DeleteRecords: partition 0's log start moves to 25; beyond the end is refused.
+  await admin.deleteTopicRecords({topic: TOPIC, partitions: [{partition: 0, offset: 25}]});
+  expect('deleteTopicRecords: partition 0 starts at 25, partition 1 is untouched',
+         [[0, '25', '40'], [1, '0', '40']],
+         (await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, o.low, o.high]).sort());
+  let refused = null;
+  try {
+    await admin.deleteTopicRecords({topic: TOPIC, partitions: [{partition: 0, offset: 41}]});
+  } catch (e) {
+    refused = e.cause || e;  // kafkajs wraps what it does not retry, keeping the broker's error
+  }
+  expect('deleteTopicRecords beyond the high watermark: OFFSET_OUT_OF_RANGE, nothing deleted',
+         [['OFFSET_OUT_OF_RANGE'], [[0, '25', '40']]],
+         [refused && refused.partitions ? refused.partitions.map((p) => p.error && p.error.type) : String(refused),
+          (await admin.fetchTopicOffsets(TOPIC)).filter((o) => o.partition === 0).map((o) => [o.partition, o.low, o.high])]);
+  // A consumer from the beginning starts at the new log start.
+  const fresh = kafka.consumer({groupId: `${GROUP}-after-delete`, maxWaitTimeInMs: 100});
+  const firstOffsets = [];
+  await fresh.connect();
+  await fresh.subscribe({topics: [TOPIC], fromBeginning: true});
+  await fresh.run({eachMessage: async ({partition, message}) => {
+    if (partition === 0) firstOffsets.push(Number(message.offset));
+  }});
+  ok('after deleteTopicRecords a consumer from the beginning reads partition 0 from 25 to 39',
+     await waitFor(30, () => firstOffsets.length >= 15) &&
+       JSON.stringify(firstOffsets.slice().sort((x, y) => x - y)) ===
+         JSON.stringify(Array.from({length: 15}, (_, i) => 25 + i)),
+     JSON.stringify(firstOffsets));
+  await fresh.disconnect();
+  await admin.deleteTopicRecords({topic: TOPIC, partitions: [{partition: 0, offset: -1}]});
+  expect('deleteTopicRecords to -1: partition 0 starts at its high watermark',
+         [[0, '40', '40']],
+         (await admin.fetchTopicOffsets(TOPIC)).filter((o) => o.partition === 0).map((o) => [o.partition, o.low, o.high]));
   await admin.disconnect();
 
   // ---- The table view: partition 1's first row (hex values, headers, timestamp).

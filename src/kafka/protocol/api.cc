@@ -5,8 +5,8 @@
 namespace mink::kafka {
 namespace {
 
-// Ranges: the "Advertise" column of shared/reference/protocols.md §1.3; flexible versions from
-// the Kafka message definitions.
+// Ranges: the "Advertise" column of shared/reference/protocols.md §1.3 (DeleteRecords, not
+// listed there: every version Kafka defines); flexible versions from the Kafka message definitions.
 constexpr ApiInfo kApis[] = {
     {ApiKey::kProduce, "Produce", 0, 7, 9, true},
     {ApiKey::kFetch, "Fetch", 0, 12, 12, true},
@@ -24,6 +24,7 @@ constexpr ApiInfo kApis[] = {
     {ApiKey::kApiVersions, "ApiVersions", 0, 3, 3, true},
     {ApiKey::kCreateTopics, "CreateTopics", 0, 7, 5, true},
     {ApiKey::kDeleteTopics, "DeleteTopics", 0, 6, 4, true},
+    {ApiKey::kDeleteRecords, "DeleteRecords", 0, 2, 2, true},
     {ApiKey::kInitProducerId, "InitProducerId", 0, 4, 2, true},
     {ApiKey::kAddPartitionsToTxn, "AddPartitionsToTxn", 0, 3, 3, false},
     {ApiKey::kAddOffsetsToTxn, "AddOffsetsToTxn", 0, 3, 3, false},

@@ -25,6 +25,7 @@ enum class ApiKey : int16_t {
   kApiVersions = 18,
   kCreateTopics = 19,
   kDeleteTopics = 20,
+  kDeleteRecords = 21,
   kInitProducerId = 22,
   kAddPartitionsToTxn = 24,
   kAddOffsetsToTxn = 25,

@@ -12,6 +12,7 @@
 #include "kafka/protocol/api_versions.h"
 #include "kafka/protocol/create_partitions.h"
 #include "kafka/protocol/create_topics.h"
+#include "kafka/protocol/delete_records.h"
 #include "kafka/protocol/delete_topics.h"
 #include "kafka/protocol/describe_configs.h"
 #include "kafka/protocol/describe_groups.h"
@@ -49,6 +50,7 @@
   X(ApiVersions)                   \
   X(CreateTopics)                  \
   X(DeleteTopics)                  \
+  X(DeleteRecords)                 \
   X(InitProducerId)                \
   X(AddPartitionsToTxn)            \
   X(AddOffsetsToTxn)               \

@@ -58,6 +58,8 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
           respond(Response(CreateTopics(body, version)));
         } else if constexpr (std::is_same_v<T, DeleteTopicsRequest>) {
           respond(Response(DeleteTopics(body, version)));
+        } else if constexpr (std::is_same_v<T, DeleteRecordsRequest>) {
+          respond(Response(DeleteRecords(body)));
         } else if constexpr (std::is_same_v<T, DescribeConfigsRequest>) {
           respond(Response(DescribeConfigs(body, version)));
         } else if constexpr (std::is_same_v<T, AddPartitionsToTxnRequest> ||

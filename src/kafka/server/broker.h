@@ -72,6 +72,8 @@ class Broker {
   InitProducerIdResponse InitProducerId(const InitProducerIdRequest& request);
   CreateTopicsResponse CreateTopics(const CreateTopicsRequest& request, int16_t version);
   DeleteTopicsResponse DeleteTopics(const DeleteTopicsRequest& request, int16_t version);
+  DeleteRecordsResponse DeleteRecords(const DeleteRecordsRequest& request);
+  std::pair<int64_t, int64_t> StreamRange(uint64_t stream) const;
   DescribeConfigsResponse DescribeConfigs(const DescribeConfigsRequest& request, int16_t version);
 
   const BrokerOptions options_;

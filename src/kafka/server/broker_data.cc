@@ -354,6 +354,61 @@ Result<std::pair<int64_t, int64_t>> Broker::OffsetForTimestamp(uint64_t stream, 
   return std::make_pair(int64_t{-1}, int64_t{-1});  // nothing at or after the timestamp
 }
 
+// The readable range [start, end) of `stream`; {0, 0} for a stream the state does not know.
+std::pair<int64_t, int64_t> Broker::StreamRange(uint64_t stream) const {
+  std::pair<int64_t, int64_t> range{0, 0};
+  meta_->Read([&](const metadata::State& s) {
+    if (const metadata::StreamState* st = s.FindStream(stream)) {
+      range = {st->start_offset, st->end_offset};
+    }
+  });
+  return range;
+}
+
+DeleteRecordsResponse Broker::DeleteRecords(const DeleteRecordsRequest& request) {
+  DeleteRecordsResponse response;
+  for (const auto& t : request.topics) {
+    DeleteRecordsResponse::Topic topic;
+    topic.name = t.name;
+    const std::string table = TopicCatalog::TableName(t.name);
+    Result<int32_t> partitions = topics_.Partitions(t.name);
+    for (const auto& p : t.partitions) {
+      DeleteRecordsResponse::Partition& part =
+          topic.partitions.emplace_back(DeleteRecordsResponse::Partition{p.partition_index});
+      if (!partitions.ok() || p.partition_index < 0 || p.partition_index >= *partitions) {
+        part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      auto stream = tables_->BucketStream(table, p.partition_index);
+      if (!stream.ok()) {
+        part.error_code = Code(ErrorCodeFromStatus(stream.status()));
+        continue;
+      }
+      auto [start, end] = StreamRange(*stream);
+      const int64_t target = p.offset == kDeleteRecordsToHighWatermark ? end : p.offset;
+      if (target < 0 || target > end) {
+        part.error_code = Code(ErrorCode::kOffsetOutOfRange);
+        MINK_LOG_DEBUG("kafka", "delete records of {}-{} below {} refused: the log ends at {}",
+                       t.name, p.partition_index, p.offset, end);
+        continue;
+      }
+      if (target > start) {
+        Status s = storage_->Trim(*stream, target);
+        start = StreamRange(*stream).first;  // a retention trim may have passed it meanwhile
+        if (!s.ok() && start < target) {
+          part.error_code = Code(ErrorCodeFromStatus(s));
+          MINK_LOG_WARN("kafka", "delete records of {}-{} below {}: {}", t.name,
+                        p.partition_index, target, s.ToString());
+          continue;
+        }
+      }
+      part.low_watermark = std::max(start, target);
+    }
+    response.topics.push_back(std::move(topic));
+  }
+  return response;
+}
+
 ListOffsetsResponse Broker::ListOffsets(const ListOffsetsRequest& request, int16_t version) {
   ListOffsetsResponse response;
   for (const auto& t : request.topics) {
@@ -371,15 +426,7 @@ ListOffsetsResponse Broker::ListOffsets(const ListOffsetsRequest& request, int16
       }
       auto stream = tables_->BucketStream(table, p.partition_index);
       int64_t start = 0, end = 0;
-      if (stream.ok()) {
-        meta_->Read([&](const metadata::State& s) {
-          const metadata::StreamState* st = s.FindStream(*stream);
-          if (st != nullptr) {
-            start = st->start_offset;
-            end = st->end_offset;
-          }
-        });
-      }
+      if (stream.ok()) std::tie(start, end) = StreamRange(*stream);
       int64_t offset = -1;
       if (!stream.ok()) {
         part.error_code = Code(ErrorCodeFromStatus(stream.status()));

@@ -80,7 +80,25 @@ TEST(GoldenTest, AdvertisedApiVersions) {
   }
   EXPECT_EQ(listed,
             "0:0-7 1:0-12 2:0-5 3:0-9 8:0-8 9:0-8 10:0-4 11:0-6 12:0-4 13:0-4 14:0-4 15:0-5 "
-            "16:0-4 18:0-3 19:0-7 20:0-6 22:0-4 32:0-2 33:0-1 37:0-1 ");
+            "16:0-4 18:0-3 19:0-7 20:0-6 21:0-2 22:0-4 32:0-2 33:0-1 37:0-1 ");
+}
+
+TEST(GoldenTest, DeleteRecordsV0AndFlexibleV2) {
+  DeleteRecordsRequest request;
+  request.topics = {{"t", {{0, 42}}}};
+  request.timeout_ms = 30000;
+  EXPECT_EQ(ToHex(Body(request, 0)),
+            ToHex(FromHex("00000001 000174 | 00000001 00000000 000000000000002a | 00007530")));
+  EXPECT_EQ(ToHex(Body(request, 2)),
+            ToHex(FromHex("02 0274 | 02 00000000 000000000000002a 00 | 00 | 00007530 00")));
+
+  DeleteRecordsResponse response;
+  response.throttle_time_ms = 10;
+  response.topics = {{"t", {{0, 42, 0}}}};
+  EXPECT_EQ(ToHex(Body(response, 0)),
+            ToHex(FromHex("0000000a 00000001 000174 | 00000001 00000000 000000000000002a 0000")));
+  EXPECT_EQ(ToHex(Body(response, 2)),
+            ToHex(FromHex("0000000a 02 0274 | 02 00000000 000000000000002a 0000 00 | 00 | 00")));
 }
 
 TEST(GoldenTest, MetadataV1) {

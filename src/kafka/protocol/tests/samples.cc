@@ -226,6 +226,12 @@ Request SampleRequest(ApiKey key) {
       m.validate_only = true;
       return m;
     }
+    case ApiKey::kDeleteRecords: {
+      DeleteRecordsRequest m;
+      m.topics = {{"orders", {{0, 42}, {3, kDeleteRecordsToHighWatermark}}}, {"audit", {}}};
+      m.timeout_ms = 30000;
+      return m;
+    }
     case ApiKey::kCreatePartitions: {
       CreatePartitionsRequest m;
       m.topics = {{"orders", 6, std::vector<CreatePartitionsRequest::Assignment>{{{1}}, {{2}}}},
@@ -435,6 +441,12 @@ Response SampleResponse(ApiKey key) {
       AlterConfigsResponse m;
       m.throttle_time_ms = 10;
       m.responses = {{0, std::nullopt, kResourceTopic, "orders"}, {40, "bad", kResourceTopic, "x"}};
+      return m;
+    }
+    case ApiKey::kDeleteRecords: {
+      DeleteRecordsResponse m;
+      m.throttle_time_ms = 10;
+      m.topics = {{"orders", {{0, 42, 0}, {3, -1, 1}}}, {"audit", {}}};
       return m;
     }
     case ApiKey::kCreatePartitions: {
