@@ -13,6 +13,8 @@
 //   they stop
 // - DeleteRecords (admin.deleteTopicRecords): the log start moves, a consumer from the beginning
 //   starts there, an offset beyond the end is refused
+// - DeleteGroups (admin.deleteGroups): refused for a group with a member; an empty group goes
+//   with its committed offsets
 // - the table view of the same rows (`mink read`)
 //
 // Usage: MINK_TEST_BROKER=host:port MINK_BIN=path/to/mink node kafka_kafkajs_test.js
@@ -221,11 +223,30 @@ async function main() {
        JSON.stringify(firstOffsets.slice().sort((x, y) => x - y)) ===
          JSON.stringify(Array.from({length: 15}, (_, i) => 25 + i)),
      JSON.stringify(firstOffsets));
+  // DeleteGroups: a group with a member is refused with NON_EMPTY_GROUP.
+  let nonEmpty = null;
+  try {
+    await admin.deleteGroups([`${GROUP}-after-delete`]);
+  } catch (e) {
+    nonEmpty = e.cause || e;
+  }
+  expect('deleteGroups of a group with a member: NON_EMPTY_GROUP (68)',
+         [[`${GROUP}-after-delete`, 68]],
+         nonEmpty && nonEmpty.groups ? nonEmpty.groups.map((g) => [g.groupId, g.errorCode]) : String(nonEmpty));
   await fresh.disconnect();
   await admin.deleteTopicRecords({topic: TOPIC, partitions: [{partition: 0, offset: -1}]});
   expect('deleteTopicRecords to -1: partition 0 starts at its high watermark',
          [[0, '40', '40']],
          (await admin.fetchTopicOffsets(TOPIC)).filter((o) => o.partition === 0).map((o) => [o.partition, o.low, o.high]));
+
+  // ---- DeleteGroups: the empty group goes, with its committed offsets.
+  expect('deleteGroups of the empty group', [[GROUP, 0]],
+         (await admin.deleteGroups([GROUP])).map((g) => [g.groupId, g.errorCode]));
+  ok('deleteGroups: the group is no longer listed',
+     !(await admin.listGroups()).groups.some((g) => g.groupId === GROUP));
+  expect('deleteGroups: its committed offsets are gone', [[0, '-1'], [1, '-1']],
+         (await admin.fetchOffsets({groupId: GROUP, topics: [TOPIC]}))[0].partitions
+             .map((p) => [p.partition, p.offset]).sort());
   await admin.disconnect();
 
   // ---- The table view: partition 1's first row (hex values, headers, timestamp).

@@ -5,8 +5,8 @@
 namespace mink::kafka {
 namespace {
 
-// Ranges: the "Advertise" column of shared/reference/protocols.md §1.3 (DeleteRecords, not
-// listed there: every version Kafka defines); flexible versions from the Kafka message definitions.
+// Ranges: the "Advertise" column of shared/reference/protocols.md §1.3 (DeleteRecords and
+// DeleteGroups, not listed there: every version Kafka defines); flexible versions from the Kafka message definitions.
 constexpr ApiInfo kApis[] = {
     {ApiKey::kProduce, "Produce", 0, 7, 9, true},
     {ApiKey::kFetch, "Fetch", 0, 12, 12, true},
@@ -33,6 +33,7 @@ constexpr ApiInfo kApis[] = {
     {ApiKey::kDescribeConfigs, "DescribeConfigs", 0, 2, 4, true},
     {ApiKey::kAlterConfigs, "AlterConfigs", 0, 1, 2, true},
     {ApiKey::kCreatePartitions, "CreatePartitions", 0, 1, 2, true},
+    {ApiKey::kDeleteGroups, "DeleteGroups", 0, 2, 2, true},
 };
 
 }  // namespace

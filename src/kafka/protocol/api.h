@@ -34,6 +34,7 @@ enum class ApiKey : int16_t {
   kDescribeConfigs = 32,
   kAlterConfigs = 33,
   kCreatePartitions = 37,
+  kDeleteGroups = 42,
 };
 
 struct ApiInfo {

@@ -12,6 +12,7 @@
 #include "kafka/protocol/api_versions.h"
 #include "kafka/protocol/create_partitions.h"
 #include "kafka/protocol/create_topics.h"
+#include "kafka/protocol/delete_groups.h"
 #include "kafka/protocol/delete_records.h"
 #include "kafka/protocol/delete_topics.h"
 #include "kafka/protocol/describe_configs.h"
@@ -58,7 +59,9 @@
   X(TxnOffsetCommit)               \
   X(DescribeConfigs)               \
   X(AlterConfigs)                  \
-  X(CreatePartitions)
+  X(CreatePartitions)              \
+  X(DeleteGroups)
+
 
 namespace mink::kafka {
 

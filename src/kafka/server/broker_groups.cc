@@ -44,6 +44,8 @@ void Broker::HandleGroup(const ParsedRequest& request, const ClientInfo& client,
                                   Answer<DescribeGroupsResponse>(std::move(respond)));
         } else if constexpr (std::is_same_v<T, ListGroupsRequest>) {
           groups_->ListGroups(body, context, Answer<ListGroupsResponse>(std::move(respond)));
+        } else if constexpr (std::is_same_v<T, DeleteGroupsRequest>) {
+          groups_->DeleteGroups(body, context, Answer<DeleteGroupsResponse>(std::move(respond)));
         } else {
           // An API this broker advertises but does not serve.
           respond(ErrorResponseFor(request.body, version, ErrorCode::kUnsupportedVersion));

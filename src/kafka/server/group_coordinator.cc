@@ -399,6 +399,44 @@ void GroupCoordinator::ListGroups(const ListGroupsRequest& request,
   done(std::move(response));
 }
 
+void GroupCoordinator::DeleteGroups(const DeleteGroupsRequest& request,
+                                    const GroupRequestContext& /*context*/,
+                                    std::function<void(DeleteGroupsResponse)> done) {
+  DeleteGroupsResponse response;
+  for (const std::string& id : request.groups_names) {
+    ErrorCode error = ErrorCode::kNone;
+    bool was_active = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ClassicGroup* group = stopped_ ? nullptr : FindGroup(id);
+      if (stopped_) {
+        error = ErrorCode::kCoordinatorNotAvailable;
+      } else if (id.empty()) {
+        error = ErrorCode::kInvalidGroupId;
+      } else if (group != nullptr && !group->idle()) {
+        error = ErrorCode::kNonEmptyGroup;
+      } else if (group != nullptr) {
+        groups_.erase(id);
+        was_active = true;
+      }
+    }
+    if (error == ErrorCode::kNone) {
+      auto committed = offsets_.Fetch(id);
+      Status s = committed.ok() ? offsets_.DeleteGroup(id) : committed.status();
+      if (!s.ok()) {
+        error = ErrorCodeFromStatus(s, ErrorContext::kGroup);
+      } else if (!was_active && committed->empty()) {
+        error = ErrorCode::kGroupIdNotFound;
+      } else {
+        MINK_LOG_INFO(kLog, "group {} deleted with its {} committed offset(s)", id,
+                      committed->size());
+      }
+    }
+    response.results.push_back({id, ToWire(error)});
+  }
+  done(std::move(response));
+}
+
 Status GroupCoordinator::OnTopicDeleted(const std::string& topic) {
   return offsets_.DeleteTopic(topic);
 }

@@ -13,9 +13,9 @@
 // method returns, on the calling thread. `done` is never called with the coordinator's lock held,
 // and exactly once (Stop() answers parked requests with COORDINATOR_NOT_AVAILABLE).
 //
-// Blocking: OffsetCommit, OffsetFetch, DescribeGroups and ListGroups may wait on the metadata
-// database (and OffsetCommit on `partition_exists`): call them from a blocking pool, not an io
-// thread. The other methods only take the coordinator's lock.
+// Blocking: OffsetCommit, OffsetFetch, DescribeGroups, ListGroups and DeleteGroups may wait on
+// the metadata database (and OffsetCommit on `partition_exists`): call them from a blocking pool,
+// not an io thread. The other methods only take the coordinator's lock.
 
 #include <chrono>
 #include <condition_variable>
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "kafka/protocol/delete_groups.h"
 #include "kafka/protocol/describe_groups.h"
 #include "kafka/protocol/heartbeat.h"
 #include "kafka/protocol/join_group.h"
@@ -98,6 +99,10 @@ class GroupCoordinator {
                       std::function<void(DescribeGroupsResponse)> done);
   void ListGroups(const ListGroupsRequest& request, const GroupRequestContext& context,
                   std::function<void(ListGroupsResponse)> done);
+  // Forgets groups without members and their committed offsets: NON_EMPTY_GROUP for a group
+  // with members, GROUP_ID_NOT_FOUND for one with neither members nor offsets.
+  void DeleteGroups(const DeleteGroupsRequest& request, const GroupRequestContext& context,
+                    std::function<void(DeleteGroupsResponse)> done);
 
   // The topic was deleted: forgets its committed offsets in every group.
   Status OnTopicDeleted(const std::string& topic);

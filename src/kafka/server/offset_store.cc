@@ -57,6 +57,15 @@ Result<std::vector<std::string>> OffsetStore::Groups() {
   return out;
 }
 
+Status OffsetStore::DeleteGroup(const std::string& group) {
+  std::shared_ptr<Entry> e = EntryFor(group);
+  std::lock_guard<std::mutex> lock(e->mutex);
+  if (store_ != nullptr) MINK_RETURN_IF_ERROR(store_->DeleteGroupOffsets(group));
+  e->offsets.clear();
+  e->loaded = true;  // known to be empty now
+  return Status::Ok();
+}
+
 Status OffsetStore::DeleteTopic(const std::string& topic) {
   if (store_ != nullptr) MINK_RETURN_IF_ERROR(store_->DeleteTopicOffsets(topic));
   std::vector<std::shared_ptr<Entry>> entries;

@@ -226,6 +226,11 @@ Request SampleRequest(ApiKey key) {
       m.validate_only = true;
       return m;
     }
+    case ApiKey::kDeleteGroups: {
+      DeleteGroupsRequest m;
+      m.groups_names = {"g1", "g2"};
+      return m;
+    }
     case ApiKey::kDeleteRecords: {
       DeleteRecordsRequest m;
       m.topics = {{"orders", {{0, 42}, {3, kDeleteRecordsToHighWatermark}}}, {"audit", {}}};
@@ -441,6 +446,12 @@ Response SampleResponse(ApiKey key) {
       AlterConfigsResponse m;
       m.throttle_time_ms = 10;
       m.responses = {{0, std::nullopt, kResourceTopic, "orders"}, {40, "bad", kResourceTopic, "x"}};
+      return m;
+    }
+    case ApiKey::kDeleteGroups: {
+      DeleteGroupsResponse m;
+      m.throttle_time_ms = 10;
+      m.results = {{"g1", 0}, {"g2", 68}};
       return m;
     }
     case ApiKey::kDeleteRecords: {

@@ -158,6 +158,37 @@ TEST_F(GroupTest, DescribeAndListGroups) {
   EXPECT_TRUE(list(4, {"Dead"}).empty());
 }
 
+TEST_F(GroupTest, DeleteGroupsForgetsGroupsWithoutMembersAndTheirOffsets) {
+  int32_t gen = 0;
+  std::vector<std::string> members = FormGroup("active", 1, &gen);
+  EXPECT_EQ(Commit("active", gen, members[0], {{"events", 0, 7}}), std::vector<int16_t>{0});
+  EXPECT_EQ(Commit("offsets-only", -1, "", {{"events", 0, 3}}), std::vector<int16_t>{0});
+  auto remove = [&](std::vector<std::string> names) {
+    DeleteGroupsRequest r;
+    r.groups_names = std::move(names);
+    auto reply = std::make_shared<Reply<DeleteGroupsResponse>>();
+    coord_->DeleteGroups(r, Ctx(2), reply->Callback());
+    std::vector<std::string> out;
+    for (const auto& g : reply->get().results) {
+      out.push_back(g.group_id + ":" + std::to_string(g.error_code));
+    }
+    return out;
+  };
+  // A member holds "active": NON_EMPTY_GROUP (68), its offsets stay; no such group: 69; "": 24.
+  EXPECT_EQ(remove({"active", "offsets-only", "never-seen", ""}),
+            (std::vector<std::string>{"active:68", "offsets-only:0", "never-seen:69", ":24"}));
+  EXPECT_EQ(Fetch("active"), std::vector<std::string>{"events/0=7"});
+  EXPECT_TRUE(Fetch("offsets-only").empty());
+  EXPECT_EQ(Describe("offsets-only").group_state, "Dead");
+  EXPECT_EQ(remove({"offsets-only"}), std::vector<std::string>{"offsets-only:69"});
+
+  // Once its member has left, the group goes, with its offsets.
+  EXPECT_EQ(Leave("active", members[0]).error_code, 0);
+  EXPECT_EQ(remove({"active"}), std::vector<std::string>{"active:0"});
+  EXPECT_TRUE(Fetch("active").empty());
+  EXPECT_EQ(Describe("active").group_state, "Dead");
+}
+
 TEST_F(GroupTest, IdleEmptyGroupsAreForgottenButTheirOffsetsStay) {
   GroupCoordinatorOptions options = Options();
   options.empty_group_retention_ms = 60000;
