@@ -12,7 +12,7 @@
 //   timestamp and offset; the group's committed offsets (admin.fetchOffsets) are the ends after
 //   they stop
 // - DeleteRecords (admin.deleteTopicRecords): the log start moves, a consumer from the beginning
-//   starts there, an offset beyond the end is refused
+//   starts there, a group committed below it resets to it, an offset beyond the end is refused
 // - DeleteGroups (admin.deleteGroups): refused for a group with a member; an empty group goes
 //   with its committed offsets
 // - the table view of the same rows (`mink read`)
@@ -234,6 +234,21 @@ async function main() {
          [[`${GROUP}-after-delete`, 68]],
          nonEmpty && nonEmpty.groups ? nonEmpty.groups.map((g) => [g.groupId, g.errorCode]) : String(nonEmpty));
   await fresh.disconnect();
+  // A group whose committed offset is now below the log start: its fetch gets
+  // OFFSET_OUT_OF_RANGE and the client resets to the earliest offset, the new start.
+  const RESET_GROUP = `${GROUP}-reset`;
+  await admin.setOffsets({groupId: RESET_GROUP, topic: TOPIC, partitions: [{partition: 0, offset: '10'}]});
+  const resetting = kafka.consumer({groupId: RESET_GROUP, maxWaitTimeInMs: 100});
+  const resumed = [];
+  await resetting.connect();
+  await resetting.subscribe({topics: [TOPIC], fromBeginning: true});
+  await resetting.run({eachMessage: async ({partition, message}) => {
+    if (partition === 0) resumed.push(Number(message.offset));
+  }});
+  ok('a committed offset below the log start resets to it (25), not to the committed 10',
+     await waitFor(30, () => resumed.length >= 15) && Math.min(...resumed) === 25,
+     JSON.stringify(resumed.slice(0, 5)));
+  await resetting.disconnect();
   await admin.deleteTopicRecords({topic: TOPIC, partitions: [{partition: 0, offset: -1}]});
   expect('deleteTopicRecords to -1: partition 0 starts at its high watermark',
          [[0, '40', '40']],
