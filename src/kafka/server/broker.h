@@ -66,6 +66,8 @@ class Broker {
   // (-1, -1) when there is none.
   Result<std::pair<int64_t, int64_t>> OffsetForTimestamp(uint64_t stream, int64_t timestamp,
                                                          int64_t end);
+  // The readable range [start, end) of `stream`; {0, 0} for a stream the state does not know.
+  std::pair<int64_t, int64_t> StreamRange(uint64_t stream) const;
   void HandleGroup(const ParsedRequest& request, const ClientInfo& client, Respond respond);
   MetadataResponse Metadata(const MetadataRequest& request, int16_t version);
   FindCoordinatorResponse FindCoordinator(const FindCoordinatorRequest& request, int16_t version);
@@ -73,7 +75,6 @@ class Broker {
   CreateTopicsResponse CreateTopics(const CreateTopicsRequest& request, int16_t version);
   DeleteTopicsResponse DeleteTopics(const DeleteTopicsRequest& request, int16_t version);
   DeleteRecordsResponse DeleteRecords(const DeleteRecordsRequest& request);
-  std::pair<int64_t, int64_t> StreamRange(uint64_t stream) const;
   DescribeConfigsResponse DescribeConfigs(const DescribeConfigsRequest& request, int16_t version);
 
   const BrokerOptions options_;

@@ -354,7 +354,6 @@ Result<std::pair<int64_t, int64_t>> Broker::OffsetForTimestamp(uint64_t stream, 
   return std::make_pair(int64_t{-1}, int64_t{-1});  // nothing at or after the timestamp
 }
 
-// The readable range [start, end) of `stream`; {0, 0} for a stream the state does not know.
 std::pair<int64_t, int64_t> Broker::StreamRange(uint64_t stream) const {
   std::pair<int64_t, int64_t> range{0, 0};
   meta_->Read([&](const metadata::State& s) {

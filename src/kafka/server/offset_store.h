@@ -7,8 +7,8 @@
 // The cache assumes this node is the only writer of a group's offsets (the node is the
 // coordinator of every group).
 //
-// Thread-safety: every method may be called from any thread. Commit, Fetch, Groups,
-// DeleteTopic and DeleteGroup block on the database: call them from a blocking pool, not an io thread.
+// Thread-safety: every method may be called from any thread. Commit, Fetch, Groups, DeleteTopic
+// and DeleteGroup block on the database: call them from a blocking pool, not an io thread.
 
 #include <cstdint>
 #include <map>
