@@ -26,9 +26,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -175,8 +177,29 @@ std::unique_ptr<Producer> NewProducer(const std::string& brokers, const Flags& f
   return p;
 }
 
+// The values of phases 2 and 3: about 1 MiB of distinct random values used in turn. One value
+// repeated would make the node's LZ4 shrink a batch of them ~48x on its way to disk; values that
+// repeat only 1 MiB apart are beyond LZ4's 64 KiB window, so the bytes stored are the bytes sent,
+// as with data that does not compress.
+class ValuePool {
+ public:
+  explicit ValuePool(size_t value_bytes)
+      : value_bytes_(value_bytes),
+        count_(std::max<size_t>(2, (size_t{1} << 20) / value_bytes)),
+        data_(RandomBytes(value_bytes * count_, 3)) {}
+  std::string_view Get(uint64_t i) const {
+    return std::string_view(data_).substr((i % count_) * value_bytes_, value_bytes_);
+  }
+  size_t value_bytes() const { return value_bytes_; }
+
+ private:
+  const size_t value_bytes_;
+  const size_t count_;
+  const std::string data_;
+};
+
 // Sends one record; false when librdkafka's queue is full (the caller polls and retries).
-bool Send(Producer& p, const std::string& topic, int32_t partition, const std::string& payload,
+bool Send(Producer& p, const std::string& topic, int32_t partition, std::string_view payload,
           int64_t scheduled_us) {
   rd_kafka_resp_err_t err = rd_kafka_producev(
       p.rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
@@ -215,7 +238,7 @@ ProduceResult Finish(Producer& p, double window_seconds) {
 
 // Phase 2: as fast as acks come back, with at most --max-pending-mb queued.
 ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& topic,
-                                const Flags& flags, const std::string& payload) {
+                                const Flags& flags, const ValuePool& values) {
   // --producers clients, each with its own connection (and librdkafka broker thread) and its
   // share of --max-pending-mb, sending from their own threads.
   Flags each = flags;
@@ -232,7 +255,7 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
     while (!g_interrupted.load() && sent < kMaxMessagesPerPhase / producers.size() &&
            NowMicros() < p.acks.window_to_us) {
       const auto partition = static_cast<int32_t>((first_partition + sent) % flags.partitions);
-      if (Send(p, topic, partition, payload, NowMicros())) {
+      if (Send(p, topic, partition, values.Get(sent), NowMicros())) {
         // Delivery reports are served every 256 sends (and whenever the queue is full).
         if (++sent % 256 == 0) rd_kafka_poll(p.rk, 0);
       } else {
@@ -262,17 +285,18 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
                                  a.latency_us.end());
   }
   ProduceResult r = Finish(first, flags.seconds);
-  r.msgs_s = r.mb_s * 1e6 / static_cast<double>(payload.size());
+  r.msgs_s = r.mb_s * 1e6 / static_cast<double>(values.value_bytes());
   return r;
 }
 
 // Sends one record every 1/rate s from `start` until `end` (open loop: a late send does not
-// move the schedule) round-robin over the partitions; with `stamp` the value's first 8 bytes
-// carry the scheduled time. Returns how many were sent. Records that are due go out together
+// move the schedule) round-robin over the partitions; record n's value is value(n, its
+// scheduled time). Returns how many were sent. Records that are due go out together
 // and the thread then sleeps until the next one is due (at least kMinSleepUs): waiting for each
 // record's time in a loop would keep a core busy that the node and the clients need.
 uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double rate,
-                   int64_t start, int64_t end, bool stamp, std::string* value) {
+                   int64_t start, int64_t end,
+                   const std::function<std::string_view(uint64_t n, int64_t scheduled)>& value) {
   constexpr int64_t kMinSleepUs = 100, kMaxSleepUs = 1000;
   uint64_t sent = 0;
   const double interval_us = 1e6 / rate;
@@ -285,8 +309,8 @@ uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double
     const int64_t now = NowMicros();
     bool full = false;
     while (scheduled <= now && scheduled < end && sent < kMaxMessagesPerPhase) {
-      if (stamp) std::memcpy(value->data(), &scheduled, 8);
-      if (!Send(p, topic, static_cast<int32_t>(sent % partitions), *value, scheduled)) {
+      if (!Send(p, topic, static_cast<int32_t>(sent % partitions), value(sent, scheduled),
+                scheduled)) {
         full = true;
         break;
       }
@@ -304,18 +328,18 @@ uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double
 // Phase 3: open loop at `rate` messages/s; latency counts from the scheduled send time, so a
 // stalled producer shows up in the figures instead of slowing the offered load.
 ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
-                           const Flags& flags, const std::string& payload, double rate) {
+                           const Flags& flags, const ValuePool& values, double rate) {
   auto p = NewProducer(brokers, flags);
   const int64_t start = NowMicros();
   const int64_t measure_from = start + flags.warmup_ms * 1000LL;
   const int64_t end = measure_from + flags.seconds * 1'000'000LL;
   p->acks.window_from_us = measure_from;
   p->acks.window_to_us = end;
-  std::string value = payload;
-  SendPaced(*p, topic, flags.partitions, rate, start, end, /*stamp=*/false, &value);
+  SendPaced(*p, topic, flags.partitions, rate, start, end,
+            [&](uint64_t n, int64_t) { return values.Get(n); });
   Drain(*p);
   ProduceResult r = Finish(*p, flags.seconds);
-  r.msgs_s = r.mb_s * 1e6 / static_cast<double>(payload.size());
+  r.msgs_s = r.mb_s * 1e6 / static_cast<double>(values.value_bytes());
   return r;
 }
 
@@ -454,8 +478,13 @@ Distribution EndToEnd(const std::string& brokers, const std::string& topic, cons
     }
   });
   const int64_t start = NowMicros();
+  // Each value starts with its scheduled send time.
   const uint64_t sent = SendPaced(*p, topic, flags.partitions, flags.e2e_rate, start,
-                                  start + flags.seconds * 1'000'000LL, /*stamp=*/true, &payload);
+                                  start + flags.seconds * 1'000'000LL,
+                                  [&](uint64_t, int64_t scheduled) {
+                                    std::memcpy(payload.data(), &scheduled, 8);
+                                    return std::string_view(payload);
+                                  });
   Drain(*p);
   // The consumer stops after its first empty poll once everything was sent.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -521,13 +550,13 @@ int Run(const Flags& flags) {
   if (!started.ok()) Die("starting the node: " + started.status().ToString());
   std::unique_ptr<node::Node> node = std::move(*started);
   const std::string brokers = config.kafka_listen;
-  const std::string payload = RandomBytes(static_cast<size_t>(flags.record_bytes), 3);
+  const ValuePool values(static_cast<size_t>(flags.record_bytes));
 
   fmt::print("\nphase 2: produce, closed loop, {} producer(s) (at most {} MiB queued)\n",
              flags.producers, flags.max_pending_mb);
   std::fflush(stdout);
   CpuMeter produce_cpu;
-  ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, payload);
+  ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, values);
   fmt::print("  acknowledged {:7.1f} MB/s  {:8.0f} records/s; ack latency p50 {:.1f} ms p99 {:.1f} ms\n"
              "  {}\n",
              max.mb_s, max.msgs_s, max.latency.p50_ms, max.latency.p99_ms, produce_cpu.Report());
@@ -536,7 +565,7 @@ int Run(const Flags& flags) {
   fmt::print("\nphase 3: produce at half load, open loop at {:.0f} records/s ({:.1f} MB/s)\n",
              half_rate, half_rate * flags.record_bytes / 1e6);
   std::fflush(stdout);
-  ProduceResult half = ProducePaced(brokers, "bench", flags, payload, half_rate);
+  ProduceResult half = ProducePaced(brokers, "bench", flags, values, half_rate);
   fmt::print("  acknowledged {:7.1f} MB/s; latency from scheduled send to ack: p50 {:.1f} ms "
              "p99 {:.1f} ms max {:.1f} ms ({} samples)\n",
              half.mb_s, half.latency.p50_ms, half.latency.p99_ms, half.latency.max_ms,
