@@ -196,6 +196,7 @@ void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_
       if (read.ok() && !read->batches.empty() && decoder.ok()) {
         FetchAheadCache::Entry e;
         e.next_offset = offset;
+        e.end_at_read = read->end_offset;
         if (EncodeStored(*read, budget, *decoder, &e.records, &e.next_offset).ok() &&
             !e.records.empty()) {
           entry = std::move(e);
@@ -241,9 +242,8 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
         bool served = false;
         meta_->Read([&](const metadata::State& s) {
           const metadata::StreamState* st = s.FindStream(*stream);
-          if (st != nullptr && p.fetch_offset >= st->start_offset &&
-              (static_cast<int64_t>(ahead->records.size()) >= budget ||
-               ahead->next_offset >= st->end_offset)) {
+          if (st != nullptr &&
+              ahead->ServesFetch(p.fetch_offset, budget, st->start_offset, st->end_offset)) {
             part.high_watermark = st->end_offset;
             part.last_stable_offset = st->end_offset;
             part.log_start_offset = st->start_offset;

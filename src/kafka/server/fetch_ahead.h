@@ -26,6 +26,17 @@ class FetchAheadCache {
   struct Entry {
     std::string records;
     int64_t next_offset = 0;  // the offset after the last record encoded
+    int64_t end_at_read = 0;  // the stream's committed end when the read-ahead read it
+
+    // Whether a fetch from the entry's offset with its budget, against a stream now readable in
+    // [start, end), would encode exactly these records: the entry is full, or it stopped before
+    // the end it saw (so on its budget: committed batches do not change), or nothing was
+    // committed after it.
+    bool ServesFetch(int64_t fetch_offset, int64_t budget, int64_t start, int64_t end) const {
+      if (fetch_offset < start) return false;  // trimmed meanwhile
+      return static_cast<int64_t>(records.size()) >= budget || next_offset < end_at_read ||
+             next_offset >= end;
+    }
   };
 
   explicit FetchAheadCache(size_t max_bytes) : max_bytes_(max_bytes) {}

@@ -34,6 +34,25 @@ TEST(FetchAheadCacheTest, AnEntryIsTakenOnceForItsExactKey) {
   EXPECT_TRUE(cache.Claim(7, 100, 4096));  // free again
 }
 
+// An entry serves a fetch exactly when the fetch would encode the same records now.
+TEST(FetchAheadCacheTest, AnEntryServesTheFetchThatWouldReadTheSame) {
+  // 1,000 bytes of a 4,096 budget, from offset 100 to 150; the stream ended at 400 then.
+  FetchAheadCache::Entry stopped_on_budget{std::string(1000, 'r'), 150, 400};
+  // One large batch filled the budget's share: a fetch reads the same, whatever came since.
+  EXPECT_TRUE(stopped_on_budget.ServesFetch(100, 4096, 0, 400));
+  EXPECT_TRUE(stopped_on_budget.ServesFetch(100, 4096, 0, 900));
+  EXPECT_FALSE(stopped_on_budget.ServesFetch(100, 4096, 120, 900));  // trimmed past the fetch
+
+  // Read up to the end it saw (150): it serves only while nothing was committed since.
+  FetchAheadCache::Entry stopped_at_end{std::string(1000, 'r'), 150, 150};
+  EXPECT_TRUE(stopped_at_end.ServesFetch(100, 4096, 0, 150));
+  EXPECT_FALSE(stopped_at_end.ServesFetch(100, 4096, 0, 151));
+
+  // A full entry serves, whatever the end.
+  FetchAheadCache::Entry full{std::string(4096, 'r'), 150, 150};
+  EXPECT_TRUE(full.ServesFetch(100, 4096, 0, 900));
+}
+
 TEST(FetchAheadCacheTest, AFetchWaitsForItsRunningReadAhead) {
   FetchAheadCache cache(1 << 20);
   ASSERT_TRUE(cache.Claim(1, 0, 10));
