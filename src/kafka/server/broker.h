@@ -66,6 +66,11 @@ class Broker {
   // (-1, -1) when there is none.
   Result<std::pair<int64_t, int64_t>> OffsetForTimestamp(uint64_t stream, int64_t timestamp,
                                                          int64_t end);
+  // Sets *stream to the stream of partition `index` of the topic whose table is `table` (with
+  // `partitions` partitions, or why they could not be looked up); false, with the Kafka error in
+  // *error, when there is none.
+  bool PartitionStream(const std::string& table, const Result<int32_t>& partitions, int32_t index,
+                       ErrorContext context, uint64_t* stream, int16_t* error);
   // The readable range [start, end) of `stream`; {0, 0} for a stream the state does not know.
   std::pair<int64_t, int64_t> StreamRange(uint64_t stream) const;
   void HandleGroup(const ParsedRequest& request, const ClientInfo& client, Respond respond);

@@ -225,23 +225,19 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
       FetchResponse::Partition part;
       part.partition_index = p.partition;
       part.aborted_transactions = std::vector<FetchResponse::AbortedTransaction>{};
-      if (!partitions.ok() || p.partition < 0 || p.partition >= *partitions || !decoder) {
-        part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
-        topic.partitions.push_back(std::move(part));
-        continue;
-      }
-      auto stream = tables_->BucketStream(table, p.partition);
-      if (!stream.ok()) {
-        part.error_code = Code(ErrorCodeFromStatus(stream.status(), ErrorContext::kFetch));
+      uint64_t stream = 0;
+      if (!decoder) part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+      if (!decoder || !PartitionStream(table, partitions, p.partition, ErrorContext::kFetch,
+                                       &stream, &part.error_code)) {
         topic.partitions.push_back(std::move(part));
         continue;
       }
       const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));
-      if (auto ahead = ahead_.Take(*stream, p.fetch_offset, budget, kReadAheadWait)) {
-        // Used when it is what this fetch would encode now: full, or up to the current end.
+      if (auto ahead = ahead_.Take(stream, p.fetch_offset, budget, kReadAheadWait)) {
+        // Used when it is what this fetch would encode now (Entry::ServesFetch).
         bool served = false;
         meta_->Read([&](const metadata::State& s) {
-          const metadata::StreamState* st = s.FindStream(*stream);
+          const metadata::StreamState* st = s.FindStream(stream);
           if (st != nullptr &&
               ahead->ServesFetch(p.fetch_offset, budget, st->start_offset, st->end_offset)) {
             part.high_watermark = st->end_offset;
@@ -251,19 +247,19 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
           }
         });
         if (served) {
-          MaybeReadAhead(*stream, ahead->next_offset, part.high_watermark, budget);
+          MaybeReadAhead(stream, ahead->next_offset, part.high_watermark, budget);
           *total_bytes += static_cast<int64_t>(ahead->records.size());
           part.records = std::move(ahead->records);
           topic.partitions.push_back(std::move(part));
           continue;
         }
       }
-      auto read = storage_->Read(*stream, p.fetch_offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
+      auto read = storage_->Read(stream, p.fetch_offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
       if (!read.ok()) {
         part.error_code = Code(ErrorCodeFromStatus(read.status(), ErrorContext::kFetch));
         if (read.status().code() == StatusCode::kOutOfRange) {
           meta_->Read([&](const metadata::State& s) {
-            const metadata::StreamState* st = s.FindStream(*stream);
+            const metadata::StreamState* st = s.FindStream(stream);
             if (st != nullptr) {
               part.high_watermark = st->end_offset;
               part.last_stable_offset = st->end_offset;
@@ -284,7 +280,7 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
         part.error_code = Code(ErrorCode::kCorruptMessage);
         MINK_LOG_ERROR("kafka", "fetch {}-{}: {}", t.topic, p.partition, encoded.ToString());
       } else {
-        MaybeReadAhead(*stream, next_offset, read->end_offset, budget);
+        MaybeReadAhead(stream, next_offset, read->end_offset, budget);
       }
       *total_bytes += static_cast<int64_t>(records.size());
       part.records = std::move(records);
@@ -354,6 +350,22 @@ Result<std::pair<int64_t, int64_t>> Broker::OffsetForTimestamp(uint64_t stream, 
   return std::make_pair(int64_t{-1}, int64_t{-1});  // nothing at or after the timestamp
 }
 
+bool Broker::PartitionStream(const std::string& table, const Result<int32_t>& partitions,
+                             int32_t index, ErrorContext context, uint64_t* stream,
+                             int16_t* error) {
+  if (!partitions.ok() || index < 0 || index >= *partitions) {
+    *error = Code(ErrorCode::kUnknownTopicOrPartition);
+    return false;
+  }
+  auto found = tables_->BucketStream(table, index);
+  if (!found.ok()) {
+    *error = Code(ErrorCodeFromStatus(found.status(), context));
+    return false;
+  }
+  *stream = *found;
+  return true;
+}
+
 std::pair<int64_t, int64_t> Broker::StreamRange(uint64_t stream) const {
   std::pair<int64_t, int64_t> range{0, 0};
   meta_->Read([&](const metadata::State& s) {
@@ -374,16 +386,12 @@ DeleteRecordsResponse Broker::DeleteRecords(const DeleteRecordsRequest& request)
     for (const auto& p : t.partitions) {
       DeleteRecordsResponse::Partition& part =
           topic.partitions.emplace_back(DeleteRecordsResponse::Partition{p.partition_index});
-      if (!partitions.ok() || p.partition_index < 0 || p.partition_index >= *partitions) {
-        part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+      uint64_t stream = 0;
+      if (!PartitionStream(table, partitions, p.partition_index, ErrorContext::kDefault, &stream,
+                           &part.error_code)) {
         continue;
       }
-      auto stream = tables_->BucketStream(table, p.partition_index);
-      if (!stream.ok()) {
-        part.error_code = Code(ErrorCodeFromStatus(stream.status()));
-        continue;
-      }
-      auto [start, end] = StreamRange(*stream);
+      auto [start, end] = StreamRange(stream);
       const int64_t target = p.offset == kDeleteRecordsToHighWatermark ? end : p.offset;
       if (target < 0 || target > end) {
         part.error_code = Code(ErrorCode::kOffsetOutOfRange);
@@ -392,8 +400,8 @@ DeleteRecordsResponse Broker::DeleteRecords(const DeleteRecordsRequest& request)
         continue;
       }
       if (target > start) {
-        Status s = storage_->Trim(*stream, target);
-        start = StreamRange(*stream).first;  // a retention trim may have passed it meanwhile
+        Status s = storage_->Trim(stream, target);
+        start = StreamRange(stream).first;  // a retention trim may have passed it meanwhile
         if (!s.ok() && start < target) {
           part.error_code = Code(ErrorCodeFromStatus(s));
           MINK_LOG_WARN("kafka", "delete records of {}-{} below {}: {}", t.name,
@@ -418,28 +426,25 @@ ListOffsetsResponse Broker::ListOffsets(const ListOffsetsRequest& request, int16
     for (const auto& p : t.partitions) {
       ListOffsetsResponse::Partition part;
       part.partition_index = p.partition_index;
-      if (!partitions.ok() || p.partition_index < 0 || p.partition_index >= *partitions) {
-        part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
-        topic.partitions.push_back(std::move(part));
-        continue;
-      }
-      auto stream = tables_->BucketStream(table, p.partition_index);
+      uint64_t stream = 0;
+      const bool found = PartitionStream(table, partitions, p.partition_index,
+                                         ErrorContext::kDefault, &stream, &part.error_code);
       int64_t start = 0, end = 0;
-      if (stream.ok()) std::tie(start, end) = StreamRange(*stream);
+      if (found) std::tie(start, end) = StreamRange(stream);
       int64_t offset = -1;
-      if (!stream.ok()) {
-        part.error_code = Code(ErrorCodeFromStatus(stream.status()));
+      if (!found) {
+        // part.error_code says why
       } else if (p.timestamp == kListOffsetsLatest) {
         offset = end;
       } else if (p.timestamp == kListOffsetsEarliest) {
         offset = start;
       } else {
-        auto found = OffsetForTimestamp(*stream, p.timestamp, end);
-        if (!found.ok()) {
-          part.error_code = Code(ErrorCodeFromStatus(found.status()));
+        auto match = OffsetForTimestamp(stream, p.timestamp, end);
+        if (!match.ok()) {
+          part.error_code = Code(ErrorCodeFromStatus(match.status()));
         } else {
-          offset = found->first;
-          part.timestamp = found->second;
+          offset = match->first;
+          part.timestamp = match->second;
         }
       }
       if (version == 0) {
