@@ -26,9 +26,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -99,15 +102,93 @@ double ProcessCpuSeconds() {
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
-// Cores used between two readings over `seconds` of wall time.
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// CPU seconds of each live thread of this process, by thread id, with its name.
+struct ThreadCpu {
+  std::string name;
+  double seconds = 0;
+};
+std::map<int, ThreadCpu> ReadThreadCpu() {
+  std::map<int, ThreadCpu> out;
+  static const double kTicks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    const std::string dir = entry.path().string();
+    std::string comm = ReadSmallFile(dir + "/comm");
+    std::string stat = ReadSmallFile(dir + "/stat");
+    const size_t close = stat.rfind(')');  // the name in parentheses may hold spaces
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string field;
+    uint64_t utime = 0, stime = 0;
+    // After the name: state is field 1, utime field 12, stime field 13.
+    for (int i = 1; i <= 13 && fields >> field; ++i) {
+      if (i == 12) utime = std::strtoull(field.c_str(), nullptr, 10);
+      if (i == 13) stime = std::strtoull(field.c_str(), nullptr, 10);
+    }
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    out[std::atoi(entry.path().filename().c_str())] =
+        ThreadCpu{comm, static_cast<double>(utime + stime) / kTicks};
+  }
+  return out;
+}
+
+// The clients' threads: librdkafka's ("rdk:...") and the benchmark's load threads.
+bool IsClientThread(const std::string& name) {
+  return name.rfind("rdk:", 0) == 0 || name.rfind("bench-", 0) == 0;
+}
+
+// Cores used between two readings over `seconds` of wall time, and how the live threads split
+// them between the clients and the node: on a small machine they share the cores, and one
+// librdkafka broker thread (one per connection) near a full core caps its client.
 struct CpuMeter {
   double cpu0 = ProcessCpuSeconds();
   SteadyTime wall0 = SteadyNow();
+  std::map<int, ThreadCpu> threads0 = ReadThreadCpu();
+  std::mutex mutex;
+  double exited_client_seconds = 0;  // of load threads that ended before Mark
+  std::string split;
+
+  // Called by a load thread as it ends (it is gone from /proc by the time Mark runs).
+  void ClientThreadEnds() {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    std::lock_guard<std::mutex> lock(mutex);
+    exited_client_seconds += static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+  }
+
+  // Notes the split of the threads alive now; call it before the clients are destroyed.
+  void Mark() {
+    const double wall = Seconds(wall0, SteadyNow());
+    if (wall <= 0) return;
+    double client = 0, node = 0, busiest = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      client = exited_client_seconds;
+    }
+    std::string busiest_name;
+    for (const auto& [tid, now] : ReadThreadCpu()) {
+      auto before = threads0.find(tid);
+      const double used = now.seconds - (before == threads0.end() ? 0 : before->second.seconds);
+      if (IsClientThread(now.name)) {
+        client += used;
+        if (used > busiest) busiest = used, busiest_name = now.name;
+      } else {
+        node += used;
+      }
+    }
+    split = fmt::format(": clients {:.2f} (busiest thread {} {:.2f}), node {:.2f}", client / wall,
+                        busiest_name, busiest / wall, node / wall);
+  }
   std::string Report() const {
     const double wall = Seconds(wall0, SteadyNow());
     const double cpu = ProcessCpuSeconds() - cpu0;
-    return fmt::format("process CPU {:.1f} s in {:.1f} s = {:.2f} cores", cpu, wall,
-                       wall > 0 ? cpu / wall : 0);
+    return fmt::format("process CPU {:.1f} s in {:.1f} s = {:.2f} cores{}", cpu, wall,
+                       wall > 0 ? cpu / wall : 0, split);
   }
 };
 
@@ -238,7 +319,7 @@ ProduceResult Finish(Producer& p, double window_seconds) {
 
 // Phase 2: as fast as acks come back, with at most --max-pending-mb queued.
 ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& topic,
-                                const Flags& flags, const ValuePool& values) {
+                                const Flags& flags, const ValuePool& values, CpuMeter* cpu) {
   // --producers clients, each with its own connection (and librdkafka broker thread) and its
   // share of --max-pending-mb, sending from their own threads.
   Flags each = flags;
@@ -269,9 +350,11 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
     threads.emplace_back([&, i] {
       NameThisThread("bench-produce");
       run(*producers[i], i);
+      cpu->ClientThreadEnds();
     });
   }
   for (auto& t : threads) t.join();
+  cpu->Mark();
   // One result over every producer: acknowledged bytes summed, latencies pooled.
   Producer& first = *producers.front();
   for (size_t i = 1; i < producers.size(); ++i) {
@@ -379,7 +462,8 @@ struct ConsumeResult {
 // clients, each with its own connection and librdkafka threads, reading a disjoint share of the
 // partitions (client i takes partitions i, i + N, ...).
 ConsumeResult ConsumeAll(const std::string& brokers, const std::string& topic, int partitions,
-                         uint64_t expected, int seconds_limit, const Flags& flags) {
+                         uint64_t expected, int seconds_limit, const Flags& flags,
+                         CpuMeter* cpu) {
   const int clients = std::min(flags.consumers, partitions);
   std::vector<rd_kafka_t*> consumers;
   for (int c = 0; c < clients; ++c) consumers.push_back(NewConsumer(brokers, flags));
@@ -420,9 +504,11 @@ ConsumeResult ConsumeAll(const std::string& brokers, const std::string& topic, i
         bytes += got_bytes;
       }
       rd_kafka_queue_destroy(queue);
+      cpu->ClientThreadEnds();
     });
   }
   for (auto& t : threads) t.join();
+  cpu->Mark();
   ConsumeResult r;
   r.messages = messages.load();
   r.bytes = bytes.load();
@@ -556,7 +642,7 @@ int Run(const Flags& flags) {
              flags.producers, flags.max_pending_mb);
   std::fflush(stdout);
   CpuMeter produce_cpu;
-  ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, values);
+  ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, values, &produce_cpu);
   fmt::print("  acknowledged {:7.1f} MB/s  {:8.0f} records/s; ack latency p50 {:.1f} ms p99 {:.1f} ms\n"
              "  {}\n",
              max.mb_s, max.msgs_s, max.latency.p50_ms, max.latency.p99_ms, produce_cpu.Report());
@@ -576,7 +662,7 @@ int Run(const Flags& flags) {
              total, std::min(flags.consumers, flags.partitions));
   std::fflush(stdout);
   CpuMeter consume_cpu;
-  ConsumeResult consume = ConsumeAll(brokers, "bench", flags.partitions, total, 120, flags);
+  ConsumeResult consume = ConsumeAll(brokers, "bench", flags.partitions, total, 120, flags, &consume_cpu);
   fmt::print("  {} records, {:.1f} MB in {:.2f} s = {:7.1f} MB/s\n  {}\n", consume.messages,
              consume.bytes / 1e6, consume.seconds, consume.mb_s, consume_cpu.Report());
 
