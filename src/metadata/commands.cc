@@ -9,9 +9,11 @@ using nlohmann::json;
 namespace {
 
 json SegmentToJson(const SegmentEntry& s) {
-  return json{{"stream", s.stream_id},  {"epoch", s.epoch},   {"start", s.start_offset},
-              {"end", s.end_offset},    {"pos", s.position},  {"len", s.length},
-              {"max_ts", s.max_timestamp_ms}};
+  json j{{"stream", s.stream_id}, {"epoch", s.epoch}, {"start", s.start_offset},
+         {"end", s.end_offset},   {"pos", s.position}, {"len", s.length},
+         {"max_ts", s.max_timestamp_ms}};
+  if (s.max_record_time_ms != kUnknownRecordTime) j["max_rec_ts"] = s.max_record_time_ms;
+  return j;
 }
 
 SegmentEntry SegmentFromJson(const json& j) {
@@ -23,6 +25,8 @@ SegmentEntry SegmentFromJson(const json& j) {
   s.position = j.at("pos").get<uint64_t>();
   s.length = j.at("len").get<uint64_t>();
   s.max_timestamp_ms = j.at("max_ts").get<int64_t>();
+  // Absent in commands written before record-time bounds existed, and for undeclared ones.
+  s.max_record_time_ms = j.value("max_rec_ts", kUnknownRecordTime);
   return s;
 }
 

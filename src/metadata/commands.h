@@ -5,6 +5,7 @@
 // or in the state, never in the clock or the environment of the node applying it.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <variant>
 #include <vector>
@@ -47,6 +48,9 @@ struct OpenStreams {
   bool operator==(const OpenStreams&) const = default;
 };
 
+// A segment whose writer declared no record timestamps: searches by record time must read it.
+inline constexpr int64_t kUnknownRecordTime = std::numeric_limits<int64_t>::max();
+
 // One stream's contiguous run of batches inside an object.
 struct SegmentEntry {
   uint64_t stream_id = 0;
@@ -55,7 +59,10 @@ struct SegmentEntry {
   int64_t end_offset = 0;    // one past the last offset
   uint64_t position = 0;     // byte range of the run in the object
   uint64_t length = 0;
-  int64_t max_timestamp_ms = 0;
+  int64_t max_timestamp_ms = 0;  // the newest commit time of its batches
+  // An upper bound of the record timestamps its writer declared (Kafka: each record's
+  // timestamp); kUnknownRecordTime when a batch declared none.
+  int64_t max_record_time_ms = kUnknownRecordTime;
 
   bool operator==(const SegmentEntry&) const = default;
 };

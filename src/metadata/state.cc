@@ -383,8 +383,8 @@ void State::AddObject(const ObjectEntry& o, int64_t time_ms) {
   for (const auto& seg : o.segments) {
     StreamState& st = streams_[seg.stream_id];
     st.segments[seg.start_offset] =
-        Segment{seg.start_offset, seg.end_offset, o.key, o.bucket_id,
-                seg.position,     seg.length,     seg.max_timestamp_ms};
+        Segment{seg.start_offset, seg.end_offset, o.key,           o.bucket_id,
+                seg.position,     seg.length,     seg.max_timestamp_ms, seg.max_record_time_ms};
   }
 }
 
@@ -604,8 +604,15 @@ std::string State::Serialize() const {
     out += ",\"segments\":[";
     bool first_segment = true;
     for (const auto& [start, seg] : st.segments) {
-      AppendJsonTuple(&out, &first_segment, seg.start_offset, seg.end_offset, seg.object_key,
-                      seg.bucket_id, seg.position, seg.length, seg.max_timestamp_ms);
+      // The record-time bound is an eighth element when there is one.
+      if (seg.max_record_time_ms == kUnknownRecordTime) {
+        AppendJsonTuple(&out, &first_segment, seg.start_offset, seg.end_offset, seg.object_key,
+                        seg.bucket_id, seg.position, seg.length, seg.max_timestamp_ms);
+      } else {
+        AppendJsonTuple(&out, &first_segment, seg.start_offset, seg.end_offset, seg.object_key,
+                        seg.bucket_id, seg.position, seg.length, seg.max_timestamp_ms,
+                        seg.max_record_time_ms);
+      }
     }
     out += "],\"start\":";
     AppendJsonInt(&out, st.start_offset);
@@ -668,7 +675,8 @@ Result<State> State::Deserialize(const std::string& text) {
       for (const auto& g : js.at("segments")) {
         Segment seg{g.at(0).get<int64_t>(),  g.at(1).get<int64_t>(),  g.at(2).get<std::string>(),
                     g.at(3).get<int32_t>(),  g.at(4).get<uint64_t>(), g.at(5).get<uint64_t>(),
-                    g.at(6).get<int64_t>()};
+                    g.at(6).get<int64_t>(),
+                    g.size() > 7 ? g.at(7).get<int64_t>() : kUnknownRecordTime};
         st.segments[seg.start_offset] = seg;
       }
       s.streams_[st.stream_id] = std::move(st);

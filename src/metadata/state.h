@@ -27,7 +27,8 @@ struct Segment {
   int32_t bucket_id = 0;
   uint64_t position = 0;
   uint64_t length = 0;
-  int64_t max_timestamp_ms = 0;
+  int64_t max_timestamp_ms = 0;                       // newest commit time
+  int64_t max_record_time_ms = kUnknownRecordTime;  // SegmentEntry::max_record_time_ms
 };
 
 struct StreamState {

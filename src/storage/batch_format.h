@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "metadata/commands.h"
 
 namespace mink::storage {
 
@@ -24,6 +25,10 @@ struct BatchInput {
   int32_t schema_id = 0;
   std::string change_types;  // empty, or one byte per record
   std::string payload;
+  // The largest record timestamp the writer declares for the batch (Kafka records carry one),
+  // or kUnknownRecordTime. Not stored in the batch: it becomes its segment's bound in the index,
+  // which searches by record time use to skip segments.
+  int64_t max_record_time_ms = metadata::kUnknownRecordTime;
 };
 
 // A batch as read back.

@@ -1,5 +1,7 @@
 // The background work of a StreamStore: compaction, garbage collection and retention.
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 #include "base/backoff.h"
@@ -94,6 +96,8 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
   ObjectBuilder builder(ObjectKind::kStream);
   uint64_t block_start = 0;
   builder.BeginRun(stream_id);
+  // Each block's record-time bound: the largest bound of the segments it copies from.
+  std::vector<int64_t> block_record_time{std::numeric_limits<int64_t>::min()};
   for (const auto& seg : run) {
     auto bytes =
         StoreFor(seg.bucket_id)->GetRangeBuffer(seg.object_key, seg.position, seg.length);
@@ -106,7 +110,9 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
       if (builder.size() - block_start >= options_.block_bytes) {
         builder.BeginRun(stream_id);
         block_start = builder.size();
+        block_record_time.push_back(std::numeric_limits<int64_t>::min());
       }
+      block_record_time.back() = std::max(block_record_time.back(), seg.max_record_time_ms);
       builder.AddRawBatch(bytes->view().substr(span.position - seg.position, span.length),
                           span.base_offset, span.record_count, span.timestamp_ms);
     }
@@ -121,9 +127,13 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
   object.key = StreamObjectKey(stream_id, run.front().start_offset, node_.node_id,
                                node_.node_epoch, seq);
   object.bucket_id = stores_.data_bucket_id;
-  for (const RunEntry& r : builder.runs()) {
+  for (size_t i = 0; i < builder.runs().size(); ++i) {
+    const RunEntry& r = builder.runs()[i];
     object.segments.push_back(metadata::SegmentEntry{stream_id, 0, r.start_offset, r.end_offset,
-                                                     r.position, r.length, r.max_timestamp_ms});
+                                                     r.position, r.length, r.max_timestamp_ms,
+                                                     i < block_record_time.size()
+                                                         ? block_record_time[i]
+                                                         : metadata::kUnknownRecordTime});
   }
   std::string data = builder.Finish();
   object.size = data.size();

@@ -120,6 +120,29 @@ void StreamStore::AdoptOwned(const std::vector<uint64_t>& stream_ids) {
   }
 }
 
+std::vector<std::pair<int64_t, int64_t>> StreamStore::RecordTimeRanges(
+    uint64_t stream_id, int64_t record_time_ms, int64_t undeclared_slack_ms) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  meta_->Read([&](const State& s) {
+    const metadata::StreamState* st = s.FindStream(stream_id);
+    if (st == nullptr) return;
+    for (const auto& [first, seg] : st->segments) {
+      if (seg.end_offset <= st->start_offset) continue;
+      const bool may_hold = seg.max_record_time_ms != metadata::kUnknownRecordTime
+                                ? seg.max_record_time_ms >= record_time_ms
+                                : seg.max_timestamp_ms >= record_time_ms - undeclared_slack_ms;
+      if (!may_hold) continue;
+      const int64_t start = std::max(seg.start_offset, st->start_offset);
+      if (!ranges.empty() && ranges.back().second == start) {
+        ranges.back().second = seg.end_offset;
+      } else {
+        ranges.emplace_back(start, seg.end_offset);
+      }
+    }
+  });
+  return ranges;
+}
+
 Result<int64_t> StreamStore::OffsetAtTime(uint64_t stream_id, int64_t timestamp_ms) {
   // The first segment that holds a batch committed at or after the time, then its batches.
   std::optional<metadata::Segment> segment;

@@ -95,6 +95,13 @@ class StreamStore {
   // The first offset whose batch was committed at or after `timestamp_ms` (the end offset if
   // there is none).
   Result<int64_t> OffsetAtTime(uint64_t stream_id, int64_t timestamp_ms);
+  // Offset ranges [first, second) of the committed segments that may hold a record whose
+  // timestamp is at or after `record_time_ms`, in offset order with adjacent ones merged: the
+  // segments whose record-time bound reaches it, and of those without a bound, the ones
+  // committed at or after `record_time_ms - undeclared_slack_ms`. Empty for an unknown stream.
+  std::vector<std::pair<int64_t, int64_t>> RecordTimeRanges(uint64_t stream_id,
+                                                            int64_t record_time_ms,
+                                                            int64_t undeclared_slack_ms);
 
   // Per-stream retention (the table layer's TTLs); without a policy every stream keeps its data
   // for options.retention.

@@ -1,5 +1,8 @@
 #include "storage/wal_writer.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "base/backoff.h"
 #include "base/log.h"
 #include "base/thread_priority.h"
@@ -185,7 +188,9 @@ std::shared_ptr<WalWriter::Sealed> WalWriter::Seal(std::vector<Pending> batches)
     run.stream_id = stream_id;
     run.generation = list.front()->generation;
     run.epoch = list.front()->epoch;
+    run.max_record_time_ms = std::numeric_limits<int64_t>::min();
     for (Pending* p : list) {
+      run.max_record_time_ms = std::max(run.max_record_time_ms, p->input.max_record_time_ms);
       builder.AddBatch(p->input, p->base_offset, ts);
       auto batch = std::make_shared<Batch>();
       batch->base_offset = p->base_offset;
@@ -345,7 +350,7 @@ void WalWriter::Commit(const std::vector<std::shared_ptr<Sealed>>& all) {
         verdict[i].push_back(Status::Ok());
         object.segments.push_back(SegmentEntry{run.stream_id, run.epoch, run.start_offset,
                                                run.end_offset, run.position, run.length,
-                                               run.max_timestamp_ms});
+                                               run.max_timestamp_ms, run.max_record_time_ms});
       }
       if (!object.segments.empty()) cmd.objects.push_back(std::move(object));
     }

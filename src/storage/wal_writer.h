@@ -77,6 +77,7 @@ class WalWriter {
     int64_t start_offset, end_offset;
     uint64_t position, length;
     int64_t max_timestamp_ms;
+    int64_t max_record_time_ms = metadata::kUnknownRecordTime;
     std::vector<BatchPtr> batches;
     std::vector<AppendCallback> callbacks;
   };

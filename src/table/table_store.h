@@ -170,10 +170,13 @@ class TableStore {
   // without waiting: `done` gets the commit's status (it is not called for a duplicate). With
   // writer_id >= 0 the batch's sequence is checked first: a batch already written answers with
   // its original offsets; with `strict_sequence` a gap is OutOfRange (Kafka producers).
+  // `max_record_time_ms` is the largest record timestamp of the batch, kept in the index for
+  // searches by record time (storage::BatchInput::max_record_time_ms).
   Result<AppendOutcome> AppendToBucket(const std::string& name, int32_t bucket,
-                                       const arrow::RecordBatch& batch, int64_t writer_id,
-                                       int32_t first_sequence, int32_t last_sequence,
-                                       bool strict_sequence, std::function<void(Status)> done);
+                                       const arrow::RecordBatch& batch, int64_t max_record_time_ms,
+                                       int64_t writer_id, int32_t first_sequence,
+                                       int32_t last_sequence, bool strict_sequence,
+                                       std::function<void(Status)> done);
   // The table's Arrow schema (every column).
   Result<arrow::SchemaPtr> TableSchema(const std::string& name) const;
 

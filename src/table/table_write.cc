@@ -401,8 +401,8 @@ Result<WriteResult> TableStore::WriteKeyed(const Table& table, const WriteReques
 
 Result<TableStore::AppendOutcome> TableStore::AppendToBucket(
     const std::string& name, int32_t bucket_index, const arrow::RecordBatch& batch,
-    int64_t writer_id, int32_t first_sequence, int32_t last_sequence, bool strict_sequence,
-    std::function<void(Status)> done) {
+    int64_t max_record_time_ms, int64_t writer_id, int32_t first_sequence, int32_t last_sequence,
+    bool strict_sequence, std::function<void(Status)> done) {
   MINK_ASSIGN_OR_RETURN(auto table, FindTable(name));
   if (table->d.has_primary_key()) {
     return FailedPreconditionError(name + " is a primary-key table; bucket appends need a log table");
@@ -417,6 +417,7 @@ Result<TableStore::AppendOutcome> TableStore::AppendToBucket(
   input.writer_id = writer_id;
   input.batch_sequence = first_sequence;
   input.schema_id = table->d.schema.schema_id;
+  input.max_record_time_ms = max_record_time_ms;
   MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(batch, table->codec));
   if (writer_id < 0) {
     MINK_ASSIGN_OR_RETURN(int64_t base, storage_->Append(stream, std::move(input), std::move(done)));

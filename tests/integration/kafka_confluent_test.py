@@ -11,6 +11,8 @@ of its own:
   synchronously: one consumer, a second joins, a third joins, the third leaves; the assignment
   changes at each step (6 / 3+3 / 2+2+2 / 3+3, disjoint, covering every partition) and every
   message produced is consumed exactly once across the group.
+- offsets_for_times with producer timestamps out of order and hours away from the node's clock:
+  the first offset whose timestamp is at or after the target, or -1.
 - Committed offsets: committed() equals what was consumed, and a new consumer of the same group
   resumes there (only the messages produced after the group stopped).
 
@@ -185,6 +187,35 @@ def idempotent_checks(node, checks):
     checks.expect("idempotent: the table holds N rows", '{"bucket":"b0","start":0,"end":%d}' % n, offsets)
 
 
+def timestamp_checks(node, checks):
+    """offsets_for_times with producer timestamps out of order and far from the commit time:
+    the answer is the first offset whose record timestamp is at or after the target."""
+    hour = 3600 * 1000
+    now = int(time.time() * 1000)
+    # Two stored batches: offsets 0-2 (all older than now - 50 min), then 3-5, whose first record
+    # is three hours ahead of the clock (a producer whose clock runs ahead).
+    batches = [[now - 3 * hour, now - hour, now - 2 * hour], [now + 3 * hour, now - hour // 2, now]]
+    producer = Producer({"bootstrap.servers": node.broker, "enable.idempotence": True,
+                         "acks": "all", "linger.ms": 0})
+    for batch in batches:
+        for ts in batch:
+            producer.produce("stamped", value=b"%d" % ts, partition=0, timestamp=ts)
+        checks.expect("timestamps: batch flushed", 0, producer.flush(30))
+    consumer = Consumer({"bootstrap.servers": node.broker, "group.id": "stamped-reader"})
+    cases = [
+        ("before every record", now - 4 * hour, 0),
+        ("between the first batch's records", now - 150 * 60 * 1000, 1),
+        ("newer than all of the first batch", now - 50 * 60 * 1000, 3),
+        ("two hours ahead: the record three hours ahead", now + 2 * hour, 3),
+        ("exactly the newest timestamp", now + 3 * hour, 3),
+        ("after every record", now + 3 * hour + 1, -1),
+    ]
+    for name, target, want in cases:
+        found = consumer.offsets_for_times([TopicPartition("stamped", 0, target)], timeout=10)
+        checks.expect("offsets_for_times, %s" % name, want, found[0].offset)
+    consumer.close()
+
+
 class GroupMember:
     def __init__(self, node, name, group, log):
         self.name = name
@@ -345,6 +376,7 @@ def main(node, checks):
     node.start(default_partitions=1)
     admin_checks(node, checks)
     idempotent_checks(node, checks)
+    timestamp_checks(node, checks)
     group_checks(node, checks)
 
 

@@ -1,5 +1,7 @@
 // Broker: Produce, Fetch and ListOffsets — the data APIs.
 
+#include <algorithm>
+#include <limits>
 #include <mutex>
 
 #include "base/log.h"
@@ -115,10 +117,16 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
           std::lock_guard<std::mutex> lock(state->mutex);
           ++state->pending;
         }
+        // The index keeps the largest record timestamp, so ListOffsets by timestamp can skip
+        // what holds only older records.
+        int64_t max_record_time = std::numeric_limits<int64_t>::min();
+        for (const RecordView& r : decoded->records) {
+          max_record_time = std::max(max_record_time, r.timestamp);
+        }
         const RecordBatchHeader& h = view.header;
         auto appended = tables_->AppendToBucket(
-            TopicCatalog::TableName(t.name), p.index, **arrow_batch, h.producer_id,
-            h.base_sequence, h.last_sequence(), /*strict_sequence=*/true,
+            TopicCatalog::TableName(t.name), p.index, **arrow_batch, max_record_time,
+            h.producer_id, h.base_sequence, h.last_sequence(), /*strict_sequence=*/true,
             [state, ti, pi](Status s) {
               state->Done(ti, pi, s.ok() ? ErrorCode::kNone : ErrorCodeFromStatus(s, ErrorContext::kProduce));
             });
@@ -326,25 +334,33 @@ void Broker::Fetch(const FetchRequest& request, int16_t version, Respond respond
 
 Result<std::pair<int64_t, int64_t>> Broker::OffsetForTimestamp(uint64_t stream, int64_t timestamp,
                                                                int64_t end) {
-  // Records carry their producer's timestamps; batches their commit time, which the storage
-  // index can search. Start an hour before the commit-time match (producers' clocks and
-  // batching lag) and look for the first record at or after the timestamp.
-  constexpr int64_t kSlackMs = 3600 * 1000;
-  MINK_ASSIGN_OR_RETURN(int64_t at, storage_->OffsetAtTime(stream, timestamp - kSlackMs));
+  // Records carry their producer's timestamps. The index bounds each segment's largest record
+  // timestamp, so only segments that can hold a record at or after `timestamp` are read, in
+  // offset order, until the first such record. Segments written without a bound (before the
+  // index had one, or by a writer that declared none) are read when committed no more than an
+  // hour before the timestamp: producers' clocks run ahead, and batches wait to be sent.
+  constexpr int64_t kUndeclaredSlackMs = 3600 * 1000;
   MINK_ASSIGN_OR_RETURN(auto decoder, table::PayloadDecoder::Make(TopicSchema()));
-  while (at < end) {
-    MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(stream, at, 1 << 20));
-    if (r.batches.empty()) break;
-    for (const auto& b : r.batches) {
-      std::shared_ptr<const std::string> payload(b, &b->payload);
-      MINK_ASSIGN_OR_RETURN(auto batch, decoder.DecodeProjected(payload, {3}));
-      arrow::Int64Array ts(batch->Column(0));
-      for (int64_t i = 0; i < ts.length(); ++i) {
-        if (b->base_offset + i >= at && !ts.IsNull(i) && ts.Value(i) >= timestamp) {
-          return std::make_pair(b->base_offset + i, ts.Value(i));
+  for (auto [at, range_end] : storage_->RecordTimeRanges(stream, timestamp, kUndeclaredSlackMs)) {
+    range_end = std::min(range_end, end);
+    while (at < range_end) {
+      MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(stream, at, 1 << 20));
+      if (r.batches.empty()) break;
+      for (const auto& b : r.batches) {
+        if (b->base_offset >= range_end) {
+          at = range_end;  // the next range's turn
+          break;
         }
+        std::shared_ptr<const std::string> payload(b, &b->payload);
+        MINK_ASSIGN_OR_RETURN(auto batch, decoder.DecodeProjected(payload, {3}));
+        arrow::Int64Array ts(batch->Column(0));
+        for (int64_t i = 0; i < ts.length(); ++i) {
+          if (b->base_offset + i >= at && !ts.IsNull(i) && ts.Value(i) >= timestamp) {
+            return std::make_pair(b->base_offset + i, ts.Value(i));
+          }
+        }
+        at = b->end_offset();
       }
-      at = b->end_offset();
     }
   }
   return std::make_pair(int64_t{-1}, int64_t{-1});  // nothing at or after the timestamp

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "metadata/commands.h"
 
@@ -18,6 +19,9 @@ ObjectEntry SampleObject() {
   o.segments.push_back(SegmentEntry{std::numeric_limits<uint64_t>::max() - 1, 9, 100, 164,
                                     4096, 65600, 1'765'000'000'123});
   o.segments.push_back(SegmentEntry{5, 1, 0, 1, 0, 77, -1});
+  o.segments.push_back(SegmentEntry{5, 1, 1, 3, 77, 80, 1'765'000'000'200, 1'765'000'000'150});
+  o.segments.push_back(SegmentEntry{5, 1, 3, 4, 157, 80, 1'765'000'000'300,
+                                    std::numeric_limits<int64_t>::min()});
   return o;
 }
 
@@ -68,6 +72,25 @@ TEST(Commands, EveryKindDecodesToTheCommandThatWasEncoded) {
     EXPECT_TRUE(*decoded == command) << kind << " changed on the way: " << EncodeBody(command)
                                      << " came back as " << EncodeBody(*decoded);
   }
+}
+
+// A segment without a record-time bound leaves the field out; a command written before the
+// field existed decodes with the bound unknown.
+TEST(Commands, ASegmentsRecordTimeBoundIsOptional) {
+  CommitObjects commit{1, 1, {SampleObject()}};
+  const std::string body = EncodeBody(Command(commit));
+  EXPECT_EQ(nlohmann::json::parse(body)["objects"][0]["segments"][0].count("max_rec_ts"), 0u);
+  EXPECT_EQ(nlohmann::json::parse(body)["objects"][0]["segments"][2]["max_rec_ts"],
+            1'765'000'000'150);
+  auto old = DecodeCommand(
+      "objects.commit",
+      R"({"node":1,"node_epoch":1,"objects":[{"bucket":-3,"key":"wal/n1/e1/000000000000",)"
+      R"("segments":[{"end":2,"epoch":1,"len":61,"max_ts":1700000002000,"pos":0,"start":0,)"
+      R"("stream":1}],"size":145}]})");
+  ASSERT_TRUE(old.ok()) << old.status();
+  const auto& segment = std::get<CommitObjects>(*old).objects[0].segments[0];
+  EXPECT_EQ(segment.max_timestamp_ms, 1700000002000);
+  EXPECT_EQ(segment.max_record_time_ms, kUnknownRecordTime);
 }
 
 TEST(Commands, ABodyOfAnotherKindIsRefused) {

@@ -135,6 +135,26 @@ TEST_F(StateTest, SerializeRoundTripsExactly) {
   EXPECT_FALSE(State::Deserialize("{nope").ok());
 }
 
+// A segment's record-time bound is an eighth element of its snapshot tuple when it has one;
+// snapshots written before it existed have seven, and load with the bound unknown.
+TEST_F(StateTest, ASegmentsRecordTimeBoundSurvivesTheSnapshot) {
+  ObjectEntry bounded = Obj("o1", 1, 1, 0, 10);
+  bounded.segments[0].max_record_time_ms = 4242;
+  MustApply(&s_, CommitObjects{1, 1, {bounded}});
+  MustApply(&s_, CommitObjects{1, 1, {Obj("o2", 1, 1, 10, 12)}});
+  nlohmann::json j = nlohmann::json::parse(s_.Serialize());
+  const auto& segments = j["streams"][0]["segments"];
+  ASSERT_EQ(segments.size(), 2u);
+  EXPECT_EQ(segments[0].size(), 8u);
+  EXPECT_EQ(segments[0][7], 4242);
+  EXPECT_EQ(segments[1].size(), 7u);
+  auto loaded = State::Deserialize(j.dump());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->FindStream(1)->segments.at(0).max_record_time_ms, 4242);
+  EXPECT_EQ(loaded->FindStream(1)->segments.at(10).max_record_time_ms, kUnknownRecordTime);
+  EXPECT_EQ(loaded->Serialize(), s_.Serialize());
+}
+
 // Serialize writes its text by hand; it must be exactly what the json library writes for the
 // same document (sorted keys, no spaces, its escapes), so parsing and dumping it changes nothing.
 TEST_F(StateTest, SerializeWritesCanonicalJson) {

@@ -526,5 +526,54 @@ TEST_F(StreamStoreTest, OffsetAtTimeFindsTheFirstBatchCommittedSince) {
   EXPECT_EQ(node->store->OffsetAtTime(99, 0).status().code(), StatusCode::kNotFound);
 }
 
+// Each AppendAndWait commits alone, so each batch is a segment of its own before compaction.
+TEST_F(StreamStoreTest, RecordTimeRangesSkipSegmentsWhoseRecordsAreAllOlder) {
+  ManualClock clock;
+  options_.compaction_min_age = std::chrono::milliseconds(0);
+  options_.block_bytes = 1 << 20;  // one block: its bound is the largest of what it copies
+  auto node = Node(1, &clock);
+  uint64_t s = NewOpenStream(node.get());
+  auto with_time = [](const std::string& payload, int32_t count, int64_t max_record_time) {
+    BatchInput in = Records(payload, count);
+    in.max_record_time_ms = max_record_time;
+    return in;
+  };
+  // Record times around the commit time t0 (the clock stands still).
+  const int64_t t0 = clock.NowMillis();
+  ASSERT_TRUE(node->store->AppendAndWait(s, with_time("a", 2, t0 - 1000)).ok());  // [0, 2)
+  ASSERT_TRUE(node->store->AppendAndWait(s, with_time("b", 3, t0 + 500)).ok());   // [2, 5)
+  ASSERT_TRUE(node->store->AppendAndWait(s, with_time("c", 1, t0 - 500)).ok());   // [5, 6)
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("undeclared", 4)).ok());    // [6, 10)
+  using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+  // Only the segments that can hold a record at or after the time; the undeclared one counts
+  // when it was committed no earlier than the slack before the time.
+  EXPECT_EQ(node->store->RecordTimeRanges(s, t0 + 300, /*undeclared_slack_ms=*/0), (Ranges{{2, 5}}));
+  EXPECT_EQ(node->store->RecordTimeRanges(s, t0 - 600, 0), (Ranges{{2, 10}}));
+  EXPECT_EQ(node->store->RecordTimeRanges(s, t0 - 2000, 0), (Ranges{{0, 10}}));
+  EXPECT_EQ(node->store->RecordTimeRanges(s, t0 + 300, 1000), (Ranges{{2, 5}, {6, 10}}));
+  EXPECT_EQ(node->store->RecordTimeRanges(s, t0 + 600, 1000), (Ranges{{6, 10}}));
+  EXPECT_TRUE(node->store->RecordTimeRanges(99, 0, 0).empty());
+  // The bounds survive a restart (from the metadata log) and compaction, which merges all four
+  // segments into one block whose bound is unknown (one source declared none).
+  auto other = Node(2, &clock);
+  EXPECT_EQ(other->store->RecordTimeRanges(s, t0 + 300, 0), (Ranges{{2, 5}}));
+  ASSERT_TRUE(node->store->RunCompaction().ok());
+  EXPECT_EQ(node->store->RecordTimeRanges(s, t0 + 300, 0), Ranges{});
+  EXPECT_EQ(node->store->RecordTimeRanges(s, t0 + 300, 1000), (Ranges{{0, 10}}));
+  // Without undeclared batches a compacted block keeps the largest bound of its sources.
+  uint64_t s2 = NewOpenStream(node.get());
+  ASSERT_TRUE(node->store->AppendAndWait(s2, with_time("x", 1, t0 + 100)).ok());
+  ASSERT_TRUE(node->store->AppendAndWait(s2, with_time("y", 1, t0 + 700)).ok());
+  ASSERT_TRUE(node->store->RunCompaction().ok());
+  node->meta->Read([&](const metadata::State& st) {
+    const auto* stream = st.FindStream(s2);
+    ASSERT_EQ(stream->segments.size(), 1u);
+    EXPECT_FALSE(IsWalKey(stream->segments.begin()->second.object_key));
+    EXPECT_EQ(stream->segments.begin()->second.max_record_time_ms, t0 + 700);
+  });
+  EXPECT_EQ(node->store->RecordTimeRanges(s2, t0 + 600, 0), (Ranges{{0, 2}}));
+  EXPECT_EQ(node->store->RecordTimeRanges(s2, t0 + 701, 0), Ranges{});
+}
+
 }  // namespace
 }  // namespace mink::storage
