@@ -59,7 +59,8 @@ Status MetadataLog::Load() {
   }
   if (options_.snapshot_every > 0) {
     snapshotter_ = std::make_unique<Snapshotter>(store_.get(), options_.snapshot_every,
-                                                 options_.keep_snapshots, state_);
+                                                 options_.keep_snapshots, state_,
+                                                 snapshot ? snapshot->body.size() : 0);
   }
   return CatchUp();
 }
@@ -76,11 +77,12 @@ int64_t MetadataLog::WaitApplied(int64_t seq, std::chrono::milliseconds timeout)
 }
 
 void MetadataLog::ApplyRecord(const CommandRecord& record) {
-  Apply(record.seq, record.time_ms, record.kind, DecodeCommand(record.kind, record.body));
+  Apply(record.seq, record.time_ms, record.kind, DecodeCommand(record.kind, record.body),
+        record.body.size());
 }
 
 void MetadataLog::Apply(int64_t seq, int64_t time_ms, const std::string& kind,
-                        Result<Command> command) {
+                        Result<Command> command, uint64_t body_bytes) {
   {
     std::unique_lock<std::shared_mutex> lock(state_mutex_);
     if (seq != state_.applied_seq() + 1) return;  // applied already
@@ -88,13 +90,13 @@ void MetadataLog::Apply(int64_t seq, int64_t time_ms, const std::string& kind,
     // The snapshotter hears of each command under this lock, so in seq order.
     if (valid.ok()) {
       state_.Apply(*command, seq, time_ms);
-      if (snapshotter_) snapshotter_->Applied(std::move(*command), seq, time_ms);
+      if (snapshotter_) snapshotter_->Applied(std::move(*command), seq, time_ms, body_bytes);
     } else {
       // Every node skips the same invalid command, so states stay equal.
       MINK_LOG_WARN("metadata", "skipping invalid command seq={} kind={}: {}", seq, kind,
                     valid.ToString());
       state_.Skip(seq);
-      if (snapshotter_) snapshotter_->Skipped(seq);
+      if (snapshotter_) snapshotter_->Skipped(seq, body_bytes);
     }
   }
   std::lock_guard<std::mutex> lock(applied_mutex_);
@@ -122,7 +124,7 @@ Status MetadataLog::CatchUpLocked(const std::string& our_id, int64_t* our_seq) {
       MINK_ASSIGN_OR_RETURN(State loaded, State::Deserialize(snapshot->body));
       std::unique_lock<std::shared_mutex> state_lock(state_mutex_);
       state_ = std::move(loaded);
-      if (snapshotter_) snapshotter_->Reset(state_);
+      if (snapshotter_) snapshotter_->Reset(state_, snapshot->body.size());
       continue;
     }
     for (const auto& record : records) {
@@ -177,7 +179,7 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
     if (!refused.ok()) return refused;
     if (s.ok()) {
       if (landed != 0) return landed;
-      Apply(record.seq, record.time_ms, record.kind, std::move(*appended));
+      Apply(record.seq, record.time_ms, record.kind, std::move(*appended), record.body.size());
       return record.seq;
     }
     // A conflict (another writer took the seq) or a transient database error: retry.

@@ -29,7 +29,9 @@ namespace mink::metadata {
 
 struct MetadataOptions {
   std::string node_label = "node";   // recorded with every appended command
-  int64_t snapshot_every = 1000;     // write a state snapshot every this many commands
+  // A state snapshot at most every this many commands, and only once the commands since the
+  // last one add up to twice its size (Snapshotter).
+  int64_t snapshot_every = 1000;
   int keep_snapshots = 2;            // commands older than the oldest kept snapshot are deleted
   bool use_append_lock = true;       // queue appenders on the database's lock (else pure retry)
   std::chrono::milliseconds append_timeout{30'000};
@@ -81,7 +83,9 @@ class MetadataLog {
   void ApplyRecord(const CommandRecord& record);
   // Applies the command at `seq` unless applied already; an invalid one is skipped, as on every
   // node.
-  void Apply(int64_t seq, int64_t time_ms, const std::string& kind, Result<Command> command);
+  // `body_bytes`: the size of the command's stored body (the snapshotter paces by it).
+  void Apply(int64_t seq, int64_t time_ms, const std::string& kind, Result<Command> command,
+             uint64_t body_bytes);
   void TailLoop();
 
   std::unique_ptr<LogStore> store_;

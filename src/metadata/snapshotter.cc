@@ -5,10 +5,18 @@
 
 namespace mink::metadata {
 
-Snapshotter::Snapshotter(LogStore* store, int64_t every, int keep_snapshots, State state)
-    : store_(store), every_(every), keep_snapshots_(keep_snapshots), state_(std::move(state)) {
+Snapshotter::Snapshotter(LogStore* store, int64_t every, int keep_snapshots, State state,
+                         uint64_t loaded_snapshot_bytes)
+    : store_(store),
+      every_(every),
+      keep_snapshots_(keep_snapshots),
+      state_(std::move(state)),
+      last_snapshot_bytes_(loaded_snapshot_bytes) {
+  if (loaded_snapshot_bytes > 0) kept_seqs_.push_back(state_.applied_seq());
   thread_ = std::thread([this] { Loop(); });
 }
+
+int64_t Snapshotter::snapshots_written() const { return written_.load(); }
 
 Snapshotter::~Snapshotter() {
   {
@@ -19,17 +27,17 @@ Snapshotter::~Snapshotter() {
   thread_.join();
 }
 
-void Snapshotter::Applied(Command command, int64_t seq, int64_t time_ms) {
-  Push(Step{std::move(command), seq, time_ms});
+void Snapshotter::Applied(Command command, int64_t seq, int64_t time_ms, uint64_t bytes) {
+  Push(Step{std::move(command), seq, time_ms, bytes});
 }
 
-void Snapshotter::Skipped(int64_t seq) { Push(Step{std::nullopt, seq, 0}); }
+void Snapshotter::Skipped(int64_t seq, uint64_t bytes) { Push(Step{std::nullopt, seq, 0, bytes}); }
 
-void Snapshotter::Reset(State state) {
+void Snapshotter::Reset(State state, uint64_t snapshot_bytes) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queued_.clear();  // all older than the loaded state
-    reset_ = std::move(state);
+    reset_ = Loaded{std::move(state), snapshot_bytes};
   }
   cv_.notify_one();
 }
@@ -54,12 +62,17 @@ void Snapshotter::Loop() {
   while (true) {
     cv_.wait(lock, [&] { return !queued_.empty() || reset_.has_value() || stopping_; });
     if (queued_.empty() && !reset_ && stopping_) return;
-    std::optional<State> reset = std::move(reset_);
+    std::optional<Loaded> reset = std::move(reset_);
     reset_.reset();
     std::vector<Step> steps = std::move(queued_);
     queued_.clear();
     lock.unlock();
-    if (reset) state_ = std::move(*reset);
+    if (reset) {
+      state_ = std::move(reset->state);
+      last_snapshot_bytes_ = reset->snapshot_bytes;
+      log_bytes_since_ = 0;
+      kept_seqs_.push_back(state_.applied_seq());
+    }
     const int64_t last_seq = steps.empty() ? 0 : steps.back().seq;
     for (Step& step : steps) {
       if (step.seq != state_.applied_seq() + 1) continue;  // covered by a reset
@@ -68,18 +81,30 @@ void Snapshotter::Loop() {
       } else {
         state_.Skip(step.seq);
       }
-      // A snapshot point; when a later one is already queued, that one is written instead.
-      if (IsSnapshotPoint(step.seq) && step.seq + every_ > last_seq) Write(step.seq);
+      log_bytes_since_ += step.bytes;
+      // Due; when a later snapshot point is already queued, that one is written instead.
+      if (IsDue(step.seq) && step.seq + every_ > last_seq) Write(step.seq);
     }
     lock.lock();
   }
 }
 
 void Snapshotter::Write(int64_t seq) {
-  Status s = store_->WriteSnapshot(SnapshotRecord{seq, state_.Serialize()});
+  std::string body = state_.Serialize();
+  const uint64_t bytes = body.size();
+  Status s = store_->WriteSnapshot(SnapshotRecord{seq, std::move(body)});
   if (s.ok()) {
-    int64_t prune_to = seq - every_ * (keep_snapshots_ - 1);
-    if (prune_to > 0) s = store_->Prune(prune_to, keep_snapshots_);
+    last_snapshot_bytes_ = bytes;
+    log_bytes_since_ = 0;
+    written_.fetch_add(1);
+    kept_seqs_.push_back(seq);
+    while (kept_seqs_.size() > static_cast<size_t>(std::max(1, keep_snapshots_))) {
+      kept_seqs_.pop_front();
+    }
+    // Commands up to the oldest snapshot kept are covered by it.
+    if (kept_seqs_.size() == static_cast<size_t>(std::max(1, keep_snapshots_))) {
+      s = store_->Prune(kept_seqs_.front(), keep_snapshots_);
+    }
   }
   if (!s.ok()) MINK_LOG_WARN("metadata", "snapshot at seq={} failed: {}", seq, s.ToString());
 }

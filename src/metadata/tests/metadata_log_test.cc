@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -65,13 +66,17 @@ TEST_P(MetadataLogTest, SnapshotsLetANewNodeSkipPrunedCommands) {
     for (int i = 0; i < 35; ++i) ASSERT_TRUE(CreateNextStream(log.get(), "s").ok());
     expected = log->Read([](const State& s) { return s.Serialize(); });
   }
-  // Commands up to seq 20 are pruned; the snapshot at 30 plus commands 31..35 remain.
+  // The snapshot at 30 is the newest; commands up to the one kept before it (20, or 10 when the
+  // snapshotter found 30 already queued at 20 and passed 20 over) are pruned.
   auto remaining = OpenLogStore(url_);
   ASSERT_TRUE(remaining.ok());
   auto first = (*remaining)->ReadAfter(0, 1);
   ASSERT_TRUE(first.ok());
   ASSERT_FALSE(first->empty());
-  EXPECT_EQ(first->front().seq, 21);
+  EXPECT_TRUE(first->front().seq == 21 || first->front().seq == 11) << first->front().seq;
+  auto snapshot = (*remaining)->LatestSnapshot();
+  ASSERT_TRUE(snapshot.ok() && snapshot->has_value());
+  EXPECT_EQ((*snapshot)->seq, 30);
   auto log = OpenLog(options);
   EXPECT_EQ(log->applied_seq(), 35);
   EXPECT_EQ(log->Read([](const State& s) { return s.Serialize(); }), expected);
@@ -139,6 +144,73 @@ TEST_P(MetadataLogTest, AppendsGoOnWhileASnapshotIsWritten) {
   auto log = OpenLog(options);
   EXPECT_EQ(log->applied_seq(), 22);
   EXPECT_EQ(log->Read([](const State& s) { return s.Serialize(); }), expected);
+}
+
+// Snapshot writes as they reach the store: seq and size.
+class RecordedSnapshots final : public ForwardingLogStore {
+ public:
+  RecordedSnapshots(std::unique_ptr<LogStore> inner,
+                    std::vector<std::pair<int64_t, size_t>>* written)
+      : ForwardingLogStore(std::move(inner)), written_(written) {}
+  Status WriteSnapshot(const SnapshotRecord& snapshot) override {
+    written_->emplace_back(snapshot.seq, snapshot.body.size());
+    return ForwardingLogStore::WriteSnapshot(snapshot);
+  }
+
+ private:
+  std::vector<std::pair<int64_t, size_t>>* const written_;
+};
+
+// Once snapshots outgrow one part, the next waits until the log has grown by twice the last
+// one's size: a large state is not rewritten every `snapshot_every` commands.
+TEST_P(MetadataLogTest, LargeSnapshotsWaitForTheLogToGrowByTwiceTheirSize) {
+  MetadataOptions options;
+  options.snapshot_every = 10;
+  std::vector<std::pair<int64_t, size_t>> written;  // only the snapshotter's thread adds
+  std::map<int64_t, size_t> command_bytes;           // by seq
+  constexpr int kCommands = 400;
+  {
+    auto store = OpenLogStore(url_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto log = MetadataLog::Open(std::make_unique<RecordedSnapshots>(std::move(*store), &written),
+                                 options);
+    ASSERT_TRUE(log.ok()) << log.status();
+    // Each command adds a stream with a 3,000-byte name: the state grows by about as much as
+    // the log, and passes one part (256 KiB) after about 90 commands.
+    for (int i = 0; i < kCommands; ++i) {
+      auto appended = (*log)->Append([&](const State& s) -> Result<Command> {
+        Command command = CreateStream{s.next_stream_id(), std::string(3000, 'a' + i % 26)};
+        command_bytes[s.applied_seq() + 1] = EncodeBody(command).size();  // as it is stored
+        return command;
+      });
+      ASSERT_TRUE(appended.ok()) << appended.status();
+    }
+  }  // closing writes a snapshot still due
+  auto log_bytes = [&](int64_t after, int64_t upto) {
+    size_t sum = 0;
+    for (auto it = command_bytes.upper_bound(after); it != command_bytes.end() && it->first <= upto; ++it) {
+      sum += it->second;
+    }
+    return sum;
+  };
+  ASSERT_GE(written.size(), 2u);
+  bool large_seen = false;
+  for (size_t i = 0; i < written.size(); ++i) {
+    EXPECT_EQ(written[i].first % 10, 0) << written[i].first;
+    if (i == 0) continue;
+    const auto [before_seq, before_size] = written[i - 1];
+    if (before_size > Snapshotter::kSmallSnapshotBytes) {
+      large_seen = true;
+      EXPECT_GE(log_bytes(before_seq, written[i].first), 2 * before_size)
+          << "snapshot at " << written[i].first << " after one of " << before_size << " bytes at "
+          << before_seq;
+    }
+  }
+  EXPECT_TRUE(large_seen) << "no snapshot larger than one part was followed by another";
+  // Every 10 commands would be 40 snapshots; the state reaches about 1.2 MB.
+  EXPECT_LT(written.size(), 20u);
+  auto reopened = OpenLog(options);
+  EXPECT_EQ(reopened->applied_seq(), kCommands);
 }
 
 TEST_P(MetadataLogTest, ATailerSeesAnotherWritersCommands) {
