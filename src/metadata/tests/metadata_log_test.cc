@@ -147,18 +147,29 @@ TEST_P(MetadataLogTest, AppendsGoOnWhileASnapshotIsWritten) {
 }
 
 // Snapshot writes as they reach the store: seq and size.
+struct SnapshotLog {
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, size_t>> written;
+  std::vector<std::pair<int64_t, size_t>> Get() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return written;
+  }
+};
+
 class RecordedSnapshots final : public ForwardingLogStore {
  public:
-  RecordedSnapshots(std::unique_ptr<LogStore> inner,
-                    std::vector<std::pair<int64_t, size_t>>* written)
-      : ForwardingLogStore(std::move(inner)), written_(written) {}
+  RecordedSnapshots(std::unique_ptr<LogStore> inner, SnapshotLog* log)
+      : ForwardingLogStore(std::move(inner)), log_(log) {}
   Status WriteSnapshot(const SnapshotRecord& snapshot) override {
-    written_->emplace_back(snapshot.seq, snapshot.body.size());
+    {
+      std::lock_guard<std::mutex> lock(log_->mutex);
+      log_->written.emplace_back(snapshot.seq, snapshot.body.size());
+    }
     return ForwardingLogStore::WriteSnapshot(snapshot);
   }
 
  private:
-  std::vector<std::pair<int64_t, size_t>>* const written_;
+  SnapshotLog* const log_;
 };
 
 // Once snapshots outgrow one part, the next waits until the log has grown by twice the last
@@ -166,51 +177,65 @@ class RecordedSnapshots final : public ForwardingLogStore {
 TEST_P(MetadataLogTest, LargeSnapshotsWaitForTheLogToGrowByTwiceTheirSize) {
   MetadataOptions options;
   options.snapshot_every = 10;
-  std::vector<std::pair<int64_t, size_t>> written;  // only the snapshotter's thread adds
-  std::map<int64_t, size_t> command_bytes;           // by seq
-  constexpr int kCommands = 400;
-  {
-    auto store = OpenLogStore(url_);
-    ASSERT_TRUE(store.ok()) << store.status();
-    auto log = MetadataLog::Open(std::make_unique<RecordedSnapshots>(std::move(*store), &written),
-                                 options);
-    ASSERT_TRUE(log.ok()) << log.status();
-    // Each command adds a stream with a 3,000-byte name: the state grows by about as much as
-    // the log, and passes one part (256 KiB) after about 90 commands.
-    for (int i = 0; i < kCommands; ++i) {
-      auto appended = (*log)->Append([&](const State& s) -> Result<Command> {
-        Command command = CreateStream{s.next_stream_id(), std::string(3000, 'a' + i % 26)};
-        command_bytes[s.applied_seq() + 1] = EncodeBody(command).size();  // as it is stored
-        return command;
-      });
-      ASSERT_TRUE(appended.ok()) << appended.status();
-    }
-  }  // closing writes a snapshot still due
+  SnapshotLog snapshots;
+  std::map<int64_t, size_t> command_bytes;  // by seq, as stored
   auto log_bytes = [&](int64_t after, int64_t upto) {
     size_t sum = 0;
-    for (auto it = command_bytes.upper_bound(after); it != command_bytes.end() && it->first <= upto; ++it) {
+    for (auto it = command_bytes.upper_bound(after); it != command_bytes.end() && it->first <= upto;
+         ++it) {
       sum += it->second;
     }
     return sum;
   };
-  ASSERT_GE(written.size(), 2u);
-  bool large_seen = false;
-  for (size_t i = 0; i < written.size(); ++i) {
-    EXPECT_EQ(written[i].first % 10, 0) << written[i].first;
-    if (i == 0) continue;
-    const auto [before_seq, before_size] = written[i - 1];
-    if (before_size > Snapshotter::kSmallSnapshotBytes) {
-      large_seen = true;
-      EXPECT_GE(log_bytes(before_seq, written[i].first), 2 * before_size)
-          << "snapshot at " << written[i].first << " after one of " << before_size << " bytes at "
-          << before_seq;
+  int64_t large_seq = 0;
+  size_t large_size = 0;
+  {
+    auto store = OpenLogStore(url_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    auto log = MetadataLog::Open(std::make_unique<RecordedSnapshots>(std::move(*store), &snapshots),
+                                 options);
+    ASSERT_TRUE(log.ok()) << log.status();
+    auto append = [&](auto make) {
+      auto appended = (*log)->Append([&](const State& s) -> Result<Command> {
+        Command command = make(s);
+        command_bytes[s.applied_seq() + 1] = EncodeBody(command).size();
+        return command;
+      });
+      ASSERT_TRUE(appended.ok()) << appended.status();
+    };
+    auto stream_with_long_name = [](const State& s) -> Command {
+      return CreateStream{s.next_stream_id(), std::string(3000, 'a' + s.next_stream_id() % 26)};
+    };
+    // 1. 100 streams with 3,000-byte names: the state passes one part (256 KiB) at about 85,
+    // and the first snapshot larger than that is written at 90 or 100.
+    for (int i = 0; i < 100; ++i) append(stream_with_long_name);
+    for (int i = 0; i < 1000 && large_seq == 0; ++i) {
+      for (const auto& [seq, size] : snapshots.Get()) {
+        if (size > Snapshotter::kSmallSnapshotBytes && large_seq == 0) {
+          large_seq = seq;
+          large_size = size;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    ASSERT_TRUE(large_seq == 90 || large_seq == 100) << "first large snapshot at " << large_seq;
+    // 2. 500 small commands (well under twice that size together): no snapshot, though they
+    // pass 50 snapshot points.
+    for (int i = 1; i <= 500; ++i) append([&](const State&) -> Command { return RegisterNode{7, i}; });
+    // 3. 250 more long names, 750 KB of log: a snapshot is due again after about 200 of them.
+    for (int i = 0; i < 250; ++i) append(stream_with_long_name);
+  }  // closing writes a snapshot still due
+  const auto written = snapshots.Get();
+  std::vector<int64_t> after_large;
+  for (const auto& [seq, size] : written) {
+    EXPECT_EQ(seq % 10, 0) << seq;
+    if (seq > large_seq) after_large.push_back(seq);
   }
-  EXPECT_TRUE(large_seen) << "no snapshot larger than one part was followed by another";
-  // Every 10 commands would be 40 snapshots; the state reaches about 1.2 MB.
-  EXPECT_LT(written.size(), 20u);
+  ASSERT_FALSE(after_large.empty()) << "nothing written after the log grew by 750 KB";
+  EXPECT_GT(after_large.front(), 600) << "a snapshot during the small commands";
+  EXPECT_GE(log_bytes(large_seq, after_large.front()), 2 * large_size);
   auto reopened = OpenLog(options);
-  EXPECT_EQ(reopened->applied_seq(), kCommands);
+  EXPECT_EQ(reopened->applied_seq(), 850);
 }
 
 TEST_P(MetadataLogTest, ATailerSeesAnotherWritersCommands) {
