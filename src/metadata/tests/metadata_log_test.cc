@@ -82,12 +82,22 @@ TEST_P(MetadataLogTest, SnapshotsLetANewNodeSkipPrunedCommands) {
   EXPECT_EQ(log->Read([](const State& s) { return s.Serialize(); }), expected);
 }
 
-// Snapshot writes that wait until the test releases them, with the seqs they were asked for.
+// The snapshot writes a store was asked for (seq and size), held while `held` is set.
 struct SnapshotGate {
   std::mutex mutex;
   std::condition_variable cv;
-  bool released = false;
-  std::vector<int64_t> started;
+  bool held = false;
+  std::vector<std::pair<int64_t, size_t>> started;
+
+  std::vector<std::pair<int64_t, size_t>> Started() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return started;
+  }
+  std::vector<int64_t> StartedSeqs() {
+    std::vector<int64_t> seqs;
+    for (const auto& [seq, size] : Started()) seqs.push_back(seq);
+    return seqs;
+  }
 };
 
 class GatedSnapshots final : public ForwardingLogStore {
@@ -97,9 +107,9 @@ class GatedSnapshots final : public ForwardingLogStore {
   Status WriteSnapshot(const SnapshotRecord& snapshot) override {
     {
       std::unique_lock<std::mutex> lock(gate_->mutex);
-      gate_->started.push_back(snapshot.seq);
+      gate_->started.emplace_back(snapshot.seq, snapshot.body.size());
       gate_->cv.notify_all();
-      gate_->cv.wait(lock, [&] { return gate_->released; });
+      gate_->cv.wait(lock, [&] { return !gate_->held; });
     }
     return ForwardingLogStore::WriteSnapshot(snapshot);
   }
@@ -113,6 +123,7 @@ TEST_P(MetadataLogTest, AppendsGoOnWhileASnapshotIsWritten) {
   options.snapshot_every = 5;
   options.keep_snapshots = 1;
   SnapshotGate gate;
+  gate.held = true;
   std::string expected;
   {
     auto store = OpenLogStore(url_);
@@ -131,11 +142,11 @@ TEST_P(MetadataLogTest, AppendsGoOnWhileASnapshotIsWritten) {
     expected = (*log)->Read([](const State& s) { return s.Serialize(); });
     {
       std::lock_guard<std::mutex> lock(gate.mutex);
-      gate.released = true;
+      gate.held = false;
     }
     gate.cv.notify_all();
   }  // closing writes the snapshot still due: the one at 20, which overtook 10 and 15
-  EXPECT_EQ(gate.started, (std::vector<int64_t>{5, 20}));
+  EXPECT_EQ(gate.StartedSeqs(), (std::vector<int64_t>{5, 20}));
   auto remaining = OpenLogStore(url_);
   ASSERT_TRUE(remaining.ok());
   auto first = (*remaining)->ReadAfter(0, 1);
@@ -146,38 +157,12 @@ TEST_P(MetadataLogTest, AppendsGoOnWhileASnapshotIsWritten) {
   EXPECT_EQ(log->Read([](const State& s) { return s.Serialize(); }), expected);
 }
 
-// Snapshot writes as they reach the store: seq and size.
-struct SnapshotLog {
-  std::mutex mutex;
-  std::vector<std::pair<int64_t, size_t>> written;
-  std::vector<std::pair<int64_t, size_t>> Get() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return written;
-  }
-};
-
-class RecordedSnapshots final : public ForwardingLogStore {
- public:
-  RecordedSnapshots(std::unique_ptr<LogStore> inner, SnapshotLog* log)
-      : ForwardingLogStore(std::move(inner)), log_(log) {}
-  Status WriteSnapshot(const SnapshotRecord& snapshot) override {
-    {
-      std::lock_guard<std::mutex> lock(log_->mutex);
-      log_->written.emplace_back(snapshot.seq, snapshot.body.size());
-    }
-    return ForwardingLogStore::WriteSnapshot(snapshot);
-  }
-
- private:
-  SnapshotLog* const log_;
-};
-
 // Once snapshots outgrow one part, the next waits until the log has grown by twice the last
 // one's size: a large state is not rewritten every `snapshot_every` commands.
 TEST_P(MetadataLogTest, LargeSnapshotsWaitForTheLogToGrowByTwiceTheirSize) {
   MetadataOptions options;
   options.snapshot_every = 10;
-  SnapshotLog snapshots;
+  SnapshotGate snapshots;  // never held
   std::map<int64_t, size_t> command_bytes;  // by seq, as stored
   auto log_bytes = [&](int64_t after, int64_t upto) {
     size_t sum = 0;
@@ -192,7 +177,7 @@ TEST_P(MetadataLogTest, LargeSnapshotsWaitForTheLogToGrowByTwiceTheirSize) {
   {
     auto store = OpenLogStore(url_);
     ASSERT_TRUE(store.ok()) << store.status();
-    auto log = MetadataLog::Open(std::make_unique<RecordedSnapshots>(std::move(*store), &snapshots),
+    auto log = MetadataLog::Open(std::make_unique<GatedSnapshots>(std::move(*store), &snapshots),
                                  options);
     ASSERT_TRUE(log.ok()) << log.status();
     auto append = [&](auto make) {
@@ -210,7 +195,7 @@ TEST_P(MetadataLogTest, LargeSnapshotsWaitForTheLogToGrowByTwiceTheirSize) {
     // and the first snapshot larger than that is written at 90 or 100.
     for (int i = 0; i < 100; ++i) append(stream_with_long_name);
     for (int i = 0; i < 1000 && large_seq == 0; ++i) {
-      for (const auto& [seq, size] : snapshots.Get()) {
+      for (const auto& [seq, size] : snapshots.Started()) {
         if (size > Snapshotter::kSmallSnapshotBytes && large_seq == 0) {
           large_seq = seq;
           large_size = size;
@@ -225,7 +210,7 @@ TEST_P(MetadataLogTest, LargeSnapshotsWaitForTheLogToGrowByTwiceTheirSize) {
     // 3. 250 more long names, 750 KB of log: a snapshot is due again after about 200 of them.
     for (int i = 0; i < 250; ++i) append(stream_with_long_name);
   }  // closing writes a snapshot still due
-  const auto written = snapshots.Get();
+  const auto written = snapshots.Started();
   std::vector<int64_t> after_large;
   for (const auto& [seq, size] : written) {
     EXPECT_EQ(seq % 10, 0) << seq;
