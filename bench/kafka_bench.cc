@@ -3,7 +3,8 @@
 // disk's own bandwidth measured in the same directory in the same run (bench/README.md).
 //
 //   1. disk: write + fdatasync of 8 MiB files (1 writer, then 4), the limit;
-//   2. produce, closed loop: 1 KiB records, acks=all, idempotent, MB/s acknowledged;
+//   2. produce, closed loop: 1 KiB records, acks=all, idempotent (--no-idempotence: not), MB/s
+//      acknowledged;
 //   3. produce at half of phase 2's rate, open loop: p50/p99 from the scheduled send to the ack;
 //   4. consume everything phases 2-3 wrote from the beginning: MB/s;
 //   5. end to end: a paced producer and a consumer at the end of another topic, p50/p99 from
@@ -71,6 +72,9 @@ struct Flags {
   int request_kb = 977;           // the producers' message.max.bytes (librdkafka: 1,000,000)
   int producers = 1;              // phase 2's producer clients
   int consumers = 1;              // phase 4's consumer clients
+  // Idempotent producers (at most 5 requests in flight per connection); without, librdkafka's
+  // defaults: no idempotence, up to 1,000,000 requests in flight.
+  bool idempotent = true;
 };
 
 int64_t NowMicros() {
@@ -243,7 +247,7 @@ std::unique_ptr<Producer> NewProducer(const std::string& brokers, const Flags& f
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   Set(conf, "bootstrap.servers", brokers);
   Set(conf, "acks", "all");
-  Set(conf, "enable.idempotence", "true");
+  Set(conf, "enable.idempotence", flags.idempotent ? "true" : "false");
   Set(conf, "linger.ms", std::to_string(flags.linger_ms));
   Set(conf, "batch.size", "1000000");
   Set(conf, "message.max.bytes", std::to_string(flags.request_kb * 1024));
@@ -604,11 +608,12 @@ int Run(const Flags& flags) {
 
   double load[3] = {0, 0, 0};
   ::getloadavg(load, 3);
-  fmt::print("kafka_bench: {} B records, {} partitions, acks=all, idempotent, linger.ms={}, "
+  fmt::print("kafka_bench: {} B records, {} partitions, acks=all, {}, linger.ms={}, "
              "message.max.bytes={} KiB, max.partition.fetch.bytes={} KiB, "
              "wal.flush_interval={} ms, {} s per phase after {} ms warm-up; MB = 10^6 B of "
              "record values\nrun directory {}; load average {:.2f} {:.2f} {:.2f}\n",
-             flags.record_bytes, flags.partitions, flags.linger_ms, flags.request_kb,
+             flags.record_bytes, flags.partitions,
+             flags.idempotent ? "idempotent" : "not idempotent", flags.linger_ms, flags.request_kb,
              flags.partition_fetch_kb, flags.flush_interval_ms, flags.seconds, flags.warmup_ms,
              dir, load[0], load[1], load[2]);
 
@@ -724,9 +729,14 @@ int main(int argc, char** argv) {
   app.add_option("--consumers", flags.consumers,
                  "consumer clients in phase 4, each reading a share of the partitions")
       ->check(CLI::Range(1, 16));
+  bool no_idempotence = false;
+  app.add_flag("--no-idempotence", no_idempotence,
+               "producers as librdkafka's defaults make them: not idempotent, and so not limited "
+               "to 5 requests in flight");
   app.add_option("--producers", flags.producers, "producer clients in phase 2 (closed loop)")
       ->check(CLI::Range(1, 8));
   app.add_option("--e2e-rate", flags.e2e_rate, "records/s in phase 5")->check(CLI::Range(1, 100000));
   CLI11_PARSE(app, argc, argv);
+  flags.idempotent = !no_idempotence;
   return mink::bench::Run(flags);
 }
