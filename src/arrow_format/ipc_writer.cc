@@ -1,5 +1,6 @@
 // IPC writing: record batch bodies (optionally compressed), framed messages and streams.
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -81,6 +82,24 @@ class Collector {
   }
 };
 
+// Buffers at least kProbeMinBytes long are compressed whole only if their first kProbeBytes
+// shrink to at most kProbeKeepRatio of their size: data that does not compress (random bytes,
+// values compressed already) otherwise costs a full pass of the codec for nothing.
+constexpr size_t kProbeMinBytes = 64 << 10;
+constexpr size_t kProbeBytes = 16 << 10;
+constexpr double kProbeKeepRatio = 0.9375;
+
+Result<bool> WorthCompressing(const IpcWriteOptions& options, std::string_view source) {
+  if (source.size() < kProbeMinBytes) return true;
+  const std::string_view sample = source.substr(0, kProbeBytes);
+  const int64_t bound = MaxCompressedSize(options.compression, static_cast<int64_t>(sample.size()));
+  std::string out(static_cast<size_t>(bound), '\0');
+  MINK_ASSIGN_OR_RETURN(int64_t n, CompressBuffer(options.compression, options.compression_level,
+                                                  sample, reinterpret_cast<uint8_t*>(out.data()),
+                                                  bound));
+  return static_cast<double>(n) <= kProbeKeepRatio * static_cast<double>(sample.size());
+}
+
 Status CompressInto(const IpcWriteOptions& options, std::string_view source, std::string* scratch,
                     BufferRegion* region) {
   region->offset = static_cast<int64_t>(scratch->size());
@@ -89,11 +108,16 @@ Status CompressInto(const IpcWriteOptions& options, std::string_view source, std
     return Status::Ok();
   }
   const size_t start = scratch->size();
-  const int64_t bound = MaxCompressedSize(options.compression, static_cast<int64_t>(source.size()));
-  scratch->resize(start + 8 + static_cast<size_t>(bound));
+  MINK_ASSIGN_OR_RETURN(bool worth, WorthCompressing(options, source));
+  const int64_t bound =
+      worth ? MaxCompressedSize(options.compression, static_cast<int64_t>(source.size())) : 0;
+  scratch->resize(start + 8 + std::max(static_cast<size_t>(bound), source.size()));
   auto* dst = reinterpret_cast<uint8_t*>(scratch->data() + start + 8);
-  MINK_ASSIGN_OR_RETURN(int64_t n, CompressBuffer(options.compression, options.compression_level,
-                                                  source, dst, bound));
+  int64_t n = static_cast<int64_t>(source.size());
+  if (worth) {
+    MINK_ASSIGN_OR_RETURN(n, CompressBuffer(options.compression, options.compression_level, source,
+                                            dst, bound));
+  }
   char* prefix = scratch->data() + start;
   if (n >= static_cast<int64_t>(source.size())) {
     // Compression does not pay: store the bytes raw, marked with length -1.

@@ -162,6 +162,48 @@ TEST(IpcTest, IncompressibleBuffersAreStoredRawWithMinusOne) {
   }
 }
 
+// A large buffer is compressed whole only if a sample from its start compresses: random bytes
+// are stored raw without a full pass of the codec, data that compresses still is compressed.
+TEST(IpcTest, LargeBuffersWhoseStartDoesNotCompressAreStoredRaw) {
+  constexpr int kRows = 32 << 10;  // 256 KiB of values
+  std::mt19937_64 rng(11);
+  Int64Builder random, random_then_zeros, repeated;
+  for (int i = 0; i < kRows; ++i) {
+    random.Append(static_cast<int64_t>(rng()));
+    // The first 16 KiB random, the rest zeros: judged by its start, so stored raw.
+    random_then_zeros.Append(i < 2048 ? static_cast<int64_t>(rng()) : 0);
+    repeated.Append(i % 100);
+  }
+  std::vector<ArrayDataPtr> columns;
+  for (Int64Builder* b : {&random, &random_then_zeros, &repeated}) {
+    auto column = b->Finish();
+    ASSERT_TRUE(column.ok());
+    columns.push_back(*column);
+  }
+  auto schema = std::make_shared<const Schema>(
+      std::vector<Field>{Field("a", Int64()), Field("b", Int64()), Field("c", Int64())});
+  auto batch = RecordBatch::Make(schema, kRows, columns);
+  ASSERT_TRUE(batch.ok());
+  for (CompressionCodec codec : {CompressionCodec::kLz4Frame, CompressionCodec::kZstd}) {
+    auto message = EncodeRecordBatchMessage(**batch, {codec, 0});
+    ASSERT_TRUE(message.ok()) << message.status();
+    // Buffers in order, 8-byte aligned, validity ones empty: a's values, b's values, c's values.
+    const char* body = message->body.data();
+    const size_t raw = 8 + kRows * 8;
+    EXPECT_EQ(static_cast<int64_t>(LoadU64(body)), -1) << CompressionCodecName(codec);
+    EXPECT_EQ(std::memcmp(body + 8, columns[0]->buffers[1]->data(), kRows * 8), 0);
+    EXPECT_EQ(static_cast<int64_t>(LoadU64(body + raw)), -1) << CompressionCodecName(codec);
+    EXPECT_EQ(static_cast<int64_t>(LoadU64(body + 2 * raw)), kRows * 8)
+        << CompressionCodecName(codec) << ": the repeated column is compressed";
+    EXPECT_LT(message->body.size(), 2 * raw + kRows * 8 / 4);
+    IpcDecoder decoder;
+    ASSERT_TRUE(decoder.Decode(EncodeSchemaMessage(*schema).metadata, nullptr).ok());
+    auto decoded = decoder.Decode(message->metadata, Buffer::FromString(message->body));
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_TRUE(decoded->batch->Equals(**batch));
+  }
+}
+
 TEST(IpcTest, CompressibleBuffersCarryTheirUncompressedLength) {
   Int64Builder b;
   for (int i = 0; i < 1000; ++i) b.Append(42);
