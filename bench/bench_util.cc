@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -135,6 +137,49 @@ Distribution MeasureSmallSync(const std::string& dir) {
   ::close(fd);
   ::unlink(path.c_str());
   return Summarize(std::move(us));
+}
+
+std::map<int, ThreadSample> SampleThreads() {
+  std::map<int, ThreadSample> out;
+  static const double kTicks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  std::error_code ec;
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    if (++count > 4096) break;
+    ThreadSample sample;
+    if (std::FILE* f = std::fopen((entry.path() / "stat").c_str(), "r")) {
+      char line[1024];
+      const size_t n = std::fread(line, 1, sizeof(line) - 1, f);
+      std::fclose(f);
+      line[n] = '\0';
+      // "tid (name) state ...": the name may hold spaces and ')', so split at the last ')'.
+      const char* open = std::strchr(line, '(');
+      const char* close = std::strrchr(line, ')');
+      if (open == nullptr || close == nullptr || close < open) continue;
+      sample.name.assign(open + 1, close);
+      unsigned long long utime = 0, stime = 0;
+      // After the name: state, then 10 fields, then utime and stime.
+      if (std::sscanf(close + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &utime,
+                      &stime) == 2) {
+        sample.cpu_seconds = static_cast<double>(utime + stime) / kTicks;
+      }
+    } else {
+      continue;  // ended meanwhile
+    }
+    if (std::FILE* f = std::fopen((entry.path() / "schedstat").c_str(), "r")) {
+      unsigned long long run = 0, wait = 0;
+      if (std::fscanf(f, "%llu %llu", &run, &wait) == 2) sample.run_delay_ns = wait;
+      std::fclose(f);
+    }
+    out[std::atoi(entry.path().filename().c_str())] = std::move(sample);
+  }
+  return out;
+}
+
+std::map<int, uint64_t> RunDelays() {
+  std::map<int, uint64_t> out;
+  for (const auto& [tid, sample] : SampleThreads()) out[tid] = sample.run_delay_ns;
+  return out;
 }
 
 }  // namespace mink::bench

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,16 @@ DiskResult MeasureDisk(const std::string& dir, int seconds, int writers);
 // The latency of one 4 KiB write + fdatasync (what a lightly loaded commit pays at least);
 // at most 200 samples or 2 s.
 Distribution MeasureSmallSync(const std::string& dir);
+
+// One reading of a live thread of this process (/proc/self/task/<tid>).
+struct ThreadSample {
+  std::string name;
+  double cpu_seconds = 0;     // user + system (stat)
+  uint64_t run_delay_ns = 0;  // runnable but waiting for a CPU (schedstat)
+};
+// Every live thread of this process (at most 4096), by thread id.
+std::map<int, ThreadSample> SampleThreads();
+// The run delays of SampleThreads(), by thread id: how much other load delays our threads.
+std::map<int, uint64_t> RunDelays();
 
 }  // namespace mink::bench

@@ -27,12 +27,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -106,41 +104,6 @@ double ProcessCpuSeconds() {
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
-std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// CPU seconds of each live thread of this process, by thread id, with its name.
-struct ThreadCpu {
-  std::string name;
-  double seconds = 0;
-};
-std::map<int, ThreadCpu> ReadThreadCpu() {
-  std::map<int, ThreadCpu> out;
-  static const double kTicks = static_cast<double>(::sysconf(_SC_CLK_TCK));
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-    const std::string dir = entry.path().string();
-    std::string comm = ReadSmallFile(dir + "/comm");
-    std::string stat = ReadSmallFile(dir + "/stat");
-    const size_t close = stat.rfind(')');  // the name in parentheses may hold spaces
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 2));
-    std::string field;
-    uint64_t utime = 0, stime = 0;
-    // After the name: state is field 1, utime field 12, stime field 13.
-    for (int i = 1; i <= 13 && fields >> field; ++i) {
-      if (i == 12) utime = std::strtoull(field.c_str(), nullptr, 10);
-      if (i == 13) stime = std::strtoull(field.c_str(), nullptr, 10);
-    }
-    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
-    out[std::atoi(entry.path().filename().c_str())] =
-        ThreadCpu{comm, static_cast<double>(utime + stime) / kTicks};
-  }
-  return out;
-}
-
 // The clients' threads: librdkafka's ("rdk:...") and the benchmark's load threads.
 bool IsClientThread(const std::string& name) {
   return name.rfind("rdk:", 0) == 0 || name.rfind("bench-", 0) == 0;
@@ -152,7 +115,7 @@ bool IsClientThread(const std::string& name) {
 struct CpuMeter {
   double cpu0 = ProcessCpuSeconds();
   SteadyTime wall0 = SteadyNow();
-  std::map<int, ThreadCpu> threads0 = ReadThreadCpu();
+  std::map<int, ThreadSample> threads0 = SampleThreads();
   std::mutex mutex;
   double exited_client_seconds = 0;  // of load threads that ended before Mark
   std::string split;
@@ -175,9 +138,10 @@ struct CpuMeter {
       client = exited_client_seconds;
     }
     std::string busiest_name;
-    for (const auto& [tid, now] : ReadThreadCpu()) {
+    for (const auto& [tid, now] : SampleThreads()) {
       auto before = threads0.find(tid);
-      const double used = now.seconds - (before == threads0.end() ? 0 : before->second.seconds);
+      const double used =
+          now.cpu_seconds - (before == threads0.end() ? 0 : before->second.cpu_seconds);
       if (IsClientThread(now.name)) {
         client += used;
         if (used > busiest) busiest = used, busiest_name = now.name;

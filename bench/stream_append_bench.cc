@@ -307,25 +307,6 @@ struct CpuTime {
   }
 };
 
-// Nanoseconds each thread of this process spent runnable but waiting for a CPU (schedstat
-// run_delay), by thread id: how much the machine's other load delays us.
-std::map<int, uint64_t> RunDelays() {
-  std::map<int, uint64_t> out;
-  std::error_code ec;
-  int count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-    if (++count > 4096) break;
-    std::FILE* f = std::fopen((entry.path() / "schedstat").c_str(), "r");
-    if (f == nullptr) continue;
-    unsigned long long run = 0, wait = 0;
-    if (std::fscanf(f, "%llu %llu", &run, &wait) == 2) {
-      out[std::atoi(entry.path().filename().c_str())] = wait;
-    }
-    std::fclose(f);
-  }
-  return out;
-}
-
 // Sum of the run_delay growth of the threads present in both samples.
 double RunDelaySeconds(const std::map<int, uint64_t>& before,
                        const std::map<int, uint64_t>& after) {

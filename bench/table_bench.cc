@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +29,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "bench_util.h"
 #include "flight/client/flight_client.h"
 #include "flight/server/flight_server.h"
 #include "node/node.h"
@@ -43,9 +43,6 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void OnSignal(int) { g_interrupted.store(true); }
 
 double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -69,24 +66,6 @@ double LoadAverage() {
     std::fclose(f);
   }
   return l;
-}
-
-// Nanoseconds each thread of this process was runnable but waiting for a CPU (schedstat).
-std::map<int, uint64_t> RunDelays() {
-  std::map<int, uint64_t> out;
-  std::error_code ec;
-  int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-    if (++n > 4096) break;
-    if (std::FILE* f = std::fopen((e.path() / "schedstat").c_str(), "r")) {
-      unsigned long long run = 0, wait = 0;
-      if (std::fscanf(f, "%llu %llu", &run, &wait) == 2) {
-        out[std::atoi(e.path().filename().c_str())] = wait;
-      }
-      std::fclose(f);
-    }
-  }
-  return out;
 }
 
 // Growth of the wait of the threads alive at both samples, and all of a new thread's.
@@ -319,8 +298,7 @@ int Main(int argc, char** argv) {
     return std::fflush(stdout) == 0 ? 0 : 1;
   }
   log::SetLevel(log::Level::kWarn);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  InstallStopSignals();
   fmt::print("table_bench: {} cores; uptime: {}\n", std::thread::hardware_concurrency(), Uptime());
 
   // The node: in this process, or --address.
