@@ -16,8 +16,6 @@ Snapshotter::Snapshotter(LogStore* store, int64_t every, int keep_snapshots, Sta
   thread_ = std::thread([this] { Loop(); });
 }
 
-int64_t Snapshotter::snapshots_written() const { return written_.load(); }
-
 Snapshotter::~Snapshotter() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -96,7 +94,6 @@ void Snapshotter::Write(int64_t seq) {
   if (s.ok()) {
     last_snapshot_bytes_ = bytes;
     log_bytes_since_ = 0;
-    written_.fetch_add(1);
     kept_seqs_.push_back(seq);
     while (kept_seqs_.size() > static_cast<size_t>(std::max(1, keep_snapshots_))) {
       kept_seqs_.pop_front();

@@ -14,7 +14,6 @@
 // catch-up order); the rest of the work is on the snapshotter's thread, which takes the queued
 // commands in batches.
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -52,9 +51,6 @@ class Snapshotter {
   // The log replaced its state with a loaded snapshot of `snapshot_bytes`: continue from a copy.
   void Reset(State state, uint64_t snapshot_bytes);
 
-  // Snapshots written so far (for tests).
-  int64_t snapshots_written() const;
-
  private:
   struct Step {
     std::optional<Command> command;  // nullopt: skipped
@@ -81,7 +77,6 @@ class Snapshotter {
   uint64_t last_snapshot_bytes_;
   uint64_t log_bytes_since_ = 0;     // of the commands applied since the last snapshot
   std::deque<int64_t> kept_seqs_;    // of the snapshots kept, oldest first (the loaded one too)
-  std::atomic<int64_t> written_{0};
 
   std::mutex mutex_;
   std::condition_variable cv_;

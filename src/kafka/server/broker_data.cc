@@ -447,14 +447,12 @@ ListOffsetsResponse Broker::ListOffsets(const ListOffsetsRequest& request, int16
                                          ErrorContext::kDefault, &stream, &part.error_code);
       int64_t start = 0, end = 0;
       if (found) std::tie(start, end) = StreamRange(stream);
-      int64_t offset = -1;
-      if (!found) {
-        // part.error_code says why
-      } else if (p.timestamp == kListOffsetsLatest) {
+      int64_t offset = -1;  // when not found, part.error_code says why
+      if (found && p.timestamp == kListOffsetsLatest) {
         offset = end;
-      } else if (p.timestamp == kListOffsetsEarliest) {
+      } else if (found && p.timestamp == kListOffsetsEarliest) {
         offset = start;
-      } else {
+      } else if (found) {
         auto match = OffsetForTimestamp(stream, p.timestamp, end);
         if (!match.ok()) {
           part.error_code = Code(ErrorCodeFromStatus(match.status()));
