@@ -1,6 +1,8 @@
 #include "bench_util.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +15,10 @@
 #include <mutex>
 #include <random>
 #include <thread>
+
+#include <fmt/format.h>
+
+#include "base/thread_priority.h"
 
 namespace mink::bench {
 
@@ -180,6 +186,54 @@ std::map<int, uint64_t> RunDelays() {
   std::map<int, uint64_t> out;
   for (const auto& [tid, sample] : SampleThreads()) out[tid] = sample.run_delay_ns;
   return out;
+}
+
+}  // namespace mink::bench
+
+namespace mink::bench {
+
+PauseWatch::PauseWatch() : thread_([this] { Run(); }) {}
+
+PauseWatch::~PauseWatch() {
+  stop_.store(true);
+  thread_.join();
+}
+
+void PauseWatch::Run() {
+  NameThisThread("bench-pauses");  // a client thread in the benchmarks' CPU split
+  sched_param param{};
+  param.sched_priority = 1;  // the lowest real-time priority still preempts every normal thread
+  const bool realtime = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param) == 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    current_.realtime = realtime;
+  }
+  constexpr auto kTick = std::chrono::milliseconds(1);
+  while (!stop_.load()) {
+    const SteadyTime before = SteadyNow();
+    std::this_thread::sleep_for(kTick);
+    const double over =
+        std::chrono::duration<double, std::milli>(SteadyNow() - before - kTick).count();
+    if (over <= kPauseMs) continue;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++current_.pauses;
+    current_.paused_ms += over;
+    current_.max_ms = std::max(current_.max_ms, over);
+  }
+}
+
+PauseWatch::Reading PauseWatch::Take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Reading r = current_;
+  current_ = Reading{};
+  current_.realtime = r.realtime;
+  return r;
+}
+
+std::string PauseWatch::Describe(const Reading& r) {
+  return fmt::format("machine paused {} times over {:.0f} ms, {:.0f} ms in all, longest {:.1f} ms{}",
+                     r.pauses, kPauseMs, r.paused_ms, r.max_ms,
+                     r.realtime ? "" : " (watcher not real-time: also counts CPU contention)");
 }
 
 }  // namespace mink::bench

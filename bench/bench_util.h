@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/clock.h"
@@ -57,5 +59,39 @@ struct ThreadSample {
 std::map<int, ThreadSample> SampleThreads();
 // The run delays of SampleThreads(), by thread id: how much other load delays our threads.
 std::map<int, uint64_t> RunDelays();
+
+// Pauses of the whole machine, as opposed to our threads waiting for each other: a thread of the
+// highest real-time class (SCHED_FIFO, so no thread of ours delays it; ordinary priority where
+// that is not permitted) sleeps 1 ms at a time and counts how far it oversleeps. On this kind of
+// virtual machine the host stops both vCPUs for 10-20 ms at the end of a 100 ms period when the
+// guest keeps them busy while it writes to the disk (docs/performance.md), and every
+// acknowledgement in flight waits that long.
+class PauseWatch {
+ public:
+  struct Reading {
+    uint64_t pauses = 0;      // oversleeps longer than kPauseMs
+    double paused_ms = 0;     // their sum
+    double max_ms = 0;        // the longest
+    bool realtime = false;    // the watcher runs SCHED_FIFO
+  };
+  static constexpr double kPauseMs = 4;
+
+  PauseWatch();
+  ~PauseWatch();
+  PauseWatch(const PauseWatch&) = delete;
+  PauseWatch& operator=(const PauseWatch&) = delete;
+
+  // What was seen since the last Take (or the start), and starts afresh.
+  Reading Take();
+  // "N pauses of the machine over 4 ms, X ms in all, longest Y ms" for a phase's report.
+  static std::string Describe(const Reading& r);
+
+ private:
+  void Run();
+  std::mutex mutex_;
+  Reading current_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 }  // namespace mink::bench

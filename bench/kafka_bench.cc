@@ -132,7 +132,7 @@ struct CpuMeter {
   void Mark() {
     const double wall = Seconds(wall0, SteadyNow());
     if (wall <= 0) return;
-    double client = 0, node = 0, busiest = 0;
+    double client = 0, node = 0, busiest = 0, node_waited = 0;
     {
       std::lock_guard<std::mutex> lock(mutex);
       client = exited_client_seconds;
@@ -140,17 +140,22 @@ struct CpuMeter {
     std::string busiest_name;
     for (const auto& [tid, now] : SampleThreads()) {
       auto before = threads0.find(tid);
-      const double used =
-          now.cpu_seconds - (before == threads0.end() ? 0 : before->second.cpu_seconds);
+      const bool existed = before != threads0.end();
+      const double used = now.cpu_seconds - (existed ? before->second.cpu_seconds : 0);
       if (IsClientThread(now.name)) {
         client += used;
         if (used > busiest) busiest = used, busiest_name = now.name;
       } else {
         node += used;
+        node_waited +=
+            static_cast<double>(now.run_delay_ns - (existed ? before->second.run_delay_ns : 0)) / 1e9;
       }
     }
-    split = fmt::format(": clients {:.2f} (busiest thread {} {:.2f}), node {:.2f}", client / wall,
-                        busiest_name, busiest / wall, node / wall);
+    // The node's threads waiting for a CPU is how much the clients' load delays its answers.
+    split = fmt::format(
+        ": clients {:.2f} (busiest thread {} {:.2f}), node {:.2f}; node threads waited {:.0f} ms "
+        "per s for a CPU",
+        client / wall, busiest_name, busiest / wall, node / wall, node_waited / wall * 1000);
   }
   std::string Report() const {
     const double wall = Seconds(wall0, SteadyNow());
@@ -379,7 +384,8 @@ uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double
 // Phase 3: open loop at `rate` messages/s; latency counts from the scheduled send time, so a
 // stalled producer shows up in the figures instead of slowing the offered load.
 ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
-                           const Flags& flags, const ValuePool& values, double rate) {
+                           const Flags& flags, const ValuePool& values, double rate,
+                           CpuMeter* cpu) {
   auto p = NewProducer(brokers, flags);
   const int64_t start = NowMicros();
   const int64_t measure_from = start + flags.warmup_ms * 1000LL;
@@ -389,6 +395,7 @@ ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
   SendPaced(*p, topic, flags.partitions, rate, start, end,
             [&](uint64_t n, int64_t) { return values.Get(n); });
   Drain(*p);
+  cpu->Mark();
   ProduceResult r = Finish(*p, flags.seconds);
   r.msgs_s = r.mb_s * 1e6 / static_cast<double>(values.value_bytes());
   return r;
@@ -604,6 +611,10 @@ int Run(const Flags& flags) {
   auto started = node::Node::Start(config);
   if (!started.ok()) Die("starting the node: " + started.status().ToString());
   std::unique_ptr<node::Node> node = std::move(*started);
+  // From here the main thread is a client (phase 3 sends from it); named after the node started,
+  // since a new thread starts with its creator's name.
+  NameThisThread("bench-main");
+  PauseWatch pauses;
   const std::string brokers = config.kafka_listen;
   const ValuePool values(static_cast<size_t>(flags.record_bytes));
 
@@ -611,36 +622,45 @@ int Run(const Flags& flags) {
              flags.producers, flags.max_pending_mb);
   std::fflush(stdout);
   CpuMeter produce_cpu;
+  pauses.Take();
   ProduceResult max = ProduceClosedLoop(brokers, "bench", flags, values, &produce_cpu);
   fmt::print("  acknowledged {:7.1f} MB/s  {:8.0f} records/s; ack latency p50 {:.1f} ms p99 {:.1f} ms\n"
              "  {}\n",
              max.mb_s, max.msgs_s, max.latency.p50_ms, max.latency.p99_ms, produce_cpu.Report());
+  fmt::print("  {}\n", PauseWatch::Describe(pauses.Take()));
 
   const double half_rate = std::max(1.0, max.msgs_s / 2);
   fmt::print("\nphase 3: produce at half load, open loop at {:.0f} records/s ({:.1f} MB/s)\n",
              half_rate, half_rate * flags.record_bytes / 1e6);
   std::fflush(stdout);
-  ProduceResult half = ProducePaced(brokers, "bench", flags, values, half_rate);
+  CpuMeter half_cpu;
+  pauses.Take();
+  ProduceResult half = ProducePaced(brokers, "bench", flags, values, half_rate, &half_cpu);
   fmt::print("  acknowledged {:7.1f} MB/s; latency from scheduled send to ack: p50 {:.1f} ms "
-             "p99 {:.1f} ms max {:.1f} ms ({} samples)\n",
+             "p99 {:.1f} ms max {:.1f} ms ({} samples)\n  {}\n",
              half.mb_s, half.latency.p50_ms, half.latency.p99_ms, half.latency.max_ms,
-             half.latency.count);
+             half.latency.count, half_cpu.Report());
+  fmt::print("  {}\n", PauseWatch::Describe(pauses.Take()));
 
   const uint64_t total = max.acked + half.acked;
   fmt::print("\nphase 4: consume all {} records from the beginning, {} consumer client(s)\n",
              total, std::min(flags.consumers, flags.partitions));
   std::fflush(stdout);
   CpuMeter consume_cpu;
+  pauses.Take();
   ConsumeResult consume = ConsumeAll(brokers, "bench", flags.partitions, total, 120, flags, &consume_cpu);
   fmt::print("  {} records, {:.1f} MB in {:.2f} s = {:7.1f} MB/s\n  {}\n", consume.messages,
              consume.bytes / 1e6, consume.seconds, consume.mb_s, consume_cpu.Report());
+  fmt::print("  {}\n", PauseWatch::Describe(pauses.Take()));
 
   fmt::print("\nphase 5: end to end at {} records/s\n", flags.e2e_rate);
   std::fflush(stdout);
   uint64_t received = 0;
+  pauses.Take();
   Distribution e2e = EndToEnd(brokers, "bench-e2e", flags, &received);
   fmt::print("  {} records; produce -> consume p50 {:.1f} ms p99 {:.1f} ms max {:.1f} ms\n",
              received, e2e.p50_ms, e2e.p99_ms, e2e.max_ms);
+  fmt::print("  {}\n", PauseWatch::Describe(pauses.Take()));
 
   node->Stop();
   const double produce_ratio = disk_mb_s > 0 ? max.mb_s / disk_mb_s : 0;

@@ -387,6 +387,7 @@ struct PhaseResult {
   double cpu_user = 0, cpu_system = 0;
   double run_delay_s = 0;   // summed over our threads: runnable, waiting for a CPU
   double load_average = 0;  // 1-minute load average of the machine when the window opened
+  PauseWatch::Reading pauses;
 };
 
 class StreamBench {
@@ -428,6 +429,7 @@ class StreamBench {
       log_->TakeInsertedBytes();
       cpu0 = CpuTime::Now();
       delays0 = RunDelays();
+      pauses_.Take();
       load_average = LoadAverage();
     });
     std::vector<std::thread> producers;
@@ -448,6 +450,7 @@ class StreamBench {
     CpuTime cpu1 = CpuTime::Now();
     std::map<int, uint64_t> delays1 = RunDelays();
     PhaseResult r;
+    r.pauses = pauses_.Take();
     r.puts = objects_->puts().Take();
     r.commits = commits_->Take();
     r.snapshots = snapshots_->Take();
@@ -613,6 +616,7 @@ class StreamBench {
   CallTimes* const snapshots_;
   TimedLogStore* const log_;
   const std::string payload_;
+  PauseWatch pauses_;  // the machine's own pauses during each measured window
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -666,6 +670,7 @@ void PrintPhase(const char* name, const PhaseResult& r) {
       "  CPU contention        our threads waited {:.2f} s for a CPU ({:.0f} ms per s); "
       "load average {:.2f}\n",
       r.run_delay_s, r.run_delay_s * 1000 / r.seconds, r.load_average);
+  fmt::print("  pauses                {}\n", PauseWatch::Describe(r.pauses));
   if (r.errors > 0) fmt::print("  ERRORS                {} (first: {})\n", r.errors, r.first_error);
   if (!r.drained)
     fmt::print("  WARNING               appends still unacknowledged after the drain\n");
@@ -693,7 +698,7 @@ std::string JsonPhase(const PhaseResult& r) {
       "\"objects\":{},\"object_mb_mean\":{:.3f},\"put_p50_ms\":{:.3f},\"put_p99_ms\":{:.3f},"
       "\"commits\":{},\"commit_p50_ms\":{:.3f},\"commit_p99_ms\":{:.3f},\"snapshots\":{},"
       "\"cpu_user_s\":{:.2f},\"cpu_sys_s\":{:.2f},\"run_delay_s\":{:.3f},"
-      "\"load_average\":{:.2f},\"parts\":{{\"open_seal_p50_ms\":{:.3f},"
+      "\"load_average\":{:.2f},\"pauses\":{},\"paused_ms\":{:.1f},\"parts\":{{\"open_seal_p50_ms\":{:.3f},"
       "\"open_seal_p99_ms\":{:.3f},\"put_p50_ms\":{:.3f},\"put_p99_ms\":{:.3f},"
       "\"commit_p50_ms\":{:.3f},\"commit_p99_ms\":{:.3f},\"slow_open_seal_ms\":{:.3f},"
       "\"slow_put_ms\":{:.3f},\"slow_commit_ms\":{:.3f}}}}}",
@@ -702,7 +707,7 @@ std::string JsonPhase(const PhaseResult& r) {
       r.puts.calls ? static_cast<double>(r.puts.bytes) / r.puts.calls / 1e6 : 0.0,
       r.puts.time.p50_ms, r.puts.time.p99_ms, r.commits.calls, r.commits.time.p50_ms,
       r.commits.time.p99_ms, r.snapshots.calls, r.cpu_user, r.cpu_system, r.run_delay_s,
-      r.load_average, r.breakdown.open_seal.p50_ms, r.breakdown.open_seal.p99_ms,
+      r.load_average, r.pauses.pauses, r.pauses.paused_ms, r.breakdown.open_seal.p50_ms, r.breakdown.open_seal.p99_ms,
       r.breakdown.put.p50_ms, r.breakdown.put.p99_ms, r.breakdown.commit.p50_ms,
       r.breakdown.commit.p99_ms, r.breakdown.slow_open_seal_ms, r.breakdown.slow_put_ms,
       r.breakdown.slow_commit_ms);
