@@ -267,6 +267,14 @@ Result<Buffer> FileStore::GetRangeBuffer(std::string_view key, uint64_t offset, 
   return Buffer(std::move(bytes), done);
 }
 
+void FileStore::Prefetch(std::string_view key, uint64_t offset, uint64_t length) {
+  if (!ValidateKey(key).ok() || length == 0) return;
+  Fd fd(::open(PathOf(key).c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return;  // a hint: the read that follows reports what is wrong
+  ::posix_fadvise(fd.get(), static_cast<off_t>(offset), static_cast<off_t>(length),
+                  POSIX_FADV_WILLNEED);
+}
+
 Result<ObjectInfo> FileStore::Head(std::string_view key) {
   MINK_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);

@@ -70,6 +70,13 @@ class ObjectStore {
     return Buffer(std::move(bytes));
   }
 
+  // A hint that bytes [offset, offset + length) of the object will be read soon, so a backend can
+  // start fetching them now (file://: the kernel reads them into the page cache in the
+  // background). Returns at once and never fails; the default ignores it.
+  virtual void Prefetch(std::string_view key, uint64_t offset, uint64_t length) {
+    (void)key, (void)offset, (void)length;
+  }
+
   // Size and time of one object; NotFound when there is none.
   virtual Result<ObjectInfo> Head(std::string_view key) = 0;
 

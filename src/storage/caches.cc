@@ -86,43 +86,72 @@ CachedRunPtr BlockCache::Get(const std::string& key) {
   CountAccessLocked(key);
   auto it = index_.find(key);
   if (it == index_.end()) return nullptr;
-  lru_.splice(lru_.begin(), lru_, it->second);
-  return it->second->second;
+  Lru& list = it->second.in_window ? window_ : main_;
+  list.splice(list.begin(), list, it->second.it);
+  return it->second.it->second;
+}
+
+bool BlockCache::Contains(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return index_.count(key) > 0;
+}
+
+void BlockCache::EraseLocked(std::unordered_map<std::string, Where>::iterator where) {
+  const size_t bytes = where->second.it->second->bytes;
+  if (where->second.in_window) {
+    window_bytes_ -= bytes;
+    window_.erase(where->second.it);
+  } else {
+    main_bytes_ -= bytes;
+    main_.erase(where->second.it);
+  }
+  index_.erase(where);
 }
 
 bool BlockCache::Put(const std::string& key, CachedRunPtr run) {
   if (capacity_ == 0 || run->bytes > capacity_) return false;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = index_.find(key);
-  if (it != index_.end()) {
-    bytes_ -= it->second->second->bytes;
-    lru_.erase(it->second);
-    index_.erase(it);
+  if (auto it = index_.find(key); it != index_.end()) EraseLocked(it);
+  window_bytes_ += run->bytes;
+  window_.emplace_front(key, std::move(run));
+  index_[key] = Where{window_.begin(), true};
+  // The newest run always stays in the window, even one larger than the window.
+  while (window_bytes_ > window_capacity_ && window_.size() > 1) {
+    auto oldest = std::move(window_.back());
+    window_bytes_ -= oldest.second->bytes;
+    window_.pop_back();
+    index_.erase(oldest.first);
+    AdmitLocked(std::move(oldest.first), std::move(oldest.second));
   }
-  // The least recently used runs that would have to go; admit only if each is less popular.
-  if (bytes_ + run->bytes > capacity_) {
-    const uint8_t count = CountLocked(key);
-    size_t freed = 0;
-    for (auto v = lru_.rbegin(); v != lru_.rend() && bytes_ - freed + run->bytes > capacity_;
-         ++v) {
-      if (CountLocked(v->first) >= count) return false;
-      freed += v->second->bytes;
-    }
-  }
-  bytes_ += run->bytes;
-  lru_.emplace_front(key, std::move(run));
-  index_[key] = lru_.begin();
-  while (bytes_ > capacity_ && !lru_.empty()) {
-    bytes_ -= lru_.back().second->bytes;
-    index_.erase(lru_.back().first);
-    lru_.pop_back();
+  // A newest run larger than the window takes room from the main part.
+  while (window_bytes_ + main_bytes_ > capacity_ && !main_.empty()) {
+    EraseLocked(index_.find(main_.back().first));
   }
   return true;
 }
 
+void BlockCache::AdmitLocked(std::string key, CachedRunPtr run) {
+  const size_t main_capacity = capacity_ - window_capacity_;
+  if (run->bytes > main_capacity) return;
+  // The least recently used runs that would have to go; admit only if each is less popular.
+  if (main_bytes_ + run->bytes > main_capacity) {
+    const uint8_t count = CountLocked(key);
+    size_t freed = 0;
+    for (auto v = main_.rbegin(); v != main_.rend() && main_bytes_ - freed + run->bytes > main_capacity;
+         ++v) {
+      if (CountLocked(v->first) >= count) return;
+      freed += v->second->bytes;
+    }
+    while (main_bytes_ + run->bytes > main_capacity) EraseLocked(index_.find(main_.back().first));
+  }
+  main_bytes_ += run->bytes;
+  main_.emplace_front(key, std::move(run));
+  index_[key] = Where{main_.begin(), false};
+}
+
 size_t BlockCache::size_bytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return bytes_;
+  return window_bytes_ + main_bytes_;
 }
 
 size_t BlockCache::entries() const {

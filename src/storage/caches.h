@@ -4,8 +4,9 @@
 //    end of a stream are served from memory. Bounded per stream.
 //  - BlockCache: runs fetched from objects (a run = one stream's bytes in one object), kept as
 //    the batches decoded from them after their checksums were verified, so a hit costs neither a
-//    checksum nor a copy. LRU, bounded in bytes, with frequency-based admission so that one scan
-//    larger than the cache does not evict everything (see BlockCache).
+//    checksum nor a copy. Bounded in bytes: a small window for what was just read, and a main
+//    part with frequency-based admission so that one scan larger than the cache does not evict
+//    everything (see BlockCache).
 // Both are thread-safe.
 
 #include <cstdint>
@@ -52,33 +53,50 @@ struct CachedRun {
 };
 using CachedRunPtr = std::shared_ptr<const CachedRun>;
 
-// LRU bounded in bytes, with admission by frequency when full (in the spirit of TinyLFU): every
-// Get, hit or miss, counts an access of its key; counts are halved every few accesses so they
-// follow a changing workload. A new run that needs room is admitted only if its key was accessed
-// more often than each of the runs it would evict. A cyclic scan of n runs over a cache that
-// holds n - 1 therefore keeps n - 1 of them and misses once a cycle, instead of missing every
-// time as a plain LRU does; a run read once never pushes out runs read repeatedly.
+// Bounded in bytes, W-TinyLFU style: a small LRU window (an eighth of the capacity) that every
+// new run enters, in front of a main LRU guarded by frequency. Every Get, hit or miss, counts an
+// access of its key; counts are halved every few accesses so they follow a changing workload.
+// A run leaving the window enters the main part only if its key was accessed more often than
+// each main run it would evict.
+//  - The window keeps what was just read for the read that follows: a sequential reader whose
+//    reads end mid-run reads that run again next, and without the window a full cache would
+//    refuse the run (read once so far) and the reader would fetch it twice.
+//  - The admission keeps a cyclic scan larger than the cache from evicting everything (a plain
+//    LRU misses every read of it), and a run read once never pushes out runs read repeatedly.
 class BlockCache {
  public:
-  explicit BlockCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
+  explicit BlockCache(size_t capacity_bytes)
+      : capacity_(capacity_bytes), window_capacity_(capacity_bytes / 8) {}
 
   CachedRunPtr Get(const std::string& key);
-  // Returns whether the run was admitted.
+  // Whether the run is cached, without counting an access.
+  bool Contains(const std::string& key) const;
+  // Returns whether the run was kept (false only for a run larger than the whole cache).
   bool Put(const std::string& key, CachedRunPtr run);
   size_t size_bytes() const;
   size_t entries() const;
 
  private:
   static constexpr uint8_t kMaxCount = 15;
+  using Lru = std::list<std::pair<std::string, CachedRunPtr>>;
+  struct Where {
+    Lru::iterator it;
+    bool in_window = false;
+  };
+
   void CountAccessLocked(const std::string& key);
   uint8_t CountLocked(const std::string& key) const;
+  // Moves a run out of the window: into the main part if admitted, else it is dropped.
+  void AdmitLocked(std::string key, CachedRunPtr run);
+  void EraseLocked(std::unordered_map<std::string, Where>::iterator where);
 
-  using Lru = std::list<std::pair<std::string, CachedRunPtr>>;
   const size_t capacity_;
+  const size_t window_capacity_;
   mutable std::mutex mutex_;
-  Lru lru_;  // front = most recently used
-  std::unordered_map<std::string, Lru::iterator> index_;
-  size_t bytes_ = 0;
+  Lru window_;  // front = most recently used
+  Lru main_;    // front = most recently used
+  std::unordered_map<std::string, Where> index_;
+  size_t window_bytes_ = 0, main_bytes_ = 0;
   // Recent access counts of cached and uncached keys, saturating at kMaxCount.
   std::unordered_map<std::string, uint8_t> counts_;
   uint64_t accesses_since_aging_ = 0;

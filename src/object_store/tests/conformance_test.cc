@@ -91,6 +91,24 @@ TEST_P(Conformance, GetRangeReturnsTheSliceAndClampsAtTheEnd) {
   EXPECT_EQ(beyond.status().code(), StatusCode::kOutOfRange) << beyond.status();
 }
 
+TEST_P(Conformance, PrefetchIsOnlyAHint) {
+  std::string data = RandomBytes(300'000, 4);
+  ASSERT_TRUE(store_->Put(Key("hinted"), data).ok());
+  // Of a missing object, a key no store accepts, an empty range or one past the end: nothing.
+  store_->Prefetch(Key("missing"), 0, 100);
+  store_->Prefetch("../escape", 0, 100);
+  store_->Prefetch(Key("hinted"), 0, 0);
+  store_->Prefetch(Key("hinted"), 1'000'000, 100);
+  EXPECT_EQ(store_->Head(Key("missing")).status().code(), StatusCode::kNotFound);
+  store_->Prefetch(Key("hinted"), 100'000, 150'000);
+  auto got = store_->GetRangeBuffer(Key("hinted"), 100'000, 150'000);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->view(), data.substr(100'000, 150'000));
+  auto whole = store_->Get(Key("hinted"));
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(*whole, data);
+}
+
 TEST_P(Conformance, GetRangeBufferAgreesWithGetRange) {
   std::string data = RandomBytes(5000, 3);
   ASSERT_TRUE(store_->Put(Key("buffered"), data).ok());

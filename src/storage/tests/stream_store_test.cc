@@ -575,5 +575,77 @@ TEST_F(StreamStoreTest, RecordTimeRangesSkipSegmentsWhoseRecordsAreAllOlder) {
   EXPECT_EQ(node->store->RecordTimeRanges(s2, t0 + 701, 0), Ranges{});
 }
 
+// A MemoryStore that records the prefetch hints it gets.
+class PrefetchRecorder final : public object_store::ObjectStore {
+ public:
+  explicit PrefetchRecorder(std::shared_ptr<object_store::ObjectStore> inner)
+      : inner_(std::move(inner)) {}
+  Status Put(std::string_view key, std::string_view data) override { return inner_->Put(key, data); }
+  Result<std::string> Get(std::string_view key) override { return inner_->Get(key); }
+  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override {
+    return inner_->GetRange(key, offset, length);
+  }
+  void Prefetch(std::string_view key, uint64_t offset, uint64_t length) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    hints_.push_back(std::string(key) + "@" + std::to_string(offset) + "+" + std::to_string(length));
+  }
+  Result<object_store::ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
+  Result<std::vector<object_store::ObjectInfo>> List(std::string_view prefix) override {
+    return inner_->List(prefix);
+  }
+  Status Delete(std::string_view key) override { return inner_->Delete(key); }
+  std::string Describe() const override { return inner_->Describe(); }
+
+  std::vector<std::string> TakeHints() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(hints_, {});
+  }
+
+ private:
+  std::shared_ptr<object_store::ObjectStore> inner_;
+  std::mutex mutex_;
+  std::vector<std::string> hints_;
+};
+
+TEST_F(StreamStoreTest, AReadPrefetchesTheSegmentsAfterItOnce) {
+  options_.tail_bytes_per_stream = 0;  // every read goes to the objects
+  auto recorder = std::make_shared<PrefetchRecorder>(mem_);
+  stores_ = StoreSet{recorder, -2, recorder, -3};
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(node->store->AppendAndWait(s, Records("batch-" + std::to_string(i))).ok());
+  }
+  std::vector<std::string> segments;  // "key@position+length", in offset order
+  node->meta->Read([&](const metadata::State& st) {
+    for (const auto& [start, seg] : st.FindStream(s)->segments) {
+      segments.push_back(seg.object_key + "@" + std::to_string(seg.position) + "+" +
+                         std::to_string(seg.length));
+    }
+  });
+  ASSERT_EQ(segments.size(), 10u);  // one WAL object per acknowledged append
+  recorder->TakeHints();
+
+  // The first read fetches segment 0 and asks for the nine after it.
+  auto first = node->store->Read(s, 0, 1);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->batches.size(), 1u);
+  EXPECT_EQ(first->batches[0]->payload, "batch-0");
+  EXPECT_EQ(recorder->TakeHints(), std::vector<std::string>(segments.begin() + 1, segments.end()));
+  // Reading on asks for nothing again.
+  for (int64_t at = 1; at < 10; ++at) {
+    auto next = node->store->Read(s, at, 1);
+    ASSERT_TRUE(next.ok()) << next.status();
+    EXPECT_EQ(next->batches.at(0)->payload, "batch-" + std::to_string(at));
+  }
+  EXPECT_TRUE(recorder->TakeHints().empty());
+  // A reader that goes back asks again, for what the block cache does not hold. (Its window
+  // keeps the newest run; the main part admits the others on their first eviction.)
+  ASSERT_TRUE(node->store->Read(s, 0, 1).ok());
+  for (const std::string& hint : recorder->TakeHints()) {
+    EXPECT_NE(std::find(segments.begin() + 1, segments.end(), hint), segments.end()) << hint;
+  }
+}
+
 }  // namespace
 }  // namespace mink::storage
