@@ -233,9 +233,6 @@ class TimedObjectStore final : public object_store::ObjectStore {
                                               uint64_t length) override {
     return inner_->GetRangeBuffer(key, offset, length);
   }
-  void Prefetch(std::string_view key, uint64_t offset, uint64_t length) override {
-    inner_->Prefetch(key, offset, length);
-  }
   Result<object_store::ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
   Result<std::vector<object_store::ObjectInfo>> List(std::string_view prefix) override {
     return inner_->List(prefix);

@@ -105,6 +105,8 @@ Status WriteFully(int fd, std::string_view data, const std::string& path) {
 
 // Objects at least this large are written with O_DIRECT by PutUnpublished.
 constexpr size_t kDirectMinBytes = 256 << 10;
+// Ranges at least this large are read with O_DIRECT by GetRangeBuffer.
+constexpr size_t kDirectReadMinBytes = 64 << 10;
 constexpr size_t kDirectAlign = 4096;
 
 // Writes `data` to `fd`, opened with O_DIRECT: from an aligned copy, padded to the alignment,
@@ -261,18 +263,39 @@ Result<Buffer> FileStore::GetRangeBuffer(std::string_view key, uint64_t offset, 
   MINK_ASSIGN_OR_RETURN(Range range, OpenRange(key, offset, length));
   Fd fd(range.fd);
   if (range.length == 0) return Buffer();
-  auto bytes = std::make_unique_for_overwrite<char[]>(range.length);
+  // Large ranges skip the page cache: read from the disk into an aligned block around the range.
+  if (direct_io_ && range.length >= kDirectReadMinBytes &&
+      ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_DIRECT) == 0) {
+    const uint64_t first = offset / kDirectAlign * kDirectAlign;
+    const uint64_t last = (offset + range.length + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+    const size_t block = static_cast<size_t>(last - first);
+    std::unique_ptr<char, Buffer::Free> owner(
+        static_cast<char*>(::operator new[](block, std::align_val_t{kDirectAlign})),
+        [](char* p) { ::operator delete[](p, std::align_val_t{kDirectAlign}); });
+    size_t done = 0;
+    int err = 0;
+    while (done < block) {
+      ssize_t n = ::pread(fd.get(), owner.get() + done, block - done, static_cast<off_t>(first + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) err = errno;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    if (err == 0) {
+      const size_t skip = static_cast<size_t>(offset - first);
+      const size_t got = done > skip ? std::min<size_t>(done - skip, range.length) : 0;
+      const char* data = owner.get() + skip;
+      return Buffer(std::move(owner), data, got);
+    }
+    // EINVAL: the file system refused the O_DIRECT read; read through the page cache.
+    if (err != EINVAL || done != 0) return ErrnoStatus("read", range.path, err);
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_DIRECT);
+  }
+  std::unique_ptr<char, Buffer::Free> owner(new char[range.length], [](char* p) { delete[] p; });
   MINK_ASSIGN_OR_RETURN(size_t done,
-                        PreadFully(fd.get(), offset, range.length, bytes.get(), range.path));
-  return Buffer(std::move(bytes), done);
-}
-
-void FileStore::Prefetch(std::string_view key, uint64_t offset, uint64_t length) {
-  if (!ValidateKey(key).ok() || length == 0) return;
-  Fd fd(::open(PathOf(key).c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return;  // a hint: the read that follows reports what is wrong
-  ::posix_fadvise(fd.get(), static_cast<off_t>(offset), static_cast<off_t>(length),
-                  POSIX_FADV_WILLNEED);
+                        PreadFully(fd.get(), offset, range.length, owner.get(), range.path));
+  const char* data = owner.get();
+  return Buffer(std::move(owner), data, done);
 }
 
 Result<ObjectInfo> FileStore::Head(std::string_view key) {

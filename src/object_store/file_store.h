@@ -25,9 +25,6 @@ class FileStore final : public ObjectStore {
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
   // Reads into an uninitialised buffer (no zero-fill before the pread).
   Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) override;
-  // posix_fadvise(WILLNEED): the kernel starts reading the range into the page cache. Objects
-  // written with O_DIRECT are not in the cache, so without it every read waits for the disk.
-  void Prefetch(std::string_view key, uint64_t offset, uint64_t length) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view key) override;

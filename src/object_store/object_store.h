@@ -15,21 +15,38 @@
 
 namespace mink::object_store {
 
-// Bytes read from a store: a string, or a buffer a backend filled without initialising it first
-// (file:// reads straight into it, saving the zero-fill a std::string needs). Move-only.
+// Bytes read from a store: a string, or a window into memory a backend filled without
+// initialising it first (file:// reads straight into it, saving the zero-fill a std::string needs,
+// and with O_DIRECT into an aligned block around the range). Move-only.
 class Buffer {
  public:
+  using Free = void (*)(char*);
   Buffer() = default;
-  explicit Buffer(std::string bytes) : string_(std::move(bytes)), size_(string_.size()) {}
-  Buffer(std::unique_ptr<char[]> bytes, size_t size) : raw_(std::move(bytes)), size_(size) {}
+  explicit Buffer(std::string bytes)
+      : string_(std::move(bytes)), data_(string_.data()), size_(string_.size()) {}
+  // `size` bytes at `data`, inside the block `owner` holds and frees.
+  Buffer(std::unique_ptr<char, Free> owner, const char* data, size_t size)
+      : owner_(std::move(owner)), data_(data), size_(size) {}
+  Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+  Buffer& operator=(Buffer&& other) noexcept {
+    const bool in_string = other.owner_ == nullptr;
+    string_ = std::move(other.string_);
+    owner_ = std::move(other.owner_);
+    data_ = in_string ? string_.data() : other.data_;  // a moved string may move its bytes
+    size_ = other.size_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+    return *this;
+  }
 
-  const char* data() const { return raw_ ? raw_.get() : string_.data(); }
+  const char* data() const { return data_; }
   size_t size() const { return size_; }
-  std::string_view view() const { return std::string_view(data(), size_); }
+  std::string_view view() const { return std::string_view(data_, size_); }
 
  private:
   std::string string_;
-  std::unique_ptr<char[]> raw_;
+  std::unique_ptr<char, Free> owner_{nullptr, nullptr};
+  const char* data_ = nullptr;
   size_t size_ = 0;
 };
 
@@ -68,13 +85,6 @@ class ObjectStore {
   virtual Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) {
     MINK_ASSIGN_OR_RETURN(auto bytes, GetRange(key, offset, length));
     return Buffer(std::move(bytes));
-  }
-
-  // A hint that bytes [offset, offset + length) of the object will be read soon, so a backend can
-  // start fetching them now (file://: the kernel reads them into the page cache in the
-  // background). Returns at once and never fails; the default ignores it.
-  virtual void Prefetch(std::string_view key, uint64_t offset, uint64_t length) {
-    (void)key, (void)offset, (void)length;
   }
 
   // Size and time of one object; NotFound when there is none.

@@ -91,11 +91,6 @@ CachedRunPtr BlockCache::Get(const std::string& key) {
   return it->second.it->second;
 }
 
-bool BlockCache::Contains(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return index_.count(key) > 0;
-}
-
 void BlockCache::EraseLocked(std::unordered_map<std::string, Where>::iterator where) {
   const size_t bytes = where->second.it->second->bytes;
   if (where->second.in_window) {

@@ -69,8 +69,6 @@ class BlockCache {
       : capacity_(capacity_bytes), window_capacity_(capacity_bytes / 8) {}
 
   CachedRunPtr Get(const std::string& key);
-  // Whether the run is cached, without counting an access.
-  bool Contains(const std::string& key) const;
   // Returns whether the run was kept (false only for a run larger than the whole cache).
   bool Put(const std::string& key, CachedRunPtr run);
   size_t size_bytes() const;

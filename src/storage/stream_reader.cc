@@ -1,13 +1,6 @@
 #include "storage/stream_reader.h"
 
 namespace mink::storage {
-namespace {
-
-std::string SegmentCacheKey(const metadata::Segment& seg) {
-  return seg.object_key + "@" + std::to_string(seg.position);
-}
-
-}  // namespace
 
 StreamReader::StreamReader(metadata::MetadataLog* meta,
                            std::map<int32_t, object_store::ObjectStore*> stores_by_bucket,
@@ -20,7 +13,7 @@ ReadStats StreamReader::stats() const {
 }
 
 Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
-  const std::string cache_key = SegmentCacheKey(seg);
+  std::string cache_key = seg.object_key + "@" + std::to_string(seg.position);
   // The cache holds only runs whose checksums and offsets were verified when they were fetched,
   // decoded into batches, so a hit is served without checking or copying them again.
   if (CachedRunPtr cached = blocks_->Get(cache_key)) {
@@ -70,32 +63,11 @@ Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
   return CachedRunPtr(std::move(run));
 }
 
-void StreamReader::Prefetch(uint64_t stream_id, int64_t offset,
-                            const std::vector<metadata::Segment>& segments) {
-  if (segments.size() < 2) return;  // the first is read now in any case
-  int64_t from = 0;
-  {
-    std::lock_guard<std::mutex> lock(prefetch_mutex_);
-    Prefetched& p = prefetched_[stream_id];
-    if (offset < p.read_offset) p.until = 0;  // the reader went back: ask again
-    p.read_offset = offset;
-    from = p.until;
-    p.until = std::max(p.until, segments.back().end_offset);
-  }
-  for (size_t i = 1; i < segments.size(); ++i) {
-    const metadata::Segment& seg = segments[i];
-    if (seg.end_offset <= from || blocks_->Contains(SegmentCacheKey(seg))) continue;
-    auto store = stores_.find(seg.bucket_id);
-    if (store != stores_.end()) store->second->Prefetch(seg.object_key, seg.position, seg.length);
-  }
-}
-
 Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t max_bytes,
                                       std::chrono::milliseconds max_wait) {
   const auto deadline = SteadyNow() + max_wait;
   ReadResult result;
-  std::vector<metadata::Segment> segments;  // the first `reading` to read now, then the next ones
-  size_t reading = 0;
+  std::vector<metadata::Segment> segments;
   while (true) {
     int64_t seen_seq = 0;
     bool found = false;
@@ -113,11 +85,6 @@ Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t
       if (it != st->segments.begin()) --it;
       uint64_t bytes = 0;
       for (; it != st->segments.end() && (bytes < max_bytes || segments.empty()); ++it) {
-        segments.push_back(it->second);
-        bytes += it->second.length;
-      }
-      reading = segments.size();
-      for (bytes = 0; it != st->segments.end() && bytes < kPrefetchBytes; ++it) {
         segments.push_back(it->second);
         bytes += it->second.length;
       }
@@ -153,8 +120,6 @@ Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t
     }
     return result;
   }
-  Prefetch(stream_id, offset, segments);
-  segments.resize(reading);
   size_t bytes = 0;
   int64_t at = offset;
   for (const auto& seg : segments) {

@@ -1,9 +1,7 @@
 #pragma once
 // StreamReader: reads committed batches by offset. The stream index comes from the metadata
 // state (segments: offset range -> object byte range); the newest batches of streams this node
-// writes come from the tail cache; runs fetched from objects go through the block cache, and the
-// segments that follow a read are prefetched (ObjectStore::Prefetch) so that a reader walking a
-// stream finds them already fetched. Every
+// writes come from the tail cache; runs fetched from objects go through the block cache. Every
 // batch is checked against its checksum; a damaged or missing object is a DataLoss error naming
 // its key, never data. A reader at the end of a stream waits (long poll) for the next commit.
 //
@@ -12,7 +10,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "metadata/metadata_log.h"
@@ -49,14 +46,7 @@ class StreamReader {
 
   ReadStats stats() const;
 
-  // How far past a read the stream's segments are prefetched.
-  static constexpr uint64_t kPrefetchBytes = 8 << 20;
-
  private:
-  // Asks the stores to fetch `segments` (those not in the block cache) unless an earlier read of
-  // the stream asked already.
-  void Prefetch(uint64_t stream_id, int64_t offset, const std::vector<metadata::Segment>& segments);
-
   // The verified batches of one segment: from the block cache, or fetched, checked and decoded
   // (and then offered to the cache).
   Result<CachedRunPtr> LoadSegment(const metadata::Segment& segment);
@@ -67,12 +57,6 @@ class StreamReader {
   TailCache* const tail_;
   mutable std::mutex stats_mutex_;
   ReadStats stats_;
-  struct Prefetched {
-    int64_t read_offset = 0;  // the offset of the stream's last read
-    int64_t until = 0;        // segments ending at or before this were prefetched
-  };
-  std::mutex prefetch_mutex_;
-  std::unordered_map<uint64_t, Prefetched> prefetched_;
 };
 
 }  // namespace mink::storage
