@@ -230,8 +230,8 @@ class TimedObjectStore final : public object_store::ObjectStore {
     return inner_->GetRange(key, offset, length);
   }
   Result<object_store::Buffer> GetRangeBuffer(std::string_view key, uint64_t offset,
-                                              uint64_t length) override {
-    return inner_->GetRangeBuffer(key, offset, length);
+                                              uint64_t length, object_store::Reuse reuse) override {
+    return inner_->GetRangeBuffer(key, offset, length, reuse);
   }
   Result<object_store::ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
   Result<std::vector<object_store::ObjectInfo>> List(std::string_view prefix) override {

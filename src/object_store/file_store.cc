@@ -105,7 +105,7 @@ Status WriteFully(int fd, std::string_view data, const std::string& path) {
 
 // Objects at least this large are written with O_DIRECT by PutUnpublished.
 constexpr size_t kDirectMinBytes = 256 << 10;
-// Ranges at least this large are read with O_DIRECT by GetRangeBuffer.
+// Ranges at least this large, read for the first time, are read with O_DIRECT by GetRangeBuffer.
 constexpr size_t kDirectReadMinBytes = 64 << 10;
 constexpr size_t kDirectAlign = 4096;
 
@@ -259,12 +259,15 @@ Result<std::string> FileStore::GetRange(std::string_view key, uint64_t offset, u
   return out;
 }
 
-Result<Buffer> FileStore::GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) {
+Result<Buffer> FileStore::GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length,
+                                         Reuse reuse) {
   MINK_ASSIGN_OR_RETURN(Range range, OpenRange(key, offset, length));
   Fd fd(range.fd);
   if (range.length == 0) return Buffer();
-  // Large ranges skip the page cache: read from the disk into an aligned block around the range.
-  if (direct_io_ && range.length >= kDirectReadMinBytes &&
+  // Large ranges read for the first time skip the page cache: filling it costs more than the
+  // read, and a range read once would only push out what is read again. They are read from the
+  // disk into an aligned block around the range.
+  if (direct_io_ && reuse == Reuse::kFirstRead && range.length >= kDirectReadMinBytes &&
       ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_DIRECT) == 0) {
     const uint64_t first = offset / kDirectAlign * kDirectAlign;
     const uint64_t last = (offset + range.length + kDirectAlign - 1) / kDirectAlign * kDirectAlign;

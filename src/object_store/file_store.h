@@ -24,7 +24,9 @@ class FileStore final : public ObjectStore {
   Result<std::string> Get(std::string_view key) override;
   Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override;
   // Reads into an uninitialised buffer (no zero-fill before the pread).
-  Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) override;
+  // Ranges of 64 KiB or more read for the first time skip the page cache (O_DIRECT).
+  Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length,
+                                Reuse reuse) override;
   Result<ObjectInfo> Head(std::string_view key) override;
   Result<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view key) override;

@@ -50,6 +50,15 @@ class Buffer {
   size_t size_ = 0;
 };
 
+// How a reader expects to use a range it reads, so that a backend with an operating-system
+// cache can choose whether the range should stay there (decision 0005).
+enum class Reuse {
+  kFirstRead,  // read once for now (a scan, a consumer, compaction): file:// reads large ranges
+               // with O_DIRECT, past the page cache
+  kRereading,  // read before, and likely again: file:// reads through the page cache, which
+               // keeps it for the next time
+};
+
 struct ObjectInfo {
   std::string key;
   uint64_t size = 0;
@@ -81,8 +90,10 @@ class ObjectStore {
   virtual Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) = 0;
 
   // GetRange into a Buffer, with the same results and errors. The default wraps GetRange; a
-  // backend overrides it when it can avoid initialising or copying the bytes.
-  virtual Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length) {
+  // backend overrides it when it can avoid initialising or copying the bytes, or use `reuse`.
+  virtual Result<Buffer> GetRangeBuffer(std::string_view key, uint64_t offset, uint64_t length,
+                                        Reuse reuse) {
+    (void)reuse;
     MINK_ASSIGN_OR_RETURN(auto bytes, GetRange(key, offset, length));
     return Buffer(std::move(bytes));
   }

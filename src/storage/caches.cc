@@ -91,6 +91,11 @@ CachedRunPtr BlockCache::Get(const std::string& key) {
   return it->second.it->second;
 }
 
+uint8_t BlockCache::AccessCount(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return CountLocked(key);
+}
+
 void BlockCache::EraseLocked(std::unordered_map<std::string, Where>::iterator where) {
   const size_t bytes = where->second.it->second->bytes;
   if (where->second.in_window) {

@@ -69,6 +69,8 @@ class BlockCache {
       : capacity_(capacity_bytes), window_capacity_(capacity_bytes / 8) {}
 
   CachedRunPtr Get(const std::string& key);
+  // How often the key was asked for lately (Get counts misses too), without counting an access.
+  uint8_t AccessCount(const std::string& key) const;
   // Returns whether the run was kept (false only for a run larger than the whole cache).
   bool Put(const std::string& key, CachedRunPtr run);
   size_t size_bytes() const;

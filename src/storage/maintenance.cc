@@ -100,7 +100,8 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
   std::vector<int64_t> block_record_time{std::numeric_limits<int64_t>::min()};
   for (const auto& seg : run) {
     auto bytes =
-        StoreFor(seg.bucket_id)->GetRangeBuffer(seg.object_key, seg.position, seg.length);
+        StoreFor(seg.bucket_id)->GetRangeBuffer(seg.object_key, seg.position, seg.length,
+                                                object_store::Reuse::kFirstRead);
     if (!bytes.ok()) return bytes.status().WithContext("compaction of stream " + std::to_string(stream_id));
     if (bytes->size() != seg.length) {
       return DataLossError("object " + seg.object_key + " is truncated");

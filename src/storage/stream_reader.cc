@@ -26,7 +26,11 @@ Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
     return DataLossError("object " + seg.object_key + " is in store bucket " +
                          std::to_string(seg.bucket_id) + ", which this node does not have");
   }
-  auto fetched = store->second->GetRangeBuffer(seg.object_key, seg.position, seg.length);
+  // A run read before and dropped from the cache since (its key was counted more than once) is
+  // read through the operating system's cache, which can then serve the next read of it.
+  const auto reuse = blocks_->AccessCount(cache_key) > 1 ? object_store::Reuse::kRereading
+                                                         : object_store::Reuse::kFirstRead;
+  auto fetched = store->second->GetRangeBuffer(seg.object_key, seg.position, seg.length, reuse);
   if (!fetched.ok()) {
     if (IsNotFound(fetched.status())) {
       return DataLossError("object " + seg.object_key + " is missing from " +

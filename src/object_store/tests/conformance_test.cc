@@ -91,19 +91,23 @@ TEST_P(Conformance, GetRangeReturnsTheSliceAndClampsAtTheEnd) {
   EXPECT_EQ(beyond.status().code(), StatusCode::kOutOfRange) << beyond.status();
 }
 
-// file:// reads ranges of 64 KiB or more with O_DIRECT, through an aligned block around them.
+// file:// reads ranges of 64 KiB or more read for the first time with O_DIRECT, through an
+// aligned block around them, and the others through the page cache.
 TEST_P(Conformance, LargeUnalignedRangesReadBackExactly) {
   const std::string data = RandomBytes(1'000'003, 5);  // the end is not on a block boundary
   ASSERT_TRUE(store_->Put(Key("large"), data).ok());
-  for (auto [offset, length] : std::vector<std::pair<uint64_t, uint64_t>>{
-           {0, 1'000'003}, {12'345, 300'000}, {4096, 65'536}, {900'001, 500'000},
-           {999'000, 70'000}, {65'535, 65'537}}) {
-    auto got = store_->GetRangeBuffer(Key("large"), offset, length);
-    ASSERT_TRUE(got.ok()) << got.status() << " at " << offset;
-    EXPECT_EQ(got->view(), data.substr(offset, length)) << "at " << offset << " length " << length;
+  for (Reuse reuse : {Reuse::kFirstRead, Reuse::kRereading}) {
+    for (auto [offset, length] : std::vector<std::pair<uint64_t, uint64_t>>{
+             {0, 1'000'003}, {12'345, 300'000}, {4096, 65'536}, {900'001, 500'000},
+             {999'000, 70'000}, {65'535, 65'537}}) {
+      auto got = store_->GetRangeBuffer(Key("large"), offset, length, reuse);
+      ASSERT_TRUE(got.ok()) << got.status() << " at " << offset;
+      EXPECT_EQ(got->view(), data.substr(offset, length))
+          << "at " << offset << " length " << length << " reuse " << static_cast<int>(reuse);
+    }
   }
   // Moving a buffer keeps its bytes (a string-held one included).
-  auto big = store_->GetRangeBuffer(Key("large"), 100, 200'000);
+  auto big = store_->GetRangeBuffer(Key("large"), 100, 200'000, Reuse::kFirstRead);
   ASSERT_TRUE(big.ok());
   object_store::Buffer moved = std::move(*big);
   EXPECT_EQ(moved.view(), data.substr(100, 200'000));
@@ -115,18 +119,18 @@ TEST_P(Conformance, LargeUnalignedRangesReadBackExactly) {
 TEST_P(Conformance, GetRangeBufferAgreesWithGetRange) {
   std::string data = RandomBytes(5000, 3);
   ASSERT_TRUE(store_->Put(Key("buffered"), data).ok());
-  auto mid = store_->GetRangeBuffer(Key("buffered"), 1000, 123);
+  auto mid = store_->GetRangeBuffer(Key("buffered"), 1000, 123, Reuse::kFirstRead);
   ASSERT_TRUE(mid.ok()) << mid.status();
   EXPECT_EQ(mid->view(), data.substr(1000, 123));
-  auto tail = store_->GetRangeBuffer(Key("buffered"), 4990, 100);
+  auto tail = store_->GetRangeBuffer(Key("buffered"), 4990, 100, Reuse::kFirstRead);
   ASSERT_TRUE(tail.ok()) << tail.status();
   EXPECT_EQ(tail->view(), data.substr(4990));
-  auto none = store_->GetRangeBuffer(Key("buffered"), 7, 0);
+  auto none = store_->GetRangeBuffer(Key("buffered"), 7, 0, Reuse::kFirstRead);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_EQ(none->size(), 0u);
-  EXPECT_EQ(store_->GetRangeBuffer(Key("buffered"), 5000, 10).status().code(),
+  EXPECT_EQ(store_->GetRangeBuffer(Key("buffered"), 5000, 10, Reuse::kFirstRead).status().code(),
             StatusCode::kOutOfRange);
-  EXPECT_EQ(store_->GetRangeBuffer(Key("missing"), 0, 10).status().code(),
+  EXPECT_EQ(store_->GetRangeBuffer(Key("missing"), 0, 10, Reuse::kFirstRead).status().code(),
             StatusCode::kNotFound);
 }
 

@@ -63,6 +63,17 @@ TEST(BlockCacheTest, ARunLargerThanTheWindowIsKeptUntilTheNextPut) {
   EXPECT_LE(cache.size_bytes(), 800u);
 }
 
+TEST(BlockCacheTest, AccessCountCountsMissesAndDoesNotCountItself) {
+  BlockCache cache(100);
+  EXPECT_EQ(cache.AccessCount("k"), 0);
+  EXPECT_FALSE(cache.Get("k"));  // a miss counts
+  EXPECT_EQ(cache.AccessCount("k"), 1);
+  EXPECT_EQ(cache.AccessCount("k"), 1);
+  EXPECT_FALSE(cache.Put("k", MakeRun(101)));  // too large to keep
+  EXPECT_FALSE(cache.Get("k"));
+  EXPECT_EQ(cache.AccessCount("k"), 2);
+}
+
 TEST(BlockCacheTest, RunsReadOnceDoNotEvictARunReadOften) {
   BlockCache cache(4 * 100);
   for (int i = 0; i < 5; ++i) Read(&cache, "hot", 100);

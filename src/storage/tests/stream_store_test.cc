@@ -575,5 +575,59 @@ TEST_F(StreamStoreTest, RecordTimeRangesSkipSegmentsWhoseRecordsAreAllOlder) {
   EXPECT_EQ(node->store->RecordTimeRanges(s2, t0 + 701, 0), Ranges{});
 }
 
+// A MemoryStore that records how each range read says it will be used.
+class ReuseRecorder final : public object_store::ObjectStore {
+ public:
+  explicit ReuseRecorder(std::shared_ptr<object_store::ObjectStore> inner)
+      : inner_(std::move(inner)) {}
+  Status Put(std::string_view key, std::string_view data) override { return inner_->Put(key, data); }
+  Result<std::string> Get(std::string_view key) override { return inner_->Get(key); }
+  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override {
+    return inner_->GetRange(key, offset, length);
+  }
+  Result<object_store::Buffer> GetRangeBuffer(std::string_view key, uint64_t offset,
+                                              uint64_t length, object_store::Reuse reuse) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      reads_.push_back(reuse);
+    }
+    return inner_->GetRangeBuffer(key, offset, length, reuse);
+  }
+  Result<object_store::ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
+  Result<std::vector<object_store::ObjectInfo>> List(std::string_view prefix) override {
+    return inner_->List(prefix);
+  }
+  Status Delete(std::string_view key) override { return inner_->Delete(key); }
+  std::string Describe() const override { return inner_->Describe(); }
+
+  std::vector<object_store::Reuse> TakeReads() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(reads_, {});
+  }
+
+ private:
+  std::shared_ptr<object_store::ObjectStore> inner_;
+  std::mutex mutex_;
+  std::vector<object_store::Reuse> reads_;
+};
+
+TEST_F(StreamStoreTest, ARunReadAgainAfterTheCacheDroppedItIsReadAsRereading) {
+  options_.tail_bytes_per_stream = 0;  // every read goes to the objects
+  options_.block_cache_bytes = 1;      // and none is kept
+  auto recorder = std::make_shared<ReuseRecorder>(mem_);
+  stores_ = StoreSet{recorder, -2, recorder, -3};
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  ASSERT_TRUE(node->store->AppendAndWait(s, Records("only")).ok());
+  recorder->TakeReads();
+  using object_store::Reuse;
+  for (Reuse expected : {Reuse::kFirstRead, Reuse::kRereading, Reuse::kRereading}) {
+    auto r = node->store->Read(s, 0, 1 << 20);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->batches.at(0)->payload, "only");
+    EXPECT_EQ(recorder->TakeReads(), std::vector<Reuse>{expected});
+  }
+}
+
 }  // namespace
 }  // namespace mink::storage
