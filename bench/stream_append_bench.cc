@@ -42,6 +42,7 @@
 #include "metadata/log_store.h"
 #include "metadata/metadata_log.h"
 #include "object_store/file_store.h"
+#include "object_store/forwarding_store.h"
 #include "storage/batch_format.h"
 #include "storage/object_format.h"
 #include "storage/stream_store.h"
@@ -198,19 +199,19 @@ struct ObjectTiming {
 // fdatasync in place while its directory is fsynced (a Put: write + fdatasync of a temporary
 // file, rename, fsync of its directory). It also reads each WAL object's index to remember which
 // stream ranges it carried, so an acknowledged append can be traced to the Put of its object.
-class TimedObjectStore final : public object_store::ObjectStore {
+class TimedObjectStore final : public object_store::ForwardingStore {
  public:
   // `atomic_wal_puts`: WAL objects take the Put path (the A/B comparison of --wal-put rename).
   TimedObjectStore(std::unique_ptr<object_store::ObjectStore> inner, bool atomic_wal_puts)
-      : inner_(std::move(inner)), atomic_wal_puts_(atomic_wal_puts) {}
+      : ForwardingStore(std::move(inner)), atomic_wal_puts_(atomic_wal_puts) {}
   CallTimes& puts() { return puts_; }
 
   Status Put(std::string_view key, std::string_view data) override {
-    return Timed(key, data, [&] { return inner_->Put(key, data); });
+    return Timed(key, data, [&] { return inner().Put(key, data); });
   }
   Status PutUnpublished(std::string_view key, std::string_view data) override {
     return Timed(key, data, [&] {
-      return atomic_wal_puts_ ? inner_->Put(key, data) : inner_->PutUnpublished(key, data);
+      return atomic_wal_puts_ ? inner().Put(key, data) : inner().PutUnpublished(key, data);
     });
   }
   // The Put that carried `offset` of `stream`, if it was seen.
@@ -225,20 +226,6 @@ class TimedObjectStore final : public object_store::ObjectStore {
     return it->second;
   }
 
-  Result<std::string> Get(std::string_view key) override { return inner_->Get(key); }
-  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override {
-    return inner_->GetRange(key, offset, length);
-  }
-  Result<object_store::Buffer> GetRangeBuffer(std::string_view key, uint64_t offset,
-                                              uint64_t length, object_store::Reuse reuse) override {
-    return inner_->GetRangeBuffer(key, offset, length, reuse);
-  }
-  Result<object_store::ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
-  Result<std::vector<object_store::ObjectInfo>> List(std::string_view prefix) override {
-    return inner_->List(prefix);
-  }
-  Status Delete(std::string_view key) override { return inner_->Delete(key); }
-  std::string Describe() const override { return inner_->Describe(); }
 
  private:
   template <typename PutFn>
@@ -262,7 +249,6 @@ class TimedObjectStore final : public object_store::ObjectStore {
   }
 
   static constexpr size_t kMaxRuns = 100'000;  // streams tracked (a bound, never reached here)
-  std::unique_ptr<object_store::ObjectStore> inner_;
   const bool atomic_wal_puts_;
   CallTimes puts_;
   mutable std::mutex mutex_;

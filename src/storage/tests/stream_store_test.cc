@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "object_store/file_store.h"
+#include "object_store/forwarding_store.h"
 #include "object_store/memory_store.h"
 #include "storage/object_keys.h"
 #include "test_env.h"
@@ -576,29 +577,17 @@ TEST_F(StreamStoreTest, RecordTimeRangesSkipSegmentsWhoseRecordsAreAllOlder) {
 }
 
 // A MemoryStore that records how each range read says it will be used.
-class ReuseRecorder final : public object_store::ObjectStore {
+class ReuseRecorder final : public object_store::ForwardingStore {
  public:
-  explicit ReuseRecorder(std::shared_ptr<object_store::ObjectStore> inner)
-      : inner_(std::move(inner)) {}
-  Status Put(std::string_view key, std::string_view data) override { return inner_->Put(key, data); }
-  Result<std::string> Get(std::string_view key) override { return inner_->Get(key); }
-  Result<std::string> GetRange(std::string_view key, uint64_t offset, uint64_t length) override {
-    return inner_->GetRange(key, offset, length);
-  }
+  using ForwardingStore::ForwardingStore;
   Result<object_store::Buffer> GetRangeBuffer(std::string_view key, uint64_t offset,
                                               uint64_t length, object_store::Reuse reuse) override {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       reads_.push_back(reuse);
     }
-    return inner_->GetRangeBuffer(key, offset, length, reuse);
+    return ForwardingStore::GetRangeBuffer(key, offset, length, reuse);
   }
-  Result<object_store::ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
-  Result<std::vector<object_store::ObjectInfo>> List(std::string_view prefix) override {
-    return inner_->List(prefix);
-  }
-  Status Delete(std::string_view key) override { return inner_->Delete(key); }
-  std::string Describe() const override { return inner_->Describe(); }
 
   std::vector<object_store::Reuse> TakeReads() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -606,7 +595,6 @@ class ReuseRecorder final : public object_store::ObjectStore {
   }
 
  private:
-  std::shared_ptr<object_store::ObjectStore> inner_;
   std::mutex mutex_;
   std::vector<object_store::Reuse> reads_;
 };
