@@ -278,11 +278,14 @@ Result<Buffer> FileStore::GetRangeBuffer(std::string_view key, uint64_t offset, 
     size_t done = 0;
     int err = 0;
     while (done < block) {
-      ssize_t n = ::pread(fd.get(), owner.get() + done, block - done, static_cast<off_t>(first + done));
+      const size_t want = block - done;
+      ssize_t n = ::pread(fd.get(), owner.get() + done, want, static_cast<off_t>(first + done));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) err = errno;
       if (n <= 0) break;
       done += static_cast<size_t>(n);
+      // Short: the end of the file (the next offset would not be aligned, which O_DIRECT refuses).
+      if (static_cast<size_t>(n) < want) break;
     }
     if (err == 0) {
       const size_t skip = static_cast<size_t>(offset - first);
