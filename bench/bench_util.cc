@@ -188,10 +188,6 @@ std::map<int, uint64_t> RunDelays() {
   return out;
 }
 
-}  // namespace mink::bench
-
-namespace mink::bench {
-
 PauseWatch::PauseWatch() : thread_([this] { Run(); }) {}
 
 PauseWatch::~PauseWatch() {

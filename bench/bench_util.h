@@ -61,8 +61,9 @@ std::map<int, ThreadSample> SampleThreads();
 std::map<int, uint64_t> RunDelays();
 
 // Pauses of the whole machine, as opposed to our threads waiting for each other: a thread of the
-// highest real-time class (SCHED_FIFO, so no thread of ours delays it; ordinary priority where
-// that is not permitted) sleeps 1 ms at a time and counts how far it oversleeps. On this kind of
+// real-time class (SCHED_FIFO priority 1, above every ordinary thread, so none of ours delays it;
+// ordinary priority where that is not permitted) sleeps 1 ms at a time and counts how far it
+// oversleeps. On this kind of
 // virtual machine the host stops both vCPUs for 10-20 ms at the end of a 100 ms period when the
 // guest keeps them busy while it writes to the disk (docs/performance.md), and every
 // acknowledgement in flight waits that long.

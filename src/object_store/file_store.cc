@@ -66,18 +66,22 @@ class Fd {
   int fd_;
 };
 
-// Reads up to `length` bytes at `offset` into `out`; stops early at the end of the file.
+// Reads up to `length` bytes at `offset` into `out`; stops early at the end of the file (a short
+// read: asking again there at an unaligned offset is what O_DIRECT refuses). On failure
+// `failed_errno`, when given, gets the errno.
 Result<size_t> PreadFully(int fd, uint64_t offset, size_t length, char* out,
-                          const std::string& path) {
+                          const std::string& path, int* failed_errno = nullptr) {
   size_t done = 0;
   while (done < length) {
-    ssize_t n = ::pread(fd, out + done, length - done, static_cast<off_t>(offset + done));
+    const size_t want = length - done;
+    ssize_t n = ::pread(fd, out + done, want, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (failed_errno != nullptr) *failed_errno = errno;
       return ErrnoStatus("read", path, errno);
     }
-    if (n == 0) break;
     done += static_cast<size_t>(n);
+    if (static_cast<size_t>(n) < want) break;
   }
   return done;
 }
@@ -275,26 +279,16 @@ Result<Buffer> FileStore::GetRangeBuffer(std::string_view key, uint64_t offset, 
     std::unique_ptr<char, Buffer::Free> owner(
         static_cast<char*>(::operator new[](block, std::align_val_t{kDirectAlign})),
         [](char* p) { ::operator delete[](p, std::align_val_t{kDirectAlign}); });
-    size_t done = 0;
     int err = 0;
-    while (done < block) {
-      const size_t want = block - done;
-      ssize_t n = ::pread(fd.get(), owner.get() + done, want, static_cast<off_t>(first + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) err = errno;
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-      // Short: the end of the file (the next offset would not be aligned, which O_DIRECT refuses).
-      if (static_cast<size_t>(n) < want) break;
-    }
-    if (err == 0) {
+    auto done = PreadFully(fd.get(), first, block, owner.get(), range.path, &err);
+    if (done.ok()) {
       const size_t skip = static_cast<size_t>(offset - first);
-      const size_t got = done > skip ? std::min<size_t>(done - skip, range.length) : 0;
+      const size_t got = *done > skip ? std::min<size_t>(*done - skip, range.length) : 0;
       const char* data = owner.get() + skip;
       return Buffer(std::move(owner), data, got);
     }
     // EINVAL: the file system refused the O_DIRECT read; read through the page cache.
-    if (err != EINVAL || done != 0) return ErrnoStatus("read", range.path, err);
+    if (err != EINVAL) return done.status();
     ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_DIRECT);
   }
   std::unique_ptr<char, Buffer::Free> owner(new char[range.length], [](char* p) { delete[] p; });
