@@ -112,6 +112,8 @@ constexpr size_t kDirectMinBytes = 256 << 10;
 // Ranges at least this large, read for the first time, are read with O_DIRECT by GetRangeBuffer.
 constexpr size_t kDirectReadMinBytes = 64 << 10;
 constexpr size_t kDirectAlign = 4096;
+// Spare inodes kept ready: a few flush intervals' worth of WAL objects and compaction outputs.
+constexpr size_t kSpareFiles = 32;
 
 // Writes `data` to `fd`, opened with O_DIRECT: from an aligned copy, padded to the alignment,
 // then cut back to its size. Skipping the page cache saves the copy into it and most of the
@@ -150,6 +152,7 @@ Result<std::unique_ptr<FileStore>> FileStore::Open(const std::string& root_in) {
   if (root.empty()) return InvalidArgumentError("file store root is empty");
   auto store = std::unique_ptr<FileStore>(new FileStore(root));
   MINK_RETURN_IF_ERROR(store->MakeParents(root + "/.tmp/x"));
+  MINK_ASSIGN_OR_RETURN(store->spares_, SpareFiles::Open(root + "/.spare", kSpareFiles));
   return store;
 }
 
@@ -173,6 +176,7 @@ Status FileStore::Put(std::string_view key, std::string_view data) {
   MINK_RETURN_IF_ERROR(MakeParents(path));
   std::string tmp = root_ + "/.tmp/" + std::to_string(::getpid()) + "-" +
                     std::to_string(tmp_counter_.fetch_add(1));
+  spares_->TakeAs(tmp);
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return ErrnoStatus("create", tmp, errno);
   Status s = WriteFully(fd.get(), data, tmp);
@@ -200,6 +204,7 @@ Status FileStore::PutUnpublished(std::string_view key, std::string_view data) {
   // device's: the data and the size are still flushed.
   constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
   const bool want_direct = direct_io_ && data.size() >= kDirectMinBytes;
+  spares_->TakeAs(path);  // else the open below creates the file
   int raw = want_direct ? ::open(path.c_str(), kFlags | O_DIRECT, 0644) : -1;
   bool direct = raw >= 0;
   if (!direct) raw = ::open(path.c_str(), kFlags, 0644);
@@ -323,7 +328,9 @@ Result<std::vector<ObjectInfo>> FileStore::List(std::string_view prefix) {
     std::vector<std::string> names;
     while (struct dirent* e = ::readdir(d)) {
       std::string name = e->d_name;
-      if (name == "." || name == ".." || (rel.empty() && name == ".tmp")) continue;
+      if (name == "." || name == ".." || (rel.empty() && (name == ".tmp" || name == ".spare"))) {
+        continue;
+      }
       names.push_back(std::move(name));
     }
     ::closedir(d);
@@ -353,6 +360,7 @@ Result<std::vector<ObjectInfo>> FileStore::List(std::string_view prefix) {
 Status FileStore::Delete(std::string_view key) {
   MINK_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
+  if (spares_->Recycle(path)) return Status::Ok();
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("unlink", path, errno);
   return Status::Ok();
 }

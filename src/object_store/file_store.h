@@ -3,7 +3,8 @@
 // a temporary file under <root>/.tmp, fsyncs it, renames it into place and fsyncs the directory,
 // so an object is either absent or complete and durable, even across a crash. PutUnpublished
 // writes in place instead and fsyncs the directory while the data is written and fdatasynced
-// (one flush on the critical path instead of two in a row).
+// (one flush on the critical path instead of two in a row). New files take a spare inode from
+// <root>/.spare and deleted objects' files go back there (spare_files.h).
 
 #include <atomic>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "object_store/dir_syncer.h"
 #include "object_store/object_store.h"
+#include "object_store/spare_files.h"
 
 namespace mink::object_store {
 
@@ -54,6 +56,7 @@ class FileStore final : public ObjectStore {
   bool direct_io_ = true;
   std::atomic<uint64_t> tmp_counter_{0};
   DirSyncer dir_syncer_;
+  std::unique_ptr<SpareFiles> spares_;
 };
 
 }  // namespace mink::object_store
