@@ -21,6 +21,11 @@ void InstallStopSignals();
 
 double Seconds(SteadyTime from, SteadyTime to);
 
+// A half-load phase follows one that wrote as fast as the disk takes, and is measured from at
+// least this long after it starts: for about 1.3 s the disk is still answering that burst (puts
+// of 20-30 ms, against 1-6 ms later at the same rate). That is the earlier phase's wake.
+inline constexpr int kSettleAfterFullSpeedMs = 3000;
+
 struct Distribution {
   uint64_t count = 0;
   double p50_ms = 0, p99_ms = 0, max_ms = 0, mean_ms = 0;

@@ -381,6 +381,11 @@ uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double
   return sent;
 }
 
+// Phase 3 comes right after phase 2's gigabytes (kSettleAfterFullSpeedMs).
+int HalfLoadWarmupMs(const Flags& flags) {
+  return std::max(flags.warmup_ms, kSettleAfterFullSpeedMs);
+}
+
 // Phase 3: open loop at `rate` messages/s; latency counts from the scheduled send time, so a
 // stalled producer shows up in the figures instead of slowing the offered load.
 ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
@@ -388,7 +393,7 @@ ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
                            CpuMeter* cpu) {
   auto p = NewProducer(brokers, flags);
   const int64_t start = NowMicros();
-  const int64_t measure_from = start + flags.warmup_ms * 1000LL;
+  const int64_t measure_from = start + HalfLoadWarmupMs(flags) * 1000LL;
   const int64_t end = measure_from + flags.seconds * 1'000'000LL;
   p->acks.window_from_us = measure_from;
   p->acks.window_to_us = end;
@@ -630,8 +635,9 @@ int Run(const Flags& flags) {
   fmt::print("  {}\n", PauseWatch::Describe(pauses.Take()));
 
   const double half_rate = std::max(1.0, max.msgs_s / 2);
-  fmt::print("\nphase 3: produce at half load, open loop at {:.0f} records/s ({:.1f} MB/s)\n",
-             half_rate, half_rate * flags.record_bytes / 1e6);
+  fmt::print("\nphase 3: produce at half load, open loop at {:.0f} records/s ({:.1f} MB/s), "
+             "measured from {} ms on\n",
+             half_rate, half_rate * flags.record_bytes / 1e6, HalfLoadWarmupMs(flags));
   std::fflush(stdout);
   CpuMeter half_cpu;
   pauses.Take();

@@ -396,15 +396,17 @@ class StreamBench {
             RandomBytes(flags.record_bytes * static_cast<size_t>(flags.records_per_batch), 3)) {}
 
   // Closed loop: the producers keep --max-pending bytes in flight.
-  PhaseResult RunMax() { return Run(/*rate_bytes_s=*/0); }
-  // Open loop: appends are called on a fixed schedule at `rate_bytes_s`.
-  PhaseResult RunPaced(double rate_bytes_s) { return Run(rate_bytes_s); }
+  PhaseResult RunMax() { return Run(/*rate_bytes_s=*/0, flags_.warmup_ms); }
+  // Open loop: appends are called on a fixed schedule at `rate_bytes_s`, measured once the
+  // closed loop before it has settled (kSettleAfterFullSpeedMs).
+  PhaseResult RunPaced(double rate_bytes_s) { return Run(rate_bytes_s, PacedWarmupMs()); }
+  int PacedWarmupMs() const { return std::max(flags_.warmup_ms, kSettleAfterFullSpeedMs); }
 
  private:
-  PhaseResult Run(double rate_bytes_s) {
+  PhaseResult Run(double rate_bytes_s, int warmup_ms) {
     auto st = std::make_shared<PhaseState>();
     const SteadyTime start = SteadyNow() + Millis(20);
-    st->window_start = start + Millis(flags_.warmup_ms);
+    st->window_start = start + Millis(warmup_ms);
     st->window_end = st->window_start + std::chrono::seconds(flags_.seconds);
     const SteadyTime end = st->window_end;
     CpuTime cpu0;
@@ -845,8 +847,9 @@ int Main(int argc, char** argv) {
   PhaseResult half;
   const double paced_mb_s = measure ? max.mb_s / 2 : flags.paced_mb_s;
   if (paced_mb_s > 0 && !g_interrupted.load()) {
-    fmt::print("\nphase 3: {}, open loop at {:.1f} MB/s\n",
-               measure ? "half load (50% of phase 2)" : "fixed load (--paced-mb-s)", paced_mb_s);
+    fmt::print("\nphase 3: {}, open loop at {:.1f} MB/s, measured from {} ms on\n",
+               measure ? "half load (50% of phase 2)" : "fixed load (--paced-mb-s)", paced_mb_s,
+               bench.PacedWarmupMs());
     std::fflush(stdout);
     half = bench.RunPaced(paced_mb_s * 1e6);
     PrintPhase("  result", half);
