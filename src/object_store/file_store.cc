@@ -152,7 +152,7 @@ Result<std::unique_ptr<FileStore>> FileStore::Open(const std::string& root_in) {
   if (root.empty()) return InvalidArgumentError("file store root is empty");
   auto store = std::unique_ptr<FileStore>(new FileStore(root));
   MINK_RETURN_IF_ERROR(store->MakeParents(root + "/.tmp/x"));
-  MINK_ASSIGN_OR_RETURN(store->spares_, SpareFiles::Open(root + "/.spare", kSpareFiles));
+  MINK_ASSIGN_OR_RETURN(store->spares_, SpareFiles::Shared(root + "/.spare", kSpareFiles));
   return store;
 }
 

@@ -56,7 +56,7 @@ class FileStore final : public ObjectStore {
   bool direct_io_ = true;
   std::atomic<uint64_t> tmp_counter_{0};
   DirSyncer dir_syncer_;
-  std::unique_ptr<SpareFiles> spares_;
+  std::shared_ptr<SpareFiles> spares_;  // shared by the stores on this root
 };
 
 }  // namespace mink::object_store

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include "base/thread_priority.h"
@@ -38,6 +39,17 @@ Result<std::unique_ptr<SpareFiles>> SpareFiles::Open(std::string dir, size_t tar
   return std::unique_ptr<SpareFiles>(new SpareFiles(std::move(dir), target));
 }
 
+Result<std::shared_ptr<SpareFiles>> SpareFiles::Shared(const std::string& dir, size_t target) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<SpareFiles>> pools;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto live = pools[dir].lock()) return live;
+  MINK_ASSIGN_OR_RETURN(std::unique_ptr<SpareFiles> opened, Open(dir, target));
+  std::shared_ptr<SpareFiles> pool = std::move(opened);
+  pools[dir] = pool;
+  return pool;
+}
+
 SpareFiles::SpareFiles(std::string dir, size_t target)
     : dir_(std::move(dir)), target_(target), prefix_(std::to_string(::getpid()) + "-") {}
 
@@ -55,8 +67,7 @@ size_t SpareFiles::ready() const {
   return ready_.size();
 }
 
-std::string SpareFiles::NewName() {
-  std::lock_guard<std::mutex> lock(mutex_);
+std::string SpareFiles::NewNameLocked() {
   return dir_ + "/" + prefix_ + std::to_string(next_name_++);
 }
 
@@ -89,7 +100,11 @@ bool SpareFiles::Recycle(const std::string& path) {
   }
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  const std::string spare = NewName();
+  std::string spare;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    spare = NewNameLocked();
+  }
   if (::rename(path.c_str(), spare.c_str()) != 0) return false;
   // The object is gone from its key now; emptying the file frees its space as unlink would.
   if (::truncate(spare.c_str(), 0) != 0) {
@@ -106,7 +121,7 @@ void SpareFiles::Refill() {
   while (!stopping_) {
     wanted_cv_.wait(lock, [&] { return stopping_ || ready_.size() < target_; });
     if (stopping_) break;
-    const std::string spare = dir_ + "/" + prefix_ + std::to_string(next_name_++);
+    const std::string spare = NewNameLocked();
     lock.unlock();
     const int fd = ::open(spare.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     const bool made = fd >= 0;

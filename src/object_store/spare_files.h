@@ -31,6 +31,10 @@ class SpareFiles {
   // Creates `dir` if missing and unlinks what it holds. `target` spares are kept ready once the
   // first TakeAs asked for one (a process that only reads never creates any).
   static Result<std::unique_ptr<SpareFiles>> Open(std::string dir, size_t target);
+  // The pool of `dir` in this process, opened by the first caller: every FileStore on one root
+  // shares it (a node opens its data and WAL stores on one root), so that opening the second
+  // does not unlink the first one's spares.
+  static Result<std::shared_ptr<SpareFiles>> Shared(const std::string& dir, size_t target);
   ~SpareFiles();
   SpareFiles(const SpareFiles&) = delete;
   SpareFiles& operator=(const SpareFiles&) = delete;
@@ -48,7 +52,7 @@ class SpareFiles {
 
  private:
   SpareFiles(std::string dir, size_t target);
-  std::string NewName();
+  std::string NewNameLocked();
   void Refill();
 
   const std::string dir_;

@@ -144,6 +144,23 @@ TEST(SpareFiles, LeftoverSparesAreUnlinkedAtOpenAndAnObjectSharingOneKeepsItsByt
   EXPECT_EQ(ReadFile(root + "/object"), bytes);
 }
 
+// A node opens its data and WAL stores on one root: the second must not unlink the first's spares.
+TEST(SpareFiles, StoresOnOneRootShareOnePool) {
+  const std::string root = testing_env::MakeTempDir("spares");
+  auto first = FileStore::Open(root);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE((*first)->PutUnpublished("a", "x").ok());  // starts the refill
+  auto pool = SpareFiles::Shared(root + "/.spare", 32);
+  ASSERT_TRUE(pool.ok());
+  ASSERT_TRUE(WaitForReady(**pool, 32));
+  auto second = FileStore::Open(root);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ((*pool)->ready(), 32u);
+  EXPECT_TRUE(Exists(root + "/.spare/" + std::to_string(::getpid()) + "-0"));
+  ASSERT_TRUE((*second)->PutUnpublished("b", "y").ok());
+  EXPECT_EQ(*(*first)->Get("b"), "y");
+}
+
 // Through the file store: objects of every size, written both ways into recycled and fresh
 // inodes while older ones are deleted, read back byte for byte; the pool stays out of listings.
 TEST(SpareFiles, FileStoreObjectsWrittenIntoRecycledInodesReadBackExactly) {
