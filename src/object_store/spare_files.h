@@ -7,7 +7,7 @@
 // inode-table block is dirty), and allocating one walks past every such inode. A node that writes
 // and deletes objects steadily, or starts after a large delete, paid 0.3-1 ms for each create, up
 // to 8 ms, on the put's critical path. Here a low-priority thread creates spares ahead of need,
-// and deletes refill the pool too, so no put waits for an inode.
+// and deletes refill the pool too, so puts take inodes made off their path.
 //
 // Spares found at start are unlinked, never reused: after a crash on a file system without a
 // journal, a spare's entry may still name the inode it was renamed to, now an object.
