@@ -35,8 +35,9 @@ class FileStore final : public ObjectStore {
   std::string Describe() const override { return "file://" + root_; }
 
   const std::string& root() const { return root_; }
-  // PutUnpublished writes objects of 256 KiB or more with O_DIRECT (on by default) where the
-  // file system allows it; off writes through the page cache, for comparison.
+  // Put and PutUnpublished write objects of 256 KiB or more with O_DIRECT (on by default) where
+  // the file system allows it, Put 1 MiB at a time; off writes through the page cache, for
+  // comparison.
   void set_direct_io(bool on) { direct_io_ = on; }
 
  private:

@@ -251,6 +251,22 @@ TEST_P(Conformance, LargePutUnpublishedObjectsKeepTheirExactSize) {
   }
 }
 
+TEST_P(Conformance, LargePutsKeepTheirExactSizeOnAndAroundPieceBoundaries) {
+  // file:// writes large Puts with O_DIRECT 1 MiB at a time, the last piece padded to 4 KiB and
+  // cut back: sizes at, below and above a piece, and a replacement by a smaller object.
+  for (size_t size : {size_t{1} << 20, (size_t{1} << 20) - 1, (size_t{3} << 20) + 4097,
+                      size_t{300'001}}) {
+    std::string data = RandomBytes(size, size % 89);
+    ASSERT_TRUE(store_->Put(Key("pieces"), data).ok());
+    auto head = store_->Head(Key("pieces"));
+    ASSERT_TRUE(head.ok()) << head.status();
+    EXPECT_EQ(head->size, size);
+    auto got = store_->Get(Key("pieces"));
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(*got == data) << size;
+  }
+}
+
 TEST_P(Conformance, ConcurrentPutUnpublishedAllLand) {
   // Several uploads share the directory fsyncs of the file backend.
   std::vector<std::thread> threads;
