@@ -81,6 +81,7 @@ struct Flags {
   double paced_mb_s = 0;  // > 0: only the open-loop phase, at this rate (A/B experiments)
   std::string wal_put = "in-place";
   int64_t snapshot_every = metadata::MetadataOptions{}.snapshot_every;
+  int maintenance_every_ms = 0;  // > 0: compaction and garbage collection run during the phases
   bool json = false;
 };
 
@@ -136,6 +137,11 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "same through the page cache; rename: through Put (temporary file, rename, "
                  "directory fsync after), for comparison")
       ->check(CLI::IsMember({"in-place", "in-place-buffered", "rename"}));
+  app.add_option("--maintenance-every-ms", f->maintenance_every_ms,
+                 "experiments: run compaction and garbage collection during the phases, every "
+                 "this many ms, on WAL objects and replaced objects this old (a node: 30 s "
+                 "compaction, 60 s GC, 5 min grace); 0, the default, runs neither")
+      ->check(CLI::Range(0, 600'000));
   app.add_flag("--json", f->json, "also print one JSON line with every figure");
   try {
     app.parse(argc, argv);
@@ -748,6 +754,10 @@ int Main(int argc, char** argv) {
       flags.streams, flags.producers, flags.flush_interval_ms, flags.seconds, flags.warmup_ms,
       flags.eager_uploads > 0 ? fmt::format("; eager uploads below {}", flags.eager_uploads) : "",
       flags.wal_put == "rename" ? "; WAL objects put through a rename" : "");
+  if (flags.maintenance_every_ms > 0) {
+    fmt::print("  compaction and garbage collection every {} ms, of objects that old\n",
+               flags.maintenance_every_ms);
+  }
 
   // Phase 1.
   fmt::print("\nphase 1: disk, write + fdatasync of 8 MiB files (at most {} files / {} s)\n",
@@ -807,13 +817,18 @@ int Main(int argc, char** argv) {
   options.wal_max_inflight_uploads = flags.inflight_uploads;
   options.wal_eager_uploads = flags.eager_uploads;
   options.wal_seal_bytes = flags.seal_bytes;
+  const bool maintenance = flags.maintenance_every_ms > 0;
+  if (maintenance) {
+    const Millis every(flags.maintenance_every_ms);
+    options.compaction_interval = options.compaction_min_age = every;
+    options.gc_interval = options.delete_grace = every;
+  }
   auto identity = storage::StreamStore::RegisterNode(meta->get(), 1);
   if (!identity.ok()) {
     fmt::print(stderr, "stream_append_bench: register node: {}\n", identity.status().ToString());
     return 1;
   }
-  auto store = storage::StreamStore::Open(options, meta->get(), stores, *identity,
-                                          /*maintenance=*/false);
+  auto store = storage::StreamStore::Open(options, meta->get(), stores, *identity, maintenance);
   if (!store.ok()) {
     fmt::print(stderr, "stream_append_bench: storage: {}\n", store.status().ToString());
     return 1;
@@ -853,6 +868,11 @@ int Main(int argc, char** argv) {
     std::fflush(stdout);
     half = bench.RunPaced(paced_mb_s * 1e6);
     PrintPhase("  result", half);
+    if (maintenance) {
+      const storage::MaintenanceStats m = (*store)->maintenance_stats();
+      fmt::print("  maintenance since the start: {} compactions, {} replaced objects deleted\n",
+                 m.compactions, m.objects_deleted);
+    }
   } else {
     fmt::print("\nphase 3: skipped (phase 2 acknowledged nothing)\n");
   }
