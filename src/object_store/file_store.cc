@@ -126,8 +126,7 @@ constexpr size_t kBackgroundChunkBytes = 1 << 20;
 // cut back to its size. Skipping the page cache saves the copy into it and most of the writeback
 // work, CPU time that the appends' own threads need on a busy node. Unimplemented when the file
 // system refuses the write (EINVAL), so the caller writes without O_DIRECT.
-Status WriteDirect(int fd, std::string_view data, const std::string& path,
-                   size_t chunk_bytes = SIZE_MAX) {
+Status WriteDirect(int fd, std::string_view data, const std::string& path, size_t chunk_bytes) {
   const size_t padded = (data.size() + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
   const size_t piece = std::min(padded, chunk_bytes);
   void* raw = nullptr;
@@ -155,6 +154,29 @@ Status WriteDirect(int fd, std::string_view data, const std::string& path,
     return ErrnoStatus("truncate", path, errno);
   }
   return Status::Ok();
+}
+
+// Flags of a file written from its start: a failed earlier attempt may have left part of it.
+constexpr int kWriteFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+
+// Opens `path` to write it from its start, with O_DIRECT when `want_direct` and the file system
+// allows it at open (tmpfs refuses it); `*direct` says which. The caller checks for -1.
+int OpenToWrite(const std::string& path, bool want_direct, bool* direct) {
+  int fd = want_direct ? ::open(path.c_str(), kWriteFlags | O_DIRECT, 0644) : -1;
+  *direct = fd >= 0;
+  return *direct ? fd : ::open(path.c_str(), kWriteFlags, 0644);
+}
+
+// Writes `data` into the file `fd` opened by OpenToWrite: O_DIRECT `chunk_bytes` at a time, or
+// again from the start through the page cache where the file system refuses O_DIRECT writes
+// (some refuse them only at the first write).
+Status WriteOpened(Fd& fd, bool direct, std::string_view data, const std::string& path,
+                   size_t chunk_bytes) {
+  if (!direct) return WriteFully(fd.get(), data, path);
+  Status s = WriteDirect(fd.get(), data, path, chunk_bytes);
+  if (s.code() != StatusCode::kUnimplemented) return s;
+  fd.Reset(::open(path.c_str(), kWriteFlags, 0644));
+  return fd.get() < 0 ? ErrnoStatus("create", path, errno) : WriteFully(fd.get(), data, path);
 }
 
 }  // namespace
@@ -190,21 +212,12 @@ Status FileStore::Put(std::string_view key, std::string_view data) {
   std::string tmp = root_ + "/.tmp/" + std::to_string(::getpid()) + "-" +
                     std::to_string(tmp_counter_.fetch_add(1));
   spares_->TakeAs(tmp);
-  // Large objects go past the page cache in pieces, as in PutUnpublished but paced
+  // Large objects go past the page cache, as in PutUnpublished, but a piece at a time
   // (kBackgroundChunkBytes).
-  constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-  const bool want_direct = direct_io_ && data.size() >= kDirectMinBytes;
-  int raw = want_direct ? ::open(tmp.c_str(), kFlags | O_DIRECT, 0644) : -1;
-  const bool direct = raw >= 0;
-  if (!direct) raw = ::open(tmp.c_str(), kFlags, 0644);
-  Fd fd(raw);
+  bool direct = false;
+  Fd fd(OpenToWrite(tmp, direct_io_ && data.size() >= kDirectMinBytes, &direct));
   if (fd.get() < 0) return ErrnoStatus("create", tmp, errno);
-  Status s = direct ? WriteDirect(fd.get(), data, tmp, kBackgroundChunkBytes)
-                    : WriteFully(fd.get(), data, tmp);
-  if (direct && s.code() == StatusCode::kUnimplemented) {
-    fd.Reset(::open(tmp.c_str(), kFlags, 0644));  // O_TRUNC again, through the page cache
-    s = fd.get() < 0 ? ErrnoStatus("create", tmp, errno) : WriteFully(fd.get(), data, tmp);
-  }
+  Status s = WriteOpened(fd, direct, data, tmp, kBackgroundChunkBytes);
   if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", tmp, errno);
   if (!s.ok()) {
     ::unlink(tmp.c_str());
@@ -223,26 +236,17 @@ Status FileStore::PutUnpublished(std::string_view key, std::string_view data) {
   MINK_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
   MINK_RETURN_IF_ERROR(MakeParents(path));
-  // O_TRUNC: a failed earlier attempt under the same key may have left part of the object.
-  // Large objects skip the page cache where the file system allows it (O_DIRECT; tmpfs refuses
-  // it at open, some file systems at the first write). O_DIRECT bypasses the cache, not the
-  // device's: the data and the size are still flushed.
-  constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-  const bool want_direct = direct_io_ && data.size() >= kDirectMinBytes;
-  spares_->TakeAs(path);  // else the open below creates the file
-  int raw = want_direct ? ::open(path.c_str(), kFlags | O_DIRECT, 0644) : -1;
-  bool direct = raw >= 0;
-  if (!direct) raw = ::open(path.c_str(), kFlags, 0644);
-  Fd fd(raw);
+  // Large objects skip the page cache where the file system allows it (O_DIRECT), all at once:
+  // the acknowledgement waits for them. O_DIRECT bypasses the cache, not the device's: the data
+  // and the size are still flushed.
+  spares_->TakeAs(path);  // else the open creates the file
+  bool direct = false;
+  Fd fd(OpenToWrite(path, direct_io_ && data.size() >= kDirectMinBytes, &direct));
   if (fd.get() < 0) return ErrnoStatus("create", path, errno);
   // The new entry becomes durable while the data is written and synced.
   const std::string dir = ParentOf(path);
   const uint64_t ticket = dir_syncer_.Request(dir);
-  Status s = direct ? WriteDirect(fd.get(), data, path) : WriteFully(fd.get(), data, path);
-  if (direct && s.code() == StatusCode::kUnimplemented) {
-    fd.Reset(::open(path.c_str(), kFlags, 0644));  // O_TRUNC again, through the page cache
-    s = fd.get() < 0 ? ErrnoStatus("create", path, errno) : WriteFully(fd.get(), data, path);
-  }
+  Status s = WriteOpened(fd, direct, data, path, /*chunk_bytes=*/SIZE_MAX);
   if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", path, errno);
   Status entry = dir_syncer_.Wait(dir, ticket);
   if (s.ok()) s = entry;
