@@ -236,35 +236,36 @@ TEST_P(Conformance, ARetriedPutUnpublishedLeavesOnlyTheLastBytes) {
   EXPECT_TRUE(*got == second);
 }
 
-TEST_P(Conformance, LargePutUnpublishedObjectsKeepTheirExactSize) {
-  // file:// writes these with O_DIRECT, padded to 4 KiB and cut back: sizes on and off the
-  // alignment, and a retry with a smaller object, must read back byte for byte.
-  for (size_t size : {size_t{70} * 4096, size_t{600'001}, size_t{280'000}}) {
+// Writes objects of `sizes` in turn under one key, each replacing the one before, with Put or
+// PutUnpublished, and checks each reads back with its exact size and bytes.
+void ExpectEachReadsBackExactly(ObjectStore& store, const std::string& key, bool unpublished,
+                                std::initializer_list<size_t> sizes) {
+  for (size_t size : sizes) {
     std::string data = RandomBytes(size, size % 97);
-    ASSERT_TRUE(store_->PutUnpublished(Key("direct"), data).ok());
-    auto head = store_->Head(Key("direct"));
+    Status put = unpublished ? store.PutUnpublished(key, data) : store.Put(key, data);
+    ASSERT_TRUE(put.ok()) << put;
+    auto head = store.Head(key);
     ASSERT_TRUE(head.ok()) << head.status();
     EXPECT_EQ(head->size, size);
-    auto got = store_->Get(Key("direct"));
+    auto got = store.Get(key);
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(*got == data) << size;
   }
 }
 
+TEST_P(Conformance, LargePutUnpublishedObjectsKeepTheirExactSize) {
+  // file:// writes these with O_DIRECT, padded to 4 KiB and cut back: sizes on and off the
+  // alignment, and a retry with a smaller object, must read back byte for byte.
+  ExpectEachReadsBackExactly(*store_, Key("direct"), /*unpublished=*/true,
+                             {size_t{70} * 4096, size_t{600'001}, size_t{280'000}});
+}
+
 TEST_P(Conformance, LargePutsKeepTheirExactSizeOnAndAroundPieceBoundaries) {
   // file:// writes large Puts with O_DIRECT 1 MiB at a time, the last piece padded to 4 KiB and
   // cut back: sizes at, below and above a piece, and a replacement by a smaller object.
-  for (size_t size : {size_t{1} << 20, (size_t{1} << 20) - 1, (size_t{3} << 20) + 4097,
-                      size_t{300'001}}) {
-    std::string data = RandomBytes(size, size % 89);
-    ASSERT_TRUE(store_->Put(Key("pieces"), data).ok());
-    auto head = store_->Head(Key("pieces"));
-    ASSERT_TRUE(head.ok()) << head.status();
-    EXPECT_EQ(head->size, size);
-    auto got = store_->Get(Key("pieces"));
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_TRUE(*got == data) << size;
-  }
+  ExpectEachReadsBackExactly(
+      *store_, Key("pieces"), /*unpublished=*/false,
+      {size_t{1} << 20, (size_t{1} << 20) - 1, (size_t{3} << 20) + 4097, size_t{300'001}});
 }
 
 TEST_P(Conformance, ConcurrentPutUnpublishedAllLand) {
