@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <thread>
+
+#include "base/clock.h"
 
 namespace mink::object_store {
 namespace {
@@ -116,19 +118,25 @@ constexpr size_t kDirectAlign = 4096;
 // Spare inodes kept ready: a few flush intervals' worth of WAL objects and compaction outputs.
 constexpr size_t kSpareFiles = 32;
 
-// Put (compaction outputs, snapshots: nobody waits for them) writes large objects with O_DIRECT
-// this much at a time. Each write waits for the device, so a 64 MiB object never fills its queue
-// ahead of the WAL's puts, as one write, or a buffered write and its fdatasync, would.
-constexpr size_t kBackgroundChunkBytes = 1 << 20;
+// How a large object is written with O_DIRECT.
+enum class Pace {
+  kAllAtOnce,   // PutUnpublished: an acknowledgement waits for it
+  // Put (compaction outputs, snapshots: nobody waits for them): kBackgroundPieceBytes at a time,
+  // each write waiting for the device and followed by a pause as long as it took. So a 64 MiB
+  // object never fills the device's queue ahead of the WAL's puts (as one write, or a buffered
+  // write and its fdatasync, did) and has at most half of the device's time.
+  kBackground,
+};
+constexpr size_t kBackgroundPieceBytes = 1 << 20;
 
-// Writes `data` to `fd`, opened with O_DIRECT, through an aligned copy of at most `chunk_bytes`
-// (a multiple of the alignment) at a time: the last piece padded to the alignment, then the file
-// cut back to its size. Skipping the page cache saves the copy into it and most of the writeback
-// work, CPU time that the appends' own threads need on a busy node. Unimplemented when the file
-// system refuses the write (EINVAL), so the caller writes without O_DIRECT.
-Status WriteDirect(int fd, std::string_view data, const std::string& path, size_t chunk_bytes) {
+// Writes `data` to `fd`, opened with O_DIRECT, through an aligned copy, at the given pace: the
+// last piece padded to the alignment, then the file cut back to its size. Skipping the page cache
+// saves the copy into it and most of the writeback work, CPU time that the appends' own threads
+// need on a busy node. Unimplemented when the file system refuses the write (EINVAL), so the
+// caller writes without O_DIRECT.
+Status WriteDirect(int fd, std::string_view data, const std::string& path, Pace pace) {
   const size_t padded = (data.size() + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
-  const size_t piece = std::min(padded, chunk_bytes);
+  const size_t piece = pace == Pace::kBackground ? std::min(padded, kBackgroundPieceBytes) : padded;
   void* raw = nullptr;
   if (::posix_memalign(&raw, kDirectAlign, piece) != 0) {
     return ResourceExhaustedError("no memory for an aligned copy of " + path);
@@ -140,6 +148,7 @@ Status WriteDirect(int fd, std::string_view data, const std::string& path, size_
     std::memcpy(buffer.get(), data.data() + at, copied);
     std::memset(buffer.get() + copied, 0, length - copied);
     size_t done = 0;
+    const SteadyTime started = SteadyNow();
     while (done < length) {
       ssize_t n = ::write(fd, buffer.get() + done, length - done);
       if (n < 0) {
@@ -148,6 +157,9 @@ Status WriteDirect(int fd, std::string_view data, const std::string& path, size_
         return ErrnoStatus("write", path, errno);
       }
       done += static_cast<size_t>(n);
+    }
+    if (pace == Pace::kBackground && at + length < padded) {
+      std::this_thread::sleep_for(SteadyNow() - started);
     }
   }
   if (padded != data.size() && ::ftruncate(fd, static_cast<off_t>(data.size())) != 0) {
@@ -167,13 +179,13 @@ int OpenToWrite(const std::string& path, bool want_direct, bool* direct) {
   return *direct ? fd : ::open(path.c_str(), kWriteFlags, 0644);
 }
 
-// Writes `data` into the file `fd` opened by OpenToWrite: O_DIRECT `chunk_bytes` at a time, or
-// again from the start through the page cache where the file system refuses O_DIRECT writes
-// (some refuse them only at the first write).
+// Writes `data` into the file `fd` opened by OpenToWrite: O_DIRECT at `pace`, or again from the
+// start through the page cache where the file system refuses O_DIRECT writes (some refuse them
+// only at the first write).
 Status WriteOpened(Fd& fd, bool direct, std::string_view data, const std::string& path,
-                   size_t chunk_bytes) {
+                   Pace pace) {
   if (!direct) return WriteFully(fd.get(), data, path);
-  Status s = WriteDirect(fd.get(), data, path, chunk_bytes);
+  Status s = WriteDirect(fd.get(), data, path, pace);
   if (s.code() != StatusCode::kUnimplemented) return s;
   fd.Reset(::open(path.c_str(), kWriteFlags, 0644));
   return fd.get() < 0 ? ErrnoStatus("create", path, errno) : WriteFully(fd.get(), data, path);
@@ -212,12 +224,11 @@ Status FileStore::Put(std::string_view key, std::string_view data) {
   std::string tmp = root_ + "/.tmp/" + std::to_string(::getpid()) + "-" +
                     std::to_string(tmp_counter_.fetch_add(1));
   spares_->TakeAs(tmp);
-  // Large objects go past the page cache, as in PutUnpublished, but a piece at a time
-  // (kBackgroundChunkBytes).
+  // Large objects go past the page cache, as in PutUnpublished, but paced (Pace::kBackground).
   bool direct = false;
   Fd fd(OpenToWrite(tmp, direct_io_ && data.size() >= kDirectMinBytes, &direct));
   if (fd.get() < 0) return ErrnoStatus("create", tmp, errno);
-  Status s = WriteOpened(fd, direct, data, tmp, kBackgroundChunkBytes);
+  Status s = WriteOpened(fd, direct, data, tmp, Pace::kBackground);
   if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", tmp, errno);
   if (!s.ok()) {
     ::unlink(tmp.c_str());
@@ -246,7 +257,7 @@ Status FileStore::PutUnpublished(std::string_view key, std::string_view data) {
   // The new entry becomes durable while the data is written and synced.
   const std::string dir = ParentOf(path);
   const uint64_t ticket = dir_syncer_.Request(dir);
-  Status s = WriteOpened(fd, direct, data, path, /*chunk_bytes=*/SIZE_MAX);
+  Status s = WriteOpened(fd, direct, data, path, Pace::kAllAtOnce);
   if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", path, errno);
   Status entry = dir_syncer_.Wait(dir, ticket);
   if (s.ok()) s = entry;
