@@ -120,14 +120,16 @@ constexpr size_t kSpareFiles = 32;
 
 // How a large object is written with O_DIRECT.
 enum class Pace {
-  kAllAtOnce,   // PutUnpublished: an acknowledgement waits for it
-  // Put (compaction outputs, snapshots: nobody waits for them): kBackgroundPieceBytes at a time,
-  // each write waiting for the device and followed by a pause as long as it took. So a 64 MiB
-  // object never fills the device's queue ahead of the WAL's puts (as one write, or a buffered
-  // write and its fdatasync, did) and has at most half of the device's time.
+  kAllAtOnce,  // PutUnpublished: an acknowledgement waits for the WAL's object
+  // Put: kPieceBytes at a time, each write waiting for the device, so a large object never
+  // fills the device's queue ahead of the WAL's puts (as one write, or a buffered write and its
+  // fdatasync, did).
+  kPieces,
+  // PutInBackground (compaction outputs): pieces, each followed by a pause as long as its write
+  // took, so the object has at most half of the device's time.
   kBackground,
 };
-constexpr size_t kBackgroundPieceBytes = 1 << 20;
+constexpr size_t kPieceBytes = 1 << 20;
 
 // Writes `data` to `fd`, opened with O_DIRECT, through an aligned copy, at the given pace: the
 // last piece padded to the alignment, then the file cut back to its size. Skipping the page cache
@@ -136,7 +138,7 @@ constexpr size_t kBackgroundPieceBytes = 1 << 20;
 // caller writes without O_DIRECT.
 Status WriteDirect(int fd, std::string_view data, const std::string& path, Pace pace) {
   const size_t padded = (data.size() + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
-  const size_t piece = pace == Pace::kBackground ? std::min(padded, kBackgroundPieceBytes) : padded;
+  const size_t piece = pace == Pace::kAllAtOnce ? padded : std::min(padded, kPieceBytes);
   void* raw = nullptr;
   if (::posix_memalign(&raw, kDirectAlign, piece) != 0) {
     return ResourceExhaustedError("no memory for an aligned copy of " + path);
@@ -218,17 +220,25 @@ Status FileStore::MakeParents(const std::string& path) {
 }
 
 Status FileStore::Put(std::string_view key, std::string_view data) {
+  return PutAtPace(key, data, /*background=*/false);
+}
+
+Status FileStore::PutInBackground(std::string_view key, std::string_view data) {
+  return PutAtPace(key, data, /*background=*/true);
+}
+
+Status FileStore::PutAtPace(std::string_view key, std::string_view data, bool background) {
   MINK_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
   MINK_RETURN_IF_ERROR(MakeParents(path));
   std::string tmp = root_ + "/.tmp/" + std::to_string(::getpid()) + "-" +
                     std::to_string(tmp_counter_.fetch_add(1));
   spares_->TakeAs(tmp);
-  // Large objects go past the page cache, as in PutUnpublished, but paced (Pace::kBackground).
+  // Large objects go past the page cache, as in PutUnpublished, but a piece at a time.
   bool direct = false;
   Fd fd(OpenToWrite(tmp, direct_io_ && data.size() >= kDirectMinBytes, &direct));
   if (fd.get() < 0) return ErrnoStatus("create", tmp, errno);
-  Status s = WriteOpened(fd, direct, data, tmp, Pace::kBackground);
+  Status s = WriteOpened(fd, direct, data, tmp, background ? Pace::kBackground : Pace::kPieces);
   if (s.ok() && ::fdatasync(fd.get()) != 0) s = ErrnoStatus("fdatasync", tmp, errno);
   if (!s.ok()) {
     ::unlink(tmp.c_str());

@@ -18,6 +18,9 @@ class ForwardingStore : public ObjectStore {
   explicit ForwardingStore(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
 
   Status Put(std::string_view key, std::string_view data) override { return inner_->Put(key, data); }
+  Status PutInBackground(std::string_view key, std::string_view data) override {
+    return inner_->PutInBackground(key, data);
+  }
   Status PutUnpublished(std::string_view key, std::string_view data) override {
     return inner_->PutUnpublished(key, data);
   }

@@ -82,6 +82,13 @@ class ObjectStore {
     return Put(key, data);
   }
 
+  // A Put that nobody waits for (compaction's outputs). A backend whose device the node's other
+  // writes share may pace it, so that it takes only part of the device's time; the others do a
+  // Put.
+  virtual Status PutInBackground(std::string_view key, std::string_view data) {
+    return Put(key, data);
+  }
+
   // The whole object; NotFound when there is none.
   virtual Result<std::string> Get(std::string_view key) = 0;
 

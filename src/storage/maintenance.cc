@@ -17,13 +17,14 @@ using metadata::State;
 
 namespace {
 
-// Retries transient object-store failures a few times.
+// Uploads a compaction output (paced where the store paces background puts), retrying
+// transient object-store failures a few times.
 Status PutWithRetry(object_store::ObjectStore* store, const std::string& key,
                     const std::string& data) {
   Backoff backoff(std::chrono::milliseconds(10), std::chrono::milliseconds(500));
   Status s;
   for (int attempt = 0; attempt < 8; ++attempt) {
-    s = store->Put(key, data);
+    s = store->PutInBackground(key, data);
     if (s.ok()) return s;
     std::this_thread::sleep_for(backoff.Next());
   }

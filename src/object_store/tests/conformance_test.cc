@@ -236,13 +236,17 @@ TEST_P(Conformance, ARetriedPutUnpublishedLeavesOnlyTheLastBytes) {
   EXPECT_TRUE(*got == second);
 }
 
-// Writes objects of `sizes` in turn under one key, each replacing the one before, with Put or
-// PutUnpublished, and checks each reads back with its exact size and bytes.
-void ExpectEachReadsBackExactly(ObjectStore& store, const std::string& key, bool unpublished,
+enum class PutKind { kPut, kUnpublished, kBackground };
+
+// Writes objects of `sizes` in turn under one key, each replacing the one before, with the put
+// of `kind`, and checks each reads back with its exact size and bytes.
+void ExpectEachReadsBackExactly(ObjectStore& store, const std::string& key, PutKind kind,
                                 std::initializer_list<size_t> sizes) {
   for (size_t size : sizes) {
     std::string data = RandomBytes(size, size % 97);
-    Status put = unpublished ? store.PutUnpublished(key, data) : store.Put(key, data);
+    Status put = kind == PutKind::kUnpublished  ? store.PutUnpublished(key, data)
+                 : kind == PutKind::kBackground ? store.PutInBackground(key, data)
+                                                : store.Put(key, data);
     ASSERT_TRUE(put.ok()) << put;
     auto head = store.Head(key);
     ASSERT_TRUE(head.ok()) << head.status();
@@ -256,16 +260,19 @@ void ExpectEachReadsBackExactly(ObjectStore& store, const std::string& key, bool
 TEST_P(Conformance, LargePutUnpublishedObjectsKeepTheirExactSize) {
   // file:// writes these with O_DIRECT, padded to 4 KiB and cut back: sizes on and off the
   // alignment, and a retry with a smaller object, must read back byte for byte.
-  ExpectEachReadsBackExactly(*store_, Key("direct"), /*unpublished=*/true,
+  ExpectEachReadsBackExactly(*store_, Key("direct"), PutKind::kUnpublished,
                              {size_t{70} * 4096, size_t{600'001}, size_t{280'000}});
 }
 
 TEST_P(Conformance, LargePutsKeepTheirExactSizeOnAndAroundPieceBoundaries) {
-  // file:// writes large Puts with O_DIRECT 1 MiB at a time, the last piece padded to 4 KiB and
-  // cut back: sizes at, below and above a piece, and a replacement by a smaller object.
-  ExpectEachReadsBackExactly(
-      *store_, Key("pieces"), /*unpublished=*/false,
-      {size_t{1} << 20, (size_t{1} << 20) - 1, (size_t{3} << 20) + 4097, size_t{300'001}});
+  // file:// writes large Puts and background Puts with O_DIRECT 1 MiB at a time, the last piece
+  // padded to 4 KiB and cut back: sizes at, below and above a piece, and a replacement by a
+  // smaller object.
+  for (PutKind kind : {PutKind::kPut, PutKind::kBackground}) {
+    ExpectEachReadsBackExactly(
+        *store_, Key("pieces"), kind,
+        {size_t{1} << 20, (size_t{1} << 20) - 1, (size_t{3} << 20) + 4097, size_t{300'001}});
+  }
 }
 
 TEST_P(Conformance, ConcurrentPutUnpublishedAllLand) {
