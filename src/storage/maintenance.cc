@@ -42,10 +42,24 @@ Status StreamStore::RunCompaction() {
       }
     }
   });
+  // A stream gets rounds until nothing in it is worth compacting: one round rewrites at most
+  // stream_object_bytes, and a stream written faster than that per interval would otherwise
+  // keep its WAL objects ever longer. The bound lets a node far behind catch up over several
+  // intervals while GC and retention still get their turns.
+  constexpr int kMaxRoundsPerStream = 64;
   Status first_error;
   for (uint64_t id : owned) {
-    Status s = CompactStream(id);
-    if (!s.ok() && first_error.ok()) first_error = s;
+    for (int round = 0; round < kMaxRoundsPerStream; ++round) {
+      uint64_t before;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_) return first_error;
+        before = stats_.compactions;
+      }
+      Status s = CompactStream(id);
+      if (!s.ok() && first_error.ok()) first_error = s;
+      if (!s.ok() || maintenance_stats().compactions == before) break;  // done, or refused
+    }
   }
   return first_error;
 }

@@ -107,7 +107,9 @@ class StreamStore {
   // for options.retention.
   void SetRetentionPolicy(RetentionPolicy policy);
 
-  // One round of each maintenance task (the maintenance thread runs them periodically).
+  // One run of each maintenance task (the maintenance thread runs them periodically).
+  // Compaction compacts each owned stream until nothing in it is worth compacting (at most 64
+  // objects of stream_object_bytes per stream and run).
   Status RunCompaction();
   Status RunGarbageCollection();
   Status RunRetention();

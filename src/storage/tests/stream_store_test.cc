@@ -472,6 +472,35 @@ TEST_F(StreamStoreTest, CompactionMovesWalRunsIntoStreamObjectsAndGcDeletesTheWa
   EXPECT_EQ(ReadAll(reader->store.get(), s1).size(), 24u);
 }
 
+// A stream written faster than one stream object per interval: one run compacts all of it, and
+// the next finds nothing left to rewrite.
+TEST_F(StreamStoreTest, OneCompactionRunCatchesUpWithMoreThanOneObjectOfWal) {
+  options_.compaction_min_age = std::chrono::milliseconds(0);
+  options_.stream_object_bytes = 3000;
+  options_.block_bytes = 1000;
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(node->store->AppendAndWait(s, Records(std::string(200, 'a' + i % 26) + std::to_string(i))).ok());
+  }
+  ASSERT_TRUE(node->store->RunCompaction().ok());
+  const uint64_t compactions = node->store->maintenance_stats().compactions;
+  EXPECT_GE(compactions, 3u);  // ~9 KB of batches, at most 3000 bytes per object
+  node->meta->Read([&](const metadata::State& st) {
+    for (const auto& [start, seg] : st.FindStream(s)->segments) {
+      EXPECT_FALSE(IsWalKey(seg.object_key)) << "offset " << start << " is still in the WAL";
+    }
+  });
+  ASSERT_TRUE(node->store->RunCompaction().ok());
+  EXPECT_EQ(node->store->maintenance_stats().compactions, compactions);
+  auto batches = ReadAll(node->store.get(), s);
+  ASSERT_EQ(batches.size(), 40u);
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(batches[i]->base_offset, i);
+    EXPECT_EQ(batches[i]->payload, std::string(200, 'a' + i % 26) + std::to_string(i));
+  }
+}
+
 TEST_F(StreamStoreTest, NeverCommittedObjectsAreSweptAfterTheGrace) {
   options_.orphan_grace = std::chrono::milliseconds(400);
   auto node = Node(1);
