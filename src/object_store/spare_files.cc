@@ -94,15 +94,12 @@ bool SpareFiles::TakeAs(const std::string& path) {
 }
 
 bool SpareFiles::Recycle(const std::string& path) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (target_ == 0 || ready_.size() >= target_ * kKeptPerTarget) return false;
-  }
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   std::string spare;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (target_ == 0 || ready_.size() >= target_ * kKeptPerTarget) return false;
     spare = NewNameLocked();
   }
   if (::rename(path.c_str(), spare.c_str()) != 0) return false;

@@ -50,21 +50,19 @@ Status StreamStore::RunCompaction() {
   Status first_error;
   for (uint64_t id : owned) {
     for (int round = 0; round < kMaxRoundsPerStream; ++round) {
-      uint64_t before;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (stopping_) return first_error;
-        before = stats_.compactions;
       }
-      Status s = CompactStream(id);
-      if (!s.ok() && first_error.ok()) first_error = s;
-      if (!s.ok() || maintenance_stats().compactions == before) break;  // done, or refused
+      Result<bool> compacted = CompactStream(id);
+      if (!compacted.ok() && first_error.ok()) first_error = compacted.status();
+      if (!compacted.ok() || !*compacted) break;  // failed, or nothing (more) worth it
     }
   }
   return first_error;
 }
 
-Status StreamStore::CompactStream(uint64_t stream_id) {
+Result<bool> StreamStore::CompactStream(uint64_t stream_id) {
   const int64_t now = meta_->clock()->NowMillis();
   // The first run of consecutive segments worth rewriting: WAL segments old enough, and small
   // stream objects, up to stream_object_bytes.
@@ -105,7 +103,7 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
     }
     if (!worth_it()) run.clear();
   });
-  if (run.empty()) return Status::Ok();
+  if (run.empty()) return false;
 
   // Copy the batches verbatim (checking every checksum) into blocks of about block_bytes.
   ObjectBuilder builder(ObjectKind::kStream);
@@ -171,11 +169,12 @@ Status StreamStore::CompactStream(uint64_t stream_id) {
   if (!seq_or.ok()) {
     // Refused (the stream changed meanwhile): the new object is nobody's; remove it now.
     (void)stores_.data->Delete(replace.object.key);
-    return IsAborted(seq_or.status()) ? Status::Ok() : seq_or.status();
+    if (IsAborted(seq_or.status())) return false;
+    return seq_or.status();
   }
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.compactions;
-  return Status::Ok();
+  return true;
 }
 
 Status StreamStore::RunGarbageCollection() {

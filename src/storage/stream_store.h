@@ -129,8 +129,9 @@ class StreamStore {
   object_store::ObjectStore* StoreFor(int32_t bucket_id) const;
   // Whether this node owns `stream_id` in the metadata state, with its epoch and committed end.
   bool OwnedStream(uint64_t stream_id, int64_t* epoch, int64_t* end) const;
-  // Compacts one stream's oldest eligible run of segments into one stream object.
-  Status CompactStream(uint64_t stream_id);
+  // Compacts one stream's oldest eligible run of segments into one stream object; false when
+  // nothing was worth it, or the stream changed meanwhile (the metadata log refused the swap).
+  Result<bool> CompactStream(uint64_t stream_id);
 
   const StorageOptions options_;
   metadata::MetadataLog* const meta_;
