@@ -58,9 +58,10 @@ class Broker {
   void Produce(const ProduceRequest& request, int16_t version, Respond respond);
   void Fetch(const FetchRequest& request, int16_t version, Respond respond);
   FetchResponse FetchOnce(const FetchRequest& request, int64_t* bytes);
-  // Encodes the records of `stream` from `offset` (with `budget`) on the read-ahead threads when
-  // there are committed records there (offset < end) and no read-ahead of them yet.
-  void MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_t budget);
+  // Encodes the records of `stream` from `offset` (with `budget`) on the read-ahead threads, up to
+  // `depth` fetches ahead (FetchAheadCache::ClaimInChain), where there are committed records
+  // (before `end`) and no read-ahead of them yet.
+  void MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_t budget, int depth);
   ListOffsetsResponse ListOffsets(const ListOffsetsRequest& request, int16_t version);
   // The first offset whose record timestamp is at or after `timestamp`, with that timestamp;
   // (-1, -1) when there is none.

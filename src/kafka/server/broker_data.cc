@@ -160,6 +160,9 @@ namespace {
 
 // How long a fetch waits for a read-ahead of its own request that is still running.
 constexpr std::chrono::milliseconds kReadAheadWait{100};
+// How many fetches ahead of a consumer the read-ahead encodes: two keeps the next fetch's records
+// ready while the client parses, even when one encode takes longer than the client's parse.
+constexpr int kReadAheadDepth = 2;
 
 // Encodes the stored batches of `read` as Kafka record batches into `records`, up to about
 // `budget` bytes (the first batch whatever its size: clients need progress). `next_offset` is
@@ -193,17 +196,20 @@ Status EncodeStored(const storage::ReadResult& read, int64_t budget, table::Payl
 
 }  // namespace
 
-void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_t budget) {
-  if (options_.fetch_read_ahead_bytes == 0 || stopping_ || offset >= end || budget <= 0) return;
-  if (!ahead_.Claim(stream, offset, budget)) return;
-  ahead_pool_.Submit([this, stream, offset, budget] {
+void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_t budget,
+                            int depth) {
+  if (options_.fetch_read_ahead_bytes == 0 || stopping_ || budget <= 0) return;
+  auto claimed = ahead_.ClaimInChain(stream, offset, end, budget, depth);
+  if (!claimed) return;
+  const auto [from, link] = *claimed;
+  ahead_pool_.Submit([this, stream, from, budget, more = depth - link - 1] {
     std::optional<FetchAheadCache::Entry> entry;
     if (!stopping_) {
-      auto read = storage_->Read(stream, offset, static_cast<size_t>(budget));
+      auto read = storage_->Read(stream, from, static_cast<size_t>(budget));
       auto decoder = table::PayloadDecoder::Make(TopicSchema());
       if (read.ok() && !read->batches.empty() && decoder.ok()) {
         FetchAheadCache::Entry e;
-        e.next_offset = offset;
+        e.next_offset = from;
         e.end_at_read = read->end_offset;
         if (EncodeStored(*read, budget, *decoder, &e.records, &e.next_offset).ok() &&
             !e.records.empty()) {
@@ -211,7 +217,9 @@ void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_
         }
       }
     }
-    ahead_.Complete(stream, offset, budget, std::move(entry));
+    const int64_t next = entry ? entry->next_offset : 0, end_seen = entry ? entry->end_at_read : 0;
+    ahead_.Complete(stream, from, budget, std::move(entry));
+    if (more > 0) MaybeReadAhead(stream, next, end_seen, budget, more);
   });
 }
 
@@ -255,7 +263,7 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
           }
         });
         if (served) {
-          MaybeReadAhead(stream, ahead->next_offset, part.high_watermark, budget);
+          MaybeReadAhead(stream, ahead->next_offset, part.high_watermark, budget, kReadAheadDepth);
           *total_bytes += static_cast<int64_t>(ahead->records.size());
           part.records = std::move(ahead->records);
           topic.partitions.push_back(std::move(part));
@@ -288,7 +296,7 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
         part.error_code = Code(ErrorCode::kCorruptMessage);
         MINK_LOG_ERROR("kafka", "fetch {}-{}: {}", t.topic, p.partition, encoded.ToString());
       } else {
-        MaybeReadAhead(stream, next_offset, read->end_offset, budget);
+        MaybeReadAhead(stream, next_offset, read->end_offset, budget, kReadAheadDepth);
       }
       *total_bytes += static_cast<int64_t>(records.size());
       part.records = std::move(records);

@@ -1,12 +1,28 @@
 #include "kafka/server/fetch_ahead.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace mink::kafka {
 
 bool FetchAheadCache::Claim(uint64_t stream, int64_t offset, int64_t budget) {
+  return ClaimInChain(stream, offset, std::numeric_limits<int64_t>::max(), budget, 1).has_value();
+}
+
+std::optional<std::pair<int64_t, int>> FetchAheadCache::ClaimInChain(uint64_t stream,
+                                                                    int64_t offset, int64_t end,
+                                                                    int64_t budget, int depth) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return entries_.try_emplace(Key{stream, offset, budget}, std::nullopt).second;
+  for (int link = 0; link < depth && offset < end; ++link) {
+    auto [it, claimed] = entries_.try_emplace(Key{stream, offset, budget}, std::nullopt);
+    if (claimed) return std::pair{offset, link};
+    if (!it->second) return std::nullopt;  // pending
+    // Stored: a link that stopped before the end it saw ends on its budget, so the next one
+    // starts where it stopped; one that read up to that end waits for the fetch to see more.
+    if (it->second->next_offset >= it->second->end_at_read) return std::nullopt;
+    offset = it->second->next_offset;
+  }
+  return std::nullopt;
 }
 
 void FetchAheadCache::Complete(uint64_t stream, int64_t offset, int64_t budget,

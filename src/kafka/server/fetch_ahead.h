@@ -3,7 +3,9 @@
 // sends the next only after it has parsed the last response, so a consumer reading a backlog
 // alternates between waiting for the broker and parsing. After serving a partition from offset
 // X up to Y, the broker encodes the records from Y on a read-ahead thread while the client
-// parses; the next Fetch at Y takes them from here.
+// parses; the next Fetch at Y takes them from here. The read-ahead runs up to a few fetches
+// deep (a chain from Y: each entry's next offset is where the next one starts), so that a fetch
+// finds its records encoded even when the client asks again sooner than one encode takes.
 //
 // Entries are Kafka record batches of committed, immutable offsets, keyed by (stream, offset,
 // byte budget), so a hit is exactly what the fetch would have encoded itself. Bounded in bytes
@@ -18,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace mink::kafka {
 
@@ -43,6 +46,12 @@ class FetchAheadCache {
 
   // Claims (stream, offset, budget) for a read-ahead: false if one is pending or stored.
   bool Claim(uint64_t stream, int64_t offset, int64_t budget);
+  // Where a read-ahead of the chain that starts at `offset` should run, claimed: the first of the
+  // chain's first `depth` links that is neither stored nor pending and starts before `end` (the
+  // committed end). `.second` is the link's place in the chain (0: at `offset`). nullopt when a
+  // link is pending (its completion goes on with the chain) or the chain is `depth` long.
+  std::optional<std::pair<int64_t, int>> ClaimInChain(uint64_t stream, int64_t offset,
+                                                      int64_t end, int64_t budget, int depth);
   // Ends a claim: stores `entry` (nullopt: the read-ahead found nothing to store).
   void Complete(uint64_t stream, int64_t offset, int64_t budget, std::optional<Entry> entry);
   // Takes the entry for (stream, offset, budget), waiting up to `wait` if its read-ahead is still

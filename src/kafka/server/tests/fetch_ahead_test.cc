@@ -53,6 +53,30 @@ TEST(FetchAheadCacheTest, AnEntryServesTheFetchThatWouldReadTheSame) {
   EXPECT_TRUE(full.ServesFetch(100, 4096, 0, 900));
 }
 
+// A chain of read-aheads: each link starts where the stored one before it stopped on its budget.
+TEST(FetchAheadCacheTest, AChainGrowsLinkByLinkUpToItsDepth) {
+  FetchAheadCache cache(1 << 20);
+  using Link = std::optional<std::pair<int64_t, int>>;
+  EXPECT_EQ(cache.ClaimInChain(7, 0, 100, 4096, 2), Link({0, 0}));
+  EXPECT_EQ(cache.ClaimInChain(7, 0, 100, 4096, 2), Link());  // pending: its completion goes on
+  cache.Complete(7, 0, 4096, FetchAheadCache::Entry{std::string(4096, 'r'), 10, 100});
+  EXPECT_EQ(cache.ClaimInChain(7, 0, 100, 4096, 2), Link({10, 1}));
+  cache.Complete(7, 10, 4096, FetchAheadCache::Entry{std::string(4096, 'r'), 20, 100});
+  EXPECT_EQ(cache.ClaimInChain(7, 0, 100, 4096, 2), Link());  // two links ahead already
+  EXPECT_EQ(cache.ClaimInChain(7, 0, 100, 4096, 3), Link({20, 2}));
+  EXPECT_EQ(cache.ClaimInChain(7, 0, 100, 2048, 2), Link({0, 0}));  // another budget: its own
+  EXPECT_EQ(cache.ClaimInChain(7, 100, 100, 4096, 2), Link());  // nothing committed there yet
+
+  // The fetch at 0 takes its link; the chain now starts at 10 and may grow past 20.
+  ASSERT_TRUE(cache.Take(7, 0, 4096, milliseconds(0)).has_value());
+  cache.Complete(7, 20, 4096, FetchAheadCache::Entry{std::string(4096, 'r'), 30, 100});
+  EXPECT_EQ(cache.ClaimInChain(7, 10, 100, 4096, 3), Link({30, 2}));
+
+  // A link that read up to the end it saw ends the chain until a fetch sees more.
+  cache.Complete(7, 30, 4096, FetchAheadCache::Entry{std::string(500, 'r'), 40, 40});
+  EXPECT_EQ(cache.ClaimInChain(7, 10, 100, 4096, 8), Link());
+}
+
 TEST(FetchAheadCacheTest, AFetchWaitsForItsRunningReadAhead) {
   FetchAheadCache cache(1 << 20);
   ASSERT_TRUE(cache.Claim(1, 0, 10));
