@@ -2,10 +2,13 @@
 
 #include <lz4frame.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <memory>
 #include <string>
+
+#include "codec/zstd_window.h"
 
 namespace mink::arrow {
 namespace {
@@ -83,6 +86,8 @@ Status ZstdDecompress(std::string_view input, uint8_t* output, int64_t output_si
   }
   ZSTD_DCtx* ctx = ThreadZstdContext();
   if (ctx == nullptr) return InternalError("cannot create a ZSTD decompression context");
+  // The thread's context may carry the window bound of an earlier DecompressBufferToFit.
+  ZSTD_DCtx_reset(ctx, ZSTD_reset_session_and_parameters);
   size_t n = ZSTD_decompressDCtx(ctx, output, static_cast<size_t>(output_size), input.data(),
                                  input.size());
   if (ZSTD_isError(n)) {
@@ -139,6 +144,10 @@ Result<std::string> ZstdDecompressToFit(std::string_view input, int64_t max_size
   ZSTD_DCtx* ctx = ThreadZstdContext();
   if (ctx == nullptr) return InternalError("cannot create a ZSTD decompression context");
   ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
+  const int window_log = codec::ZstdWindowLogFor(static_cast<size_t>(std::max<int64_t>(max_size, 0)));
+  if (ZSTD_isError(ZSTD_DCtx_setParameter(ctx, ZSTD_d_windowLogMax, window_log))) {
+    return InternalError("cannot bound the ZSTD window");
+  }
   std::string out;
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   size_t produced = 0;
@@ -149,6 +158,12 @@ Result<std::string> ZstdDecompressToFit(std::string_view input, int64_t max_size
     }
     ZSTD_outBuffer dst{out.data(), out.size(), produced};
     size_t ret = ZSTD_decompressStream(ctx, &dst, &in);
+    if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge) {
+      return InvalidArgumentError("ZSTD frame's window is larger than " +
+                                  std::to_string(size_t{1} << window_log) +
+                                  " bytes, the most a buffer of at most " +
+                                  std::to_string(max_size) + " bytes may use");
+    }
     if (ZSTD_isError(ret)) {
       return InvalidArgumentError(std::string("corrupt ZSTD frame: ") + ZSTD_getErrorName(ret));
     }

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "arrow_format/array.h"
+#include "arrow_format/compression.h"
 #include "arrow_format/record_batch_builder.h"
 #include "base/bytes.h"
 #include "test_util.h"
@@ -325,6 +326,29 @@ TEST(IpcTest, MalformedStreamsAreInvalidArgumentWithAReason) {
   // A second schema.
   decoded = decoder.Decode(EncodeSchemaMessage(*AllTypesSchema()).metadata, nullptr);
   EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument);
+}
+
+// A buffer of unknown size is decompressed to fit a bound; its zstd frame may not name a window
+// beyond that bound (the decoder would allocate the window first, up to 128 MiB).
+TEST(IpcTest, AZstdBufferOfUnknownSizeMayNotAskForAWindowBeyondItsBound) {
+  // Magic, a descriptor without content size, the window byte, then one last raw block of "x".
+  auto frame = [](uint8_t window_byte) {
+    return std::string("\x28\xb5\x2f\xfd\x00", 5) + static_cast<char>(window_byte) +
+           std::string("\x09\x00\x00x", 4);
+  };
+  auto refused = DecompressBufferToFit(CompressionCodec::kZstd, frame(17 << 3), 1 << 20);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("window is larger than 1048576 bytes"),
+            std::string::npos)
+      << refused.status().ToString();
+  auto fits = DecompressBufferToFit(CompressionCodec::kZstd, frame(10 << 3), 1 << 20);
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  EXPECT_EQ(*fits, "x");
+  // The bound does not stay with the thread's context: a buffer of known size decodes after it.
+  ASSERT_FALSE(DecompressBufferToFit(CompressionCodec::kZstd, frame(10 << 3), 10).ok());
+  uint8_t out = 0;
+  EXPECT_TRUE(DecompressBuffer(CompressionCodec::kZstd, frame(17 << 3), &out, 1).ok());
+  EXPECT_EQ(out, 'x');
 }
 
 }  // namespace

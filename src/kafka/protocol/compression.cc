@@ -4,11 +4,13 @@
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <limits>
 #include <memory>
 
+#include "codec/zstd_window.h"
 #include "kafka/protocol/wire.h"
 
 namespace mink::kafka {
@@ -215,6 +217,15 @@ Result<std::string> ZstdCompress(std::string_view input, int level) {
 Result<std::string> ZstdDecompress(std::string_view input, size_t max_output) {
   std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   if (!ctx) return InternalError("zstd: cannot create a decompression context");
+  // A frame that names its size says at once whether it fits.
+  const unsigned long long named = ZSTD_getFrameContentSize(input.data(), input.size());
+  if (named != ZSTD_CONTENTSIZE_UNKNOWN && named != ZSTD_CONTENTSIZE_ERROR && named > max_output) {
+    return TooLarge(Compression::kZstd, max_output);
+  }
+  const int window_log = codec::ZstdWindowLogFor(max_output);
+  if (ZSTD_isError(ZSTD_DCtx_setParameter(ctx.get(), ZSTD_d_windowLogMax, window_log))) {
+    return InternalError("zstd: cannot bound the window");
+  }
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   std::string out;
   size_t last = 1;
@@ -226,6 +237,12 @@ Result<std::string> ZstdDecompress(std::string_view input, size_t max_output) {
     ZSTD_outBuffer ob{dst, avail, 0};
     last = ZSTD_decompressStream(ctx.get(), &ob, &in);
     out.resize(before + ob.pos);
+    if (ZSTD_getErrorCode(last) == ZSTD_error_frameParameter_windowTooLarge) {
+      return Corrupt(Compression::kZstd,
+                     "the frame's window is larger than " + std::to_string(size_t{1} << window_log) +
+                         " bytes, the most a batch bounded to " + std::to_string(max_output) +
+                         " decompressed bytes may use");
+    }
     if (ZSTD_isError(last)) return Corrupt(Compression::kZstd, ZSTD_getErrorName(last));
     if (in.pos == in.size && ob.pos < ob.size) break;  // all input used, output flushed
   }

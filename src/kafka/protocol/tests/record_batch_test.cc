@@ -114,6 +114,33 @@ TEST_P(CompressedCodecTest, ZipBombIsBounded) {
   EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
 }
 
+// A zstd frame names its window in its header, and the decoder allocates it before writing a
+// byte: found by kafka_record_batch_fuzzer (a 17-byte input that allocated 128 MiB).
+TEST(RecordBatchTest, AZstdFrameMayNotAskForAWindowBeyondTheOutputBound) {
+  // Magic, a descriptor without content size, the window byte, then one last raw block of "x".
+  auto frame = [](uint8_t window_byte) {
+    return std::string("\x28\xb5\x2f\xfd\x00", 5) + static_cast<char>(window_byte) +
+           std::string("\x09\x00\x00x", 4);
+  };
+  const std::string window_128_mib = frame(17 << 3);  // 2^(10 + 17)
+  const std::string window_1_mib = frame(10 << 3);    // 2^(10 + 10)
+
+  auto refused = Decompress(Compression::kZstd, window_128_mib, 1u << 20);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("window is larger than 1048576 bytes"),
+            std::string::npos)
+      << refused.status().ToString();
+  // The node's own bound (64 MiB) refuses it too.
+  EXPECT_FALSE(Decompress(Compression::kZstd, window_128_mib, kDefaultMaxDecompressedBatchSize).ok());
+
+  auto fits = Decompress(Compression::kZstd, window_1_mib, 1u << 20);
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  EXPECT_EQ(*fits, "x");
+  // A smaller bound than the window refuses the frame even though its content is one byte.
+  EXPECT_FALSE(Decompress(Compression::kZstd, window_1_mib, 4096).ok());
+}
+
 TEST_P(CompressedCodecTest, CorruptOrTruncatedDataFailsCleanly) {
   std::string input(10000, 'q');
   for (size_t i = 0; i < input.size(); i += 7) input[i] = static_cast<char>(i);
