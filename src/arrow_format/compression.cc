@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "codec/zstd_window.h"
+#include "codec/zstd_frames.h"
 
 namespace mink::arrow {
 namespace {
@@ -78,6 +78,8 @@ Status Lz4Decompress(std::string_view input, uint8_t* output, int64_t output_siz
 }
 
 Status ZstdDecompress(std::string_view input, uint8_t* output, int64_t output_size) {
+  Status current = codec::CheckZstdFramesAreCurrent(input);
+  if (!current.ok()) return InvalidArgumentError("corrupt ZSTD data: " + current.message());
   unsigned long long content = ZSTD_getFrameContentSize(input.data(), input.size());
   if (content == ZSTD_CONTENTSIZE_ERROR) return InvalidArgumentError("corrupt ZSTD frame header");
   if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != static_cast<uint64_t>(output_size)) {
@@ -144,6 +146,8 @@ Result<std::string> ZstdDecompressToFit(std::string_view input, int64_t max_size
   ZSTD_DCtx* ctx = ThreadZstdContext();
   if (ctx == nullptr) return InternalError("cannot create a ZSTD decompression context");
   ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
+  Status current = codec::CheckZstdFramesAreCurrent(input);
+  if (!current.ok()) return InvalidArgumentError("corrupt ZSTD data: " + current.message());
   const int window_log = codec::ZstdWindowLogFor(static_cast<size_t>(std::max<int64_t>(max_size, 0)));
   if (ZSTD_isError(ZSTD_DCtx_setParameter(ctx, ZSTD_d_windowLogMax, window_log))) {
     return InternalError("cannot bound the ZSTD window");

@@ -349,6 +349,12 @@ TEST(IpcTest, AZstdBufferOfUnknownSizeMayNotAskForAWindowBeyondItsBound) {
   uint8_t out = 0;
   EXPECT_TRUE(DecompressBuffer(CompressionCodec::kZstd, frame(17 << 3), &out, 1).ok());
   EXPECT_EQ(out, 'x');
+  // zstd 0.6's format, whose decoder ignores the window bound.
+  const std::string legacy("\x26\xb5\x2f\xfd\x5f\xff\x07\x2f\xfd\x06\x31", 11);
+  auto old_format = DecompressBufferToFit(CompressionCodec::kZstd, legacy, 1 << 20);
+  ASSERT_FALSE(old_format.ok());
+  EXPECT_NE(old_format.status().message().find("not of the current format"), std::string::npos)
+      << old_format.status().ToString();
 }
 
 }  // namespace

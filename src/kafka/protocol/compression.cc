@@ -10,7 +10,7 @@
 #include <limits>
 #include <memory>
 
-#include "codec/zstd_window.h"
+#include "codec/zstd_frames.h"
 #include "kafka/protocol/wire.h"
 
 namespace mink::kafka {
@@ -217,6 +217,8 @@ Result<std::string> ZstdCompress(std::string_view input, int level) {
 Result<std::string> ZstdDecompress(std::string_view input, size_t max_output) {
   std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   if (!ctx) return InternalError("zstd: cannot create a decompression context");
+  Status current = codec::CheckZstdFramesAreCurrent(input);
+  if (!current.ok()) return Corrupt(Compression::kZstd, current.message());
   // A frame that names its size says at once whether it fits.
   const unsigned long long named = ZSTD_getFrameContentSize(input.data(), input.size());
   if (named != ZSTD_CONTENTSIZE_UNKNOWN && named != ZSTD_CONTENTSIZE_ERROR && named > max_output) {

@@ -139,6 +139,13 @@ TEST(RecordBatchTest, AZstdFrameMayNotAskForAWindowBeyondTheOutputBound) {
   EXPECT_EQ(*fits, "x");
   // A smaller bound than the window refuses the frame even though its content is one byte.
   EXPECT_FALSE(Decompress(Compression::kZstd, window_1_mib, 4096).ok());
+
+  // zstd 0.6's format (the fuzzer's second find), whose decoder ignores the window bound.
+  const std::string legacy("\x26\xb5\x2f\xfd\x5f\xff\x07\x2f\xfd\x06\x31", 11);
+  auto old_format = Decompress(Compression::kZstd, legacy, 1u << 20);
+  ASSERT_FALSE(old_format.ok());
+  EXPECT_NE(old_format.status().message().find("not of the current format"), std::string::npos)
+      << old_format.status().ToString();
 }
 
 TEST_P(CompressedCodecTest, CorruptOrTruncatedDataFailsCleanly) {
