@@ -20,6 +20,7 @@ constexpr size_t kChunk = 64 * 1024;
 constexpr char kXerialMagic[8] = {static_cast<char>(0x82), 'S', 'N', 'A', 'P', 'P', 'Y', 0};
 constexpr size_t kXerialHeaderSize = 16;
 constexpr size_t kXerialBlockSize = 32 * 1024;
+constexpr size_t kSnappyMaxExpansion = 32;
 
 Status Corrupt(Compression codec, const std::string& what) {
   return InvalidArgumentError("malformed record batch: " + std::string(CompressionName(codec)) +
@@ -104,6 +105,13 @@ Status SnappyBlock(std::string_view block, size_t max_output, std::string* out) 
   }
   if (length > max_output - std::min(max_output, out->size())) {
     return TooLarge(Compression::kSnappy, max_output);
+  }
+  // Snappy expands at most ~21x (a 3-byte copy of 64 bytes): a larger claim is a lie, refused
+  // before the output is allocated.
+  if (length > kSnappyMaxExpansion * block.size() + 64) {
+    return Corrupt(Compression::kSnappy, "a block of " + std::to_string(block.size()) +
+                                             " bytes claims " + std::to_string(length) +
+                                             " uncompressed bytes");
   }
   const size_t start = out->size();
   out->resize(start + length);

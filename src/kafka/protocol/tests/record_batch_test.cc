@@ -148,6 +148,30 @@ TEST(RecordBatchTest, AZstdFrameMayNotAskForAWindowBeyondTheOutputBound) {
       << old_format.status().ToString();
 }
 
+// A raw snappy block starts with its uncompressed length; one that claims more than snappy can
+// expand its bytes to is refused before that much is allocated.
+TEST(RecordBatchTest, ASnappyBlockMayNotClaimMoreThanItsBytesCanHold) {
+  std::string claim_1_mib;
+  for (uint32_t v = 1u << 20; ; v >>= 7) {  // varint
+    if (v < 0x80) { claim_1_mib.push_back(static_cast<char>(v)); break; }
+    claim_1_mib.push_back(static_cast<char>(0x80 | (v & 0x7f)));
+  }
+  claim_1_mib += std::string("\x00\x00\x00", 3);
+  auto r = Decompress(Compression::kSnappy, claim_1_mib, 64u << 20);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("a block of 6 bytes claims 1048576 uncompressed bytes"),
+            std::string::npos)
+      << r.status().ToString();
+  // What snappy itself writes for 1 MiB of one byte is well inside the rule, and decodes.
+  const std::string ones(1u << 20, '1');
+  auto packed = Compress(Compression::kSnappy, ones);
+  ASSERT_TRUE(packed.ok());
+  auto back = Decompress(Compression::kSnappy, *packed, 64u << 20);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, ones);
+}
+
 TEST_P(CompressedCodecTest, CorruptOrTruncatedDataFailsCleanly) {
   std::string input(10000, 'q');
   for (size_t i = 0; i < input.size(); i += 7) input[i] = static_cast<char>(i);
