@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -23,9 +24,10 @@ Status CheckZstdFramesAreCurrent(std::string_view input) {
     uint32_t magic = 0;
     std::memcpy(&magic, input.data() + at, 4);  // little-endian, as zstd writes it
     if (magic != kCurrentMagic && (magic & 0xFFFFFFF0u) != kSkippableMagic) {
+      char hex[16];
+      std::snprintf(hex, sizeof(hex), "0x%08X", magic);
       return InvalidArgumentError("the zstd frame at byte " + std::to_string(at) +
-                                  " is not of the current format (magic " +
-                                  std::to_string(magic) + ")");
+                                  " is not of the current format (magic " + hex + ")");
     }
     const size_t size = ZSTD_findFrameCompressedSize(input.data() + at, input.size() - at);
     if (ZSTD_isError(size)) {

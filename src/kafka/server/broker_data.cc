@@ -217,9 +217,11 @@ void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_
         }
       }
     }
-    const int64_t next = entry ? entry->next_offset : 0, end_seen = entry ? entry->end_at_read : 0;
+    // The chain goes on from a link that stopped on its budget (before the end it saw).
+    const bool go_on = entry && more > 0 && entry->next_offset < entry->end_at_read;
+    const int64_t next = go_on ? entry->next_offset : 0, end_seen = go_on ? entry->end_at_read : 0;
     ahead_.Complete(stream, from, budget, std::move(entry));
-    if (more > 0) MaybeReadAhead(stream, next, end_seen, budget, more);
+    if (go_on) MaybeReadAhead(stream, next, end_seen, budget, more);
   });
 }
 
