@@ -261,9 +261,9 @@ int main(int argc, char** argv) {
     std::string sql = q1;
     return sql.replace(sql.find("%s"), 2, source);
   };
-  engine->scans().Take();
+  engine->scans().TakeWhenEnded();
   Run(*engine, with("mink.bench.t"));  // for its ScanReport
-  auto scans = engine->scans().Take();
+  auto scans = engine->scans().TakeWhenEnded();
   // Mink, Parquet, and Mink planned without the nodes' column statistics (so with DuckDB's
   // general hash aggregate), taking turns.
   std::vector<Answer> q1s =
@@ -273,7 +273,7 @@ int main(int argc, char** argv) {
             {with("mink.bench.t"), "SET mink_column_statistics = false"},
             {with("mink.bench.t"), "SET mink_compressed_scan = false"}},
            f.runs);
-  engine->scans().Take();
+  engine->scans().TakeWhenEnded();
   const Answer& mink_q1 = q1s[0];
   const Answer& duck_q1 = q1s[1];
   const Answer& plain_q1 = q1s[2];
@@ -307,14 +307,14 @@ int main(int argc, char** argv) {
         }
       }
     }
-    engine->scans().Take();
+    engine->scans().TakeWhenEnded();
   }
   if (f.hold_seconds > 0) {
     std::fprintf(stderr, "query_bench: running Q1 on mink for %d s (pid %d)\n", f.hold_seconds,
                  static_cast<int>(getpid()));
     auto until = BenchClock::now() + std::chrono::seconds(f.hold_seconds);
     while (BenchClock::now() < until) Run(*engine, with("mink.bench.t"));
-    engine->scans().Take();
+    engine->scans().TakeWhenEnded();
   }
   int64_t full_bytes = scans.empty() ? 0 : scans.back().bytes;
   int64_t full_rows = scans.empty() ? 0 : scans.back().rows;
@@ -322,9 +322,9 @@ int main(int argc, char** argv) {
   // Partition pruning: one partition's bytes.
   // The same columns (p for the filter, and v) from every partition, then from one.
   Answer all_v = Run(*engine, "SELECT sum(v) FROM mink.bench.t WHERE p >= 'p'");
-  auto full_v = engine->scans().Take();
+  auto full_v = engine->scans().TakeWhenEnded();
   Answer one_v = Run(*engine, "SELECT sum(v) FROM mink.bench.t WHERE p = 'p3'");
-  auto one = engine->scans().Take();
+  auto one = engine->scans().TakeWhenEnded();
   Answer duck_one = Run(*engine, "SELECT sum(v) FROM read_parquet('" + parquet + "') WHERE p = 'p3'");
   if (one_v.rows != duck_one.rows) {
     std::fprintf(stderr, "query_bench: the pruned answers differ\n");

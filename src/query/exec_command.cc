@@ -62,7 +62,7 @@ Status RunExec(const CommonOptions& common, const ExecOptions& options) {
     }
     result.reset();
     if (options.stats) {
-      for (const auto& report : engine->scans().Take()) {
+      for (const auto& report : engine->scans().TakeWhenEnded()) {
         std::string line = "scan " + FormatScanReport(report) + "\n";
         std::fwrite(line.data(), 1, line.size(), stderr);
       }

@@ -183,6 +183,7 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitGlobal(
   const TableMeta& meta = *bind.meta;
   auto g = duckdb::make_uniq<ScanGlobalState>();
   g->recorder = bind.recorder;
+  if (g->recorder != nullptr) g->recorder->Begin();
   g->table = meta.full_name();
   g->snapshot = bind.snapshot();
 

@@ -179,7 +179,7 @@ class Shell {
       Status status = RunOne(statement);
       g_running.store(nullptr);
       if (stats_) {
-        for (const auto& report : engine_->scans().Take()) {
+        for (const auto& report : engine_->scans().TakeWhenEnded()) {
           std::string line = "scan " + FormatScanReport(report) + "\n";
           std::fwrite(line.data(), 1, line.size(), stderr);
         }

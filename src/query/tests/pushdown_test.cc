@@ -91,7 +91,7 @@ class PushdownTest : public ::testing::Test {
   };
   static Answer Run(const std::string& sql) {
     Answer answer;
-    engine_->scans().Take();
+    engine_->scans().TakeWhenEnded();
     auto session = engine_->Connect();
     EXPECT_TRUE(session.ok());
     if (!session.ok()) return answer;
@@ -110,7 +110,7 @@ class PushdownTest : public ::testing::Test {
       }
     }
     session->reset();
-    answer.scans = engine_->scans().Take();
+    answer.scans = engine_->scans().TakeWhenEnded();
     return answer;
   }
 

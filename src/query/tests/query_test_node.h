@@ -58,7 +58,7 @@ class QueryTestNode {
 
   Answer Run(const std::string& sql) {
     Answer answer;
-    engine_->scans().Take();
+    engine_->scans().TakeWhenEnded();  // what earlier queries' scans still had to report
     auto session = engine_->Connect();
     EXPECT_TRUE(session.ok()) << session.status();
     if (!session.ok()) return answer;
@@ -84,7 +84,7 @@ class QueryTestNode {
       header = false;
       start = end + 1;
     }
-    answer.scans = engine_->scans().Take();
+    answer.scans = engine_->scans().TakeWhenEnded();
     answer.ok = true;
     return answer;
   }
