@@ -223,8 +223,6 @@ Result<std::string> ZstdCompress(std::string_view input, int level) {
 }
 
 Result<std::string> ZstdDecompress(std::string_view input, size_t max_output) {
-  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  if (!ctx) return InternalError("zstd: cannot create a decompression context");
   Status current = codec::CheckZstdFramesAreCurrent(input);
   if (!current.ok()) return Corrupt(Compression::kZstd, current.message());
   // A frame that names its size says at once whether it fits.
@@ -232,6 +230,8 @@ Result<std::string> ZstdDecompress(std::string_view input, size_t max_output) {
   if (named != ZSTD_CONTENTSIZE_UNKNOWN && named != ZSTD_CONTENTSIZE_ERROR && named > max_output) {
     return TooLarge(Compression::kZstd, max_output);
   }
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!ctx) return InternalError("zstd: cannot create a decompression context");
   const int window_log = codec::ZstdWindowLogFor(max_output);
   if (ZSTD_isError(ZSTD_DCtx_setParameter(ctx.get(), ZSTD_d_windowLogMax, window_log))) {
     return InternalError("zstd: cannot bound the window");

@@ -1,13 +1,8 @@
 #include "kafka/server/fetch_ahead.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace mink::kafka {
-
-bool FetchAheadCache::Claim(uint64_t stream, int64_t offset, int64_t budget) {
-  return ClaimInChain(stream, offset, std::numeric_limits<int64_t>::max(), budget, 1).has_value();
-}
 
 std::optional<std::pair<int64_t, int>> FetchAheadCache::ClaimInChain(uint64_t stream,
                                                                     int64_t offset, int64_t end,

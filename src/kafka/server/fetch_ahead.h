@@ -44,8 +44,6 @@ class FetchAheadCache {
 
   explicit FetchAheadCache(size_t max_bytes) : max_bytes_(max_bytes) {}
 
-  // Claims (stream, offset, budget) for a read-ahead: false if one is pending or stored.
-  bool Claim(uint64_t stream, int64_t offset, int64_t budget);
   // Where a read-ahead of the chain that starts at `offset` should run, claimed: the first of the
   // chain's first `depth` links that is neither stored nor pending and starts before `end` (the
   // committed end). `.second` is the link's place in the chain (0: at `offset`). nullopt when a

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <thread>
 
 namespace mink::kafka {
@@ -12,16 +13,22 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// Claims (stream, offset, budget) alone, a chain of one link: false if it is pending or stored.
+bool Claim(FetchAheadCache& cache, uint64_t stream, int64_t offset, int64_t budget) {
+  return cache.ClaimInChain(stream, offset, std::numeric_limits<int64_t>::max(), budget, 1)
+      .has_value();
+}
+
 FetchAheadCache::Entry Entry(size_t bytes, int64_t next) {
   return FetchAheadCache::Entry{std::string(bytes, 'r'), next};
 }
 
 TEST(FetchAheadCacheTest, AnEntryIsTakenOnceForItsExactKey) {
   FetchAheadCache cache(1 << 20);
-  ASSERT_TRUE(cache.Claim(7, 100, 4096));
-  EXPECT_FALSE(cache.Claim(7, 100, 4096));  // pending
+  ASSERT_TRUE(Claim(cache, 7, 100, 4096));
+  EXPECT_FALSE(Claim(cache, 7, 100, 4096));  // pending
   cache.Complete(7, 100, 4096, Entry(1000, 150));
-  EXPECT_FALSE(cache.Claim(7, 100, 4096));  // stored
+  EXPECT_FALSE(Claim(cache, 7, 100, 4096));  // stored
   EXPECT_FALSE(cache.Take(7, 100, 2048, milliseconds(0)).has_value());  // other budget
   EXPECT_FALSE(cache.Take(8, 100, 4096, milliseconds(0)).has_value());  // other stream
   EXPECT_FALSE(cache.Take(7, 101, 4096, milliseconds(0)).has_value());  // other offset
@@ -31,7 +38,7 @@ TEST(FetchAheadCacheTest, AnEntryIsTakenOnceForItsExactKey) {
   EXPECT_EQ(hit->next_offset, 150);
   EXPECT_FALSE(cache.Take(7, 100, 4096, milliseconds(0)).has_value());
   EXPECT_EQ(cache.bytes(), 0u);
-  EXPECT_TRUE(cache.Claim(7, 100, 4096));  // free again
+  EXPECT_TRUE(Claim(cache, 7, 100, 4096));  // free again
 }
 
 // An entry serves a fetch exactly when the fetch would encode the same records now.
@@ -79,7 +86,7 @@ TEST(FetchAheadCacheTest, AChainGrowsLinkByLinkUpToItsDepth) {
 
 TEST(FetchAheadCacheTest, AFetchWaitsForItsRunningReadAhead) {
   FetchAheadCache cache(1 << 20);
-  ASSERT_TRUE(cache.Claim(1, 0, 10));
+  ASSERT_TRUE(Claim(cache, 1, 0, 10));
   std::thread ahead([&] {
     std::this_thread::sleep_for(milliseconds(50));
     cache.Complete(1, 0, 10, Entry(20, 5));
@@ -92,25 +99,25 @@ TEST(FetchAheadCacheTest, AFetchWaitsForItsRunningReadAhead) {
 
 TEST(FetchAheadCacheTest, AnEmptyReadAheadEndsTheWaitWithAMiss) {
   FetchAheadCache cache(1 << 20);
-  ASSERT_TRUE(cache.Claim(1, 0, 10));
+  ASSERT_TRUE(Claim(cache, 1, 0, 10));
   std::thread ahead([&] { cache.Complete(1, 0, 10, std::nullopt); });
   EXPECT_FALSE(cache.Take(1, 0, 10, milliseconds(10000)).has_value());
   ahead.join();
-  EXPECT_TRUE(cache.Claim(1, 0, 10));
+  EXPECT_TRUE(Claim(cache, 1, 0, 10));
   EXPECT_FALSE(cache.Take(1, 0, 10, milliseconds(1)).has_value());  // still pending: gives up
 }
 
 TEST(FetchAheadCacheTest, OldestEntriesGoFirstBeyondTheBound) {
   FetchAheadCache cache(2500);
   for (int64_t offset : {0, 1, 2}) {
-    ASSERT_TRUE(cache.Claim(1, offset, 10));
+    ASSERT_TRUE(Claim(cache, 1, offset, 10));
     cache.Complete(1, offset, 10, Entry(1000, offset + 1));
   }
   EXPECT_LE(cache.bytes(), 2500u);
   EXPECT_FALSE(cache.Take(1, 0, 10, milliseconds(0)).has_value());
   EXPECT_TRUE(cache.Take(1, 1, 10, milliseconds(0)).has_value());
   EXPECT_TRUE(cache.Take(1, 2, 10, milliseconds(0)).has_value());
-  ASSERT_TRUE(cache.Claim(1, 3, 10));
+  ASSERT_TRUE(Claim(cache, 1, 3, 10));
   cache.Complete(1, 3, 10, Entry(3000, 4));  // larger than the bound: not kept
   EXPECT_FALSE(cache.Take(1, 3, 10, milliseconds(0)).has_value());
   EXPECT_EQ(cache.bytes(), 0u);
