@@ -48,7 +48,8 @@ namespace {
 
 // Parses one batch header at the reader's position; fills `span` and returns the header fields.
 Status ParseOne(std::string_view data, size_t pos, const std::string& where, uint64_t base,
-                Batch* batch, BatchSpan* span, bool copy_body) {
+                Batch* batch, BatchSpan* span, bool with_body,
+                const std::shared_ptr<const void>& owner = nullptr) {
   uint64_t at = base + pos;
   if (data.size() - pos < kBatchHeaderSize) return Corrupt(where, at, "truncated batch header");
   ByteReader r(data.substr(pos));
@@ -86,9 +87,10 @@ Status ParseOne(std::string_view data, size_t pos, const std::string& where, uin
   span->base_offset = batch->base_offset;
   span->record_count = batch->record_count;
   span->timestamp_ms = batch->timestamp_ms;
-  if (copy_body) {
+  if (with_body) {
     batch->change_types.assign(data.data() + pos + kBatchHeaderSize, change_len);
-    batch->payload.assign(data.data() + pos + kBatchHeaderSize + change_len, payload_len);
+    std::string_view payload = data.substr(pos + kBatchHeaderSize + change_len, payload_len);
+    batch->payload = owner ? SharedBytes(owner, payload) : SharedBytes(std::string(payload));
   }
   return Status::Ok();
 }
@@ -96,13 +98,14 @@ Status ParseOne(std::string_view data, size_t pos, const std::string& where, uin
 }  // namespace
 
 Result<std::vector<Batch>> DecodeBatches(std::string_view data, const std::string& where,
-                                         uint64_t base_position) {
+                                         uint64_t base_position,
+                                         const std::shared_ptr<const void>& owner) {
   std::vector<Batch> out;
   size_t pos = 0;
   while (pos < data.size()) {
     Batch batch;
     BatchSpan span;
-    MINK_RETURN_IF_ERROR(ParseOne(data, pos, where, base_position, &batch, &span, true));
+    MINK_RETURN_IF_ERROR(ParseOne(data, pos, where, base_position, &batch, &span, true, owner));
     pos += span.length;
     out.push_back(std::move(batch));
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/shared_bytes.h"
 #include "metadata/commands.h"
 
 namespace mink::storage {
@@ -40,7 +41,7 @@ struct Batch {
   int32_t batch_sequence = -1;
   int32_t schema_id = 0;
   std::string change_types;
-  std::string payload;
+  SharedBytes payload;  // read back: a view into the fetched run (DecodeBatches)
 
   int64_t end_offset() const { return base_offset + record_count; }
 };
@@ -51,9 +52,11 @@ void EncodeBatch(const BatchInput& input, int64_t base_offset, int64_t timestamp
 size_t EncodedBatchSize(const BatchInput& input);
 
 // Decodes every batch in `data` (a run of consecutive batches), verifying each checksum.
-// Errors are DataLoss naming `where` (the object key) and the byte position.
+// With an `owner` that keeps `data` alive the payloads are views into it; without one each
+// payload is copied. Errors are DataLoss naming `where` (the object key) and the byte position.
 Result<std::vector<Batch>> DecodeBatches(std::string_view data, const std::string& where,
-                                         uint64_t base_position = 0);
+                                         uint64_t base_position = 0,
+                                         const std::shared_ptr<const void>& owner = nullptr);
 
 // Positions of the batches in a run, without copying payloads; checksums are verified.
 struct BatchSpan {

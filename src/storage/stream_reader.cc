@@ -52,8 +52,10 @@ Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
     ++stats_.object_reads;
     stats_.object_bytes += fetched->size();
   }
+  // The batches' payloads point into the fetched range, which they keep alive: no copy.
+  auto range = std::make_shared<const object_store::Buffer>(std::move(*fetched));
   MINK_ASSIGN_OR_RETURN(auto batches,
-                        DecodeBatches(fetched->view(), seg.object_key, seg.position));
+                        DecodeBatches(range->view(), seg.object_key, seg.position, range));
   if (batches.empty() || batches.front().base_offset != seg.start_offset ||
       batches.back().end_offset() != seg.end_offset) {
     return DataLossError("object " + seg.object_key + " at byte " + std::to_string(seg.position) +

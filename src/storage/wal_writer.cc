@@ -200,7 +200,7 @@ std::shared_ptr<WalWriter::Sealed> WalWriter::Seal(std::vector<Pending> batches)
       batch->batch_sequence = p->input.batch_sequence;
       batch->schema_id = p->input.schema_id;
       batch->change_types = std::move(p->input.change_types);
-      batch->payload = std::move(p->input.payload);
+      batch->payload = SharedBytes(std::move(p->input.payload));
       run.batches.push_back(std::move(batch));
       run.callbacks.push_back(std::move(p->done));
     }

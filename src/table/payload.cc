@@ -28,26 +28,25 @@ Result<PayloadDecoder> PayloadDecoder::Make(const arrow::SchemaPtr& schema) {
   return d;
 }
 
-Result<arrow::RecordBatchPtr> PayloadDecoder::Decode(
-    const std::shared_ptr<const std::string>& payload) {
+Result<arrow::RecordBatchPtr> PayloadDecoder::Decode(const SharedBytes& payload) {
   return DecodeImpl(payload, nullptr);
 }
 
-Result<arrow::RecordBatchPtr> PayloadDecoder::DecodeProjected(
-    const std::shared_ptr<const std::string>& payload, const std::vector<int>& columns) {
+Result<arrow::RecordBatchPtr> PayloadDecoder::DecodeProjected(const SharedBytes& payload,
+                                                              const std::vector<int>& columns) {
   return DecodeImpl(payload, &columns);
 }
 
-Result<arrow::RecordBatchPtr> PayloadDecoder::DecodeImpl(
-    const std::shared_ptr<const std::string>& payload, const std::vector<int>* columns) {
-  if (payload->size() < 8) return DataLossError("table batch payload is truncated");
-  uint32_t metadata_len = LoadU32(payload->data());
-  if (metadata_len > payload->size() - 8) return DataLossError("table batch payload is truncated");
-  std::string_view metadata(payload->data() + 8, metadata_len);
+Result<arrow::RecordBatchPtr> PayloadDecoder::DecodeImpl(const SharedBytes& payload,
+                                                         const std::vector<int>* columns) {
+  if (payload.size() < 8) return DataLossError("table batch payload is truncated");
+  uint32_t metadata_len = LoadU32(payload.data());
+  if (metadata_len > payload.size() - 8) return DataLossError("table batch payload is truncated");
+  std::string_view metadata(payload.data() + 8, metadata_len);
   size_t body_at = 8 + metadata_len;
-  auto body = std::make_shared<const arrow::Buffer>(payload->data() + body_at,
-                                                    static_cast<int64_t>(payload->size() - body_at),
-                                                    payload);
+  auto body = std::make_shared<const arrow::Buffer>(payload.data() + body_at,
+                                                    static_cast<int64_t>(payload.size() - body_at),
+                                                    payload.owner());
   auto decoded = columns ? decoder_->DecodeProjected(metadata, body, *columns)
                          : decoder_->Decode(metadata, body);
   if (!decoded.ok()) return DataLossError("table batch payload: " + decoded.status().message());

@@ -10,6 +10,7 @@
 
 #include "arrow_format/ipc.h"
 #include "base/result.h"
+#include "base/shared_bytes.h"
 
 namespace mink::table {
 
@@ -19,16 +20,16 @@ Result<std::string> EncodePayload(const arrow::RecordBatch& batch, arrow::Compre
 class PayloadDecoder {
  public:
   static Result<PayloadDecoder> Make(const arrow::SchemaPtr& schema);
-  // The batch references `payload` (no copy unless compressed).
-  Result<arrow::RecordBatchPtr> Decode(const std::shared_ptr<const std::string>& payload);
+  // The batch references `payload` and keeps its owner alive (no copy unless compressed).
+  Result<arrow::RecordBatchPtr> Decode(const SharedBytes& payload);
   // Only `columns` (table column indexes, in that order); the other columns are neither
   // decompressed nor decoded.
-  Result<arrow::RecordBatchPtr> DecodeProjected(const std::shared_ptr<const std::string>& payload,
+  Result<arrow::RecordBatchPtr> DecodeProjected(const SharedBytes& payload,
                                                 const std::vector<int>& columns);
 
  private:
   PayloadDecoder() = default;
-  Result<arrow::RecordBatchPtr> DecodeImpl(const std::shared_ptr<const std::string>& payload,
+  Result<arrow::RecordBatchPtr> DecodeImpl(const SharedBytes& payload,
                                            const std::vector<int>* columns);
   std::unique_ptr<arrow::IpcDecoder> decoder_;
 };

@@ -168,10 +168,10 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
     if (messages != nullptr && skip == 0 && take == b->record_count && !request.meta &&
         !request.timestamp) {
       // The stored message, projected, its buffers as stored (see payload.h for the layout).
-      const std::string& stored = b->payload;
+      std::string_view stored = b->payload.view();
       uint32_t metadata_len = stored.size() >= 8 ? LoadU32(stored.data()) : 0;
       if (stored.size() >= 8 && metadata_len <= stored.size() - 8) {
-        std::string_view all(stored);
+        std::string_view all = stored;
         auto message = arrow::ProjectRecordBatchMessage(all.substr(8, metadata_len),
                                                         all.substr(8 + metadata_len),
                                                         *table.schema, proj.columns);
@@ -184,9 +184,8 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
       // Not projectable as stored: decoded below.
     }
     // Only the projected columns are decoded (and decompressed).
-    std::shared_ptr<const std::string> payload(b, &b->payload);
     MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr projected,
-                          decoder.DecodeProjected(payload, proj.columns));
+                          decoder.DecodeProjected(b->payload, proj.columns));
     if (skip > 0 || take < b->record_count) {
       // Part of a batch: rebuild those rows.
       std::vector<LogicalType> types;

@@ -179,9 +179,8 @@ Result<std::vector<BucketColumnStats>> TableStore::ColumnStats(const std::string
         if (r.batches.empty()) break;
         for (const auto& b : r.batches) {
           if (b->base_offset >= item.end) break;
-          std::shared_ptr<const std::string> payload(b, &b->payload);
           MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch,
-                                decoder->DecodeProjected(payload, columns));
+                                decoder->DecodeProjected(b->payload, columns));
           for (size_t i = 0; i < columns.size(); ++i) {
             MINK_RETURN_IF_ERROR(
                 WidenColumn(*batch->Column(static_cast<int>(i)), &entry->columns[i]));

@@ -377,8 +377,7 @@ Status TableStore::LoadBucket(const Table& table, Bucket* bucket) {
                                WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last});
       }
       if (keyed && b->end_offset() > from) {
-        std::shared_ptr<const std::string> payload(b, &b->payload);
-        MINK_ASSIGN_OR_RETURN(auto batch, decoder->Decode(payload));
+        MINK_ASSIGN_OR_RETURN(auto batch, decoder->Decode(b->payload));
         std::vector<Row> rows = BatchToRows(*batch, table.types);
         for (size_t i = 0; i < rows.size(); ++i) {
           if (b->base_offset + static_cast<int64_t>(i) < from) continue;

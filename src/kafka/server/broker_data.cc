@@ -180,8 +180,7 @@ Status EncodeStored(const storage::ReadResult& read, int64_t budget, table::Payl
   records->reserve(records->size() + expected + expected / 8 + 4096);
   for (const auto& b : read.batches) {
     if (!records->empty() && static_cast<int64_t>(records->size()) >= budget) break;
-    std::shared_ptr<const std::string> payload(b, &b->payload);
-    auto batch = decoder.Decode(payload);
+    auto batch = decoder.Decode(b->payload);
     Status s = batch.ok() ? ArrowToRecordBatch(**batch, b->base_offset, b->writer_id,
                                                b->batch_sequence, records)
                           : batch.status();
@@ -361,8 +360,7 @@ Result<std::pair<int64_t, int64_t>> Broker::OffsetForTimestamp(uint64_t stream, 
           at = range_end;  // the next range's turn
           break;
         }
-        std::shared_ptr<const std::string> payload(b, &b->payload);
-        MINK_ASSIGN_OR_RETURN(auto batch, decoder.DecodeProjected(payload, {3}));
+        MINK_ASSIGN_OR_RETURN(auto batch, decoder.DecodeProjected(b->payload, {3}));
         arrow::Int64Array ts(batch->Column(0));
         for (int64_t i = 0; i < ts.length(); ++i) {
           if (b->base_offset + i >= at && !ts.IsNull(i) && ts.Value(i) >= timestamp) {

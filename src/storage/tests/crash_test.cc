@@ -94,8 +94,9 @@ TEST(CrashTest, AcknowledgedRecordsSurviveRepeatedSigkill) {
     for (const auto& batch : testing::ReadAll(reader->store.get(), 1)) {
       ASSERT_EQ(batch->base_offset, expect) << "offsets must be dense";
       expect = batch->end_offset();
-      stored[batch->base_offset] = batch->payload;
-      ASSERT_TRUE(payloads.insert(batch->payload).second) << "stored twice: " << batch->payload;
+      stored[batch->base_offset] = batch->payload.view();
+      ASSERT_TRUE(payloads.emplace(batch->payload.view()).second)
+          << "stored twice: " << batch->payload.view();
     }
     for (const auto& [offset, payload] : log.acks) {
       auto it = stored.find(offset);

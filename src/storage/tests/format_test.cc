@@ -33,10 +33,39 @@ TEST(BatchFormat, RoundTripsEveryField) {
   EXPECT_EQ(a.batch_sequence, 3);
   EXPECT_EQ(a.schema_id, 2);
   EXPECT_EQ(a.change_types, std::string("\x00\x01", 2));
-  EXPECT_EQ(a.payload, "hello");
+  EXPECT_EQ(a.payload.view(), "hello");
   EXPECT_EQ((*batches)[1].base_offset, 42);
-  EXPECT_EQ((*batches)[1].payload, "world!");
+  EXPECT_EQ((*batches)[1].payload.view(), "world!");
   EXPECT_TRUE((*batches)[1].change_types.empty());
+}
+
+TEST(BatchFormat, PayloadsPointIntoTheRunTheirOwnerKeeps) {
+  auto run = std::make_shared<std::string>();
+  EncodeBatch(Input("hello", 1), 0, 1, run.get());
+  EncodeBatch(Input("world!", 1), 1, 2, run.get());
+  auto batches = DecodeBatches(*run, "obj", 0, run);
+  ASSERT_TRUE(batches.ok()) << batches.status();
+  ASSERT_EQ(batches->size(), 2u);
+  for (const Batch& b : *batches) {
+    EXPECT_GE(b.payload.data(), run->data());
+    EXPECT_LE(b.payload.data() + b.payload.size(), run->data() + run->size());
+  }
+  // The batches keep the run alive after the reader lets it go.
+  std::weak_ptr<std::string> watch = run;
+  run.reset();
+  EXPECT_FALSE(watch.expired());
+  EXPECT_EQ((*batches)[1].payload.view(), "world!");
+  batches->clear();
+  EXPECT_TRUE(watch.expired());
+}
+
+TEST(BatchFormat, PayloadsAreCopiedWhenNothingOwnsTheRun) {
+  std::string run;
+  EncodeBatch(Input("hello", 1), 0, 1, &run);
+  auto batches = DecodeBatches(run, "obj");
+  ASSERT_TRUE(batches.ok()) << batches.status();
+  run.assign(run.size(), 'x');
+  EXPECT_EQ((*batches)[0].payload.view(), "hello");
 }
 
 TEST(BatchFormat, EveryFlippedByteIsDetected) {
@@ -81,7 +110,7 @@ TEST(ObjectFormat, IndexDescribesEveryRun) {
   EXPECT_EQ(index->runs[1].end_offset, 3);
   auto run = DecodeBatches(std::string_view(object).substr(index->runs[1].position, index->runs[1].length), "o");
   ASSERT_TRUE(run.ok());
-  EXPECT_EQ(run->front().payload, "ccc");
+  EXPECT_EQ(run->front().payload.view(), "ccc");
 }
 
 TEST(ObjectFormat, TruncatedOrDamagedObjectsAreDataLoss) {

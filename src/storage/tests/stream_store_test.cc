@@ -67,7 +67,7 @@ TEST_F(StreamStoreTest, AppendedBatchesReadBackInOrderWithDenseOffsets) {
   int64_t at = 0;
   for (int i = 0; i < 50; ++i) {
     EXPECT_EQ(batches[i]->base_offset, at);
-    EXPECT_EQ(batches[i]->payload, "batch-" + std::to_string(i));
+    EXPECT_EQ(batches[i]->payload.view(), "batch-" + std::to_string(i));
     at = batches[i]->end_offset();
   }
   // A read from the middle of a batch returns the batch holding that offset.
@@ -93,7 +93,7 @@ TEST_F(StreamStoreTest, SealWhenIdleAcknowledgesALoneAppendBeforeTheFlushInterva
   }
   auto batches = ReadAll(node->store.get(), s);
   ASSERT_EQ(batches.size(), 5u);
-  EXPECT_EQ(batches[4]->payload, "idle-4");
+  EXPECT_EQ(batches[4]->payload.view(), "idle-4");
 }
 
 TEST_F(StreamStoreTest, AnObjectReachingSealBytesIsSealedBeforeTheFlushInterval) {
@@ -119,7 +119,7 @@ TEST_F(StreamStoreTest, AnObjectReachingSealBytesIsSealedBeforeTheFlushInterval)
   EXPECT_TRUE(small_acked.load());
   auto batches = ReadAll(node->store.get(), s);
   ASSERT_EQ(batches.size(), 2u);
-  EXPECT_EQ(batches[0]->payload, "small");
+  EXPECT_EQ(batches[0]->payload.view(), "small");
   EXPECT_EQ(batches[1]->payload.size(), size_t{80 << 10});
 }
 
@@ -158,7 +158,7 @@ TEST_F(StreamStoreTest, AReaderAtTheEndWaitsForTheNextCommit) {
   writer.join();
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->batches.size(), 1u);
-  EXPECT_EQ(r->batches[0]->payload, "late");
+  EXPECT_EQ(r->batches[0]->payload.view(), "late");
   EXPECT_LT(SteadyNow() - start, std::chrono::seconds(5));
   // Without new data the wait ends at its deadline with nothing.
   auto empty = node->store->Read(s, 1, 1024, std::chrono::milliseconds(50));
@@ -220,8 +220,8 @@ TEST_F(StreamStoreTest, ANewOwnerFencesTheOldOwner) {
   for (TestNode* reader : {a.get(), b.get()}) {
     auto batches = ReadAll(reader->store.get(), s);
     ASSERT_EQ(batches.size(), 11u);
-    for (auto& batch : batches) EXPECT_EQ(batch->payload.find("zombie"), std::string::npos);
-    EXPECT_EQ(batches.back()->payload, "b0");
+    for (auto& batch : batches) EXPECT_EQ(batch->payload.view().find("zombie"), std::string::npos);
+    EXPECT_EQ(batches.back()->payload.view(), "b0");
   }
   // The old owner stopped writing the stream.
   EXPECT_EQ(a->store->AppendAndWait(s, Records("again")).status().code(),
@@ -241,7 +241,7 @@ TEST_F(StreamStoreTest, ARestartedNodeFencesItsOldProcess) {
   EXPECT_EQ(r->base_offset, 1);
   auto batches = ReadAll(new_process->store.get(), s);
   ASSERT_EQ(batches.size(), 2u);
-  EXPECT_EQ(batches[1]->payload, "after");
+  EXPECT_EQ(batches[1]->payload.view(), "after");
 }
 
 TEST_F(StreamStoreTest, ReopeningAfterAStopContinuesAtTheCommittedEnd) {
@@ -330,8 +330,8 @@ TEST_F(StreamStoreTest, FaultyObjectStoreLosesNothingAcknowledged) {
     for (auto& b : ReadAll(node->store.get(), s)) {
       EXPECT_EQ(b->base_offset, expect);
       expect = b->end_offset();
-      stored[{s, b->base_offset}] = b->payload;
-      EXPECT_TRUE(seen.insert(b->payload).second) << "stored twice: " << b->payload;
+      stored[{s, b->base_offset}] = b->payload.view();
+      EXPECT_TRUE(seen.emplace(b->payload.view()).second) << "stored twice: " << b->payload.view();
     }
   }
   for (auto& ack : acks) {
@@ -403,7 +403,7 @@ TEST_F(StreamStoreTest, AVerifiedRunIsServedFromTheCacheAndACorruptOneIsNeverCac
   EXPECT_GE(fetched, 1u);
   auto again = ReadAll(reader->store.get(), s);
   ASSERT_EQ(again.size(), 3u);
-  EXPECT_EQ(again[2]->payload, std::string(1000, 'c'));
+  EXPECT_EQ(again[2]->payload.view(), std::string(1000, 'c'));
   EXPECT_EQ(reader->store->read_stats().object_reads, fetched);
   EXPECT_GE(reader->store->read_stats().cache_hits, fetched);
 
@@ -464,7 +464,8 @@ TEST_F(StreamStoreTest, CompactionMovesWalRunsIntoStreamObjectsAndGcDeletesTheWa
   ASSERT_EQ(batches.size(), 20u);
   for (int i = 0; i < 20; ++i) {
     EXPECT_EQ(batches[i]->base_offset, i);
-    EXPECT_EQ(batches[i]->payload, std::string(200, 'a' + (2 * i + 1) % 26) + std::to_string(2 * i + 1));
+    EXPECT_EQ(batches[i]->payload.view(),
+              std::string(200, 'a' + (2 * i + 1) % 26) + std::to_string(2 * i + 1));
   }
   // Small stream objects are merged on the next rounds.
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(node->store->AppendAndWait(s1, Records("more")).ok());
@@ -498,7 +499,7 @@ TEST_F(StreamStoreTest, OneCompactionRunCatchesUpWithMoreThanOneObjectOfWal) {
   ASSERT_EQ(batches.size(), 40u);
   for (int i = 0; i < 40; ++i) {
     EXPECT_EQ(batches[i]->base_offset, i);
-    EXPECT_EQ(batches[i]->payload, std::string(200, 'a' + i % 26) + std::to_string(i));
+    EXPECT_EQ(batches[i]->payload.view(), std::string(200, 'a' + i % 26) + std::to_string(i));
   }
 }
 
@@ -537,7 +538,7 @@ TEST_F(StreamStoreTest, RetentionTrimsBatchesOlderThanTheLimit) {
   ASSERT_TRUE(fresh.ok());
   EXPECT_EQ(fresh->start_offset, 3);
   ASSERT_EQ(fresh->batches.size(), 1u);
-  EXPECT_EQ(fresh->batches[0]->payload, "new");
+  EXPECT_EQ(fresh->batches[0]->payload.view(), "new");
   clock.Advance(2 * 3600 * 1000);
   ASSERT_TRUE(node->store->RunRetention().ok());
   auto none = node->store->Read(s, 5, 1024);
@@ -692,7 +693,7 @@ TEST_F(StreamStoreTest, LargeRunsReadBackExactlyFromFilesFirstAndAgain) {
       auto batches = ReadAll(node->store.get(), s);
       ASSERT_EQ(batches.size(), written[s].size()) << "pass " << pass;
       for (size_t i = 0; i < batches.size(); ++i) {
-        EXPECT_EQ(batches[i]->payload, written[s][i]) << "pass " << pass << " batch " << i;
+        EXPECT_EQ(batches[i]->payload.view(), written[s][i]) << "pass " << pass << " batch " << i;
       }
     }
   }
