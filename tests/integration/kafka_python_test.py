@@ -44,10 +44,15 @@ class VersionLog(logging.Handler):
 
 
 def consumer(node, **extra):
+    # A 30 s session: kafka-python's heartbeat thread must take the client's lock, which the
+    # polling thread holds and takes again at once, so on a loaded machine the heartbeats can
+    # stall for seconds. With a 6 s session the node once (rightly) expired the member mid-test
+    # and the consumer, rejoining, read its uncommitted records again. No check here needs a
+    # session to expire: the members leave with LeaveGroup.
     return KafkaConsumer(bootstrap_servers=node.broker, group_id=GROUP, enable_auto_commit=False,
-                         auto_offset_reset="earliest", session_timeout_ms=6000,
-                         heartbeat_interval_ms=500, fetch_max_wait_ms=100,
-                         request_timeout_ms=15000, **extra)
+                         auto_offset_reset="earliest", session_timeout_ms=30000,
+                         heartbeat_interval_ms=1000, fetch_max_wait_ms=100,
+                         request_timeout_ms=40000, **extra)
 
 
 def poll_until(c, count, seconds):
