@@ -10,45 +10,35 @@
 #include "base/thread_priority.h"
 #include "base/thread_pool.h"
 #include "kafka/protocol/frame.h"
+#include "kafka/server/serial_queue.h"
 
 namespace mink::kafka {
 namespace {
 
-// Runs tasks one at a time, in submission order, on a shared pool.
-class SerialQueue : public std::enable_shared_from_this<SerialQueue> {
- public:
-  explicit SerialQueue(ThreadPool* pool) : pool_(pool) {}
-  void Submit(std::function<void()> task) {
-    bool start = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      tasks_.push_back(std::move(task));
-      if (!running_) running_ = start = true;
-    }
-    if (start) pool_->Submit([self = shared_from_this()] { self->Drain(); });
-  }
-
- private:
-  void Drain() {
-    while (true) {
-      std::function<void()> task;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (tasks_.empty()) {
-          running_ = false;
-          return;
-        }
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      task();
-    }
-  }
-  ThreadPool* pool_;
-  std::mutex mutex_;
-  std::deque<std::function<void()>> tasks_;
-  bool running_ = false;
+// The pools that handle requests. Group coordination has its own, so that heartbeats are not
+// queued behind other connections' data requests, which may wait for the object store.
+struct DispatchPools {
+  ThreadPool* data;
+  ThreadPool* groups;
 };
+
+bool IsGroupApi(int16_t api_key) {
+  switch (static_cast<ApiKey>(api_key)) {
+    case ApiKey::kFindCoordinator:
+    case ApiKey::kJoinGroup:
+    case ApiKey::kSyncGroup:
+    case ApiKey::kHeartbeat:
+    case ApiKey::kLeaveGroup:
+    case ApiKey::kOffsetCommit:
+    case ApiKey::kOffsetFetch:
+    case ApiKey::kDescribeGroups:
+    case ApiKey::kListGroups:
+    case ApiKey::kDeleteGroups:
+      return true;
+    default:
+      return false;
+  }
+}
 
 struct Slot {
   bool ready = false;
@@ -76,12 +66,13 @@ struct Slot {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(asio::ip::tcp::socket socket, Broker* broker, ThreadPool* dispatch,
+  Connection(asio::ip::tcp::socket socket, Broker* broker, DispatchPools pools,
              const KafkaServerOptions& options)
       : socket_(std::move(socket)),
         strand_(asio::make_strand(socket_.get_executor())),
         broker_(broker),
-        queue_(std::make_shared<SerialQueue>(dispatch)),
+        pools_(pools),
+        queue_(std::make_shared<SerialQueue>()),
         options_(options) {
     asio::error_code ec;
     auto remote = socket_.remote_endpoint(ec);
@@ -159,7 +150,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     slots_.push_back(slot);
     auto request = std::make_shared<ParsedRequest>(std::move(*parsed));
     ClientInfo client{request->header.client_id.value_or(""), host_};
-    queue_->Submit([self = shared_from_this(), request, client, slot] {
+    ThreadPool* pool = IsGroupApi(header->api_key) ? pools_.groups : pools_.data;
+    queue_->Submit(pool, [self = shared_from_this(), request, client, slot] {
       const int32_t correlation = request->header.correlation_id;
       const int16_t version = request->header.api_version;
       self->broker_->Handle(*request, client,
@@ -255,6 +247,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::ip::tcp::socket socket_;
   asio::strand<asio::any_io_executor> strand_;
   Broker* broker_;
+  DispatchPools pools_;
   std::shared_ptr<SerialQueue> queue_;
   const KafkaServerOptions& options_;
   std::string peer_, host_;
@@ -274,13 +267,16 @@ struct KafkaServer::Impl {
   asio::io_context io;
   asio::ip::tcp::acceptor acceptor{io};
   ThreadPool dispatch;
+  ThreadPool groups;
   std::vector<std::thread> threads;
   std::mutex mutex;
   std::vector<std::weak_ptr<Connection>> connections;
   std::atomic<bool> stopped{false};
 
   explicit Impl(const KafkaServerOptions& o)
-      : options(o), dispatch(o.dispatch_threads, "kafka-dispatch") {}
+      : options(o),
+        dispatch(o.dispatch_threads, "kafka-dispatch"),
+        groups(o.group_threads, "kafka-groups") {}
 
   void Accept() {
     acceptor.async_accept([this](const asio::error_code& ec, asio::ip::tcp::socket socket) {
@@ -288,7 +284,8 @@ struct KafkaServer::Impl {
         if (!stopped) MINK_LOG_WARN("kafka", "accept failed: {}", ec.message());
         if (stopped || ec == asio::error::operation_aborted) return;
       } else {
-        auto c = std::make_shared<Connection>(std::move(socket), broker, &dispatch, options);
+        auto c = std::make_shared<Connection>(std::move(socket), broker,
+                                              DispatchPools{&dispatch, &groups}, options);
         {
           std::lock_guard<std::mutex> lock(mutex);
           connections.erase(std::remove_if(connections.begin(), connections.end(),
@@ -365,6 +362,7 @@ void KafkaServer::Stop() {
   impl_->io.stop();
   for (auto& t : impl_->threads) t.join();
   impl_->dispatch.Stop();
+  impl_->groups.Stop();
 }
 
 }  // namespace mink::kafka

@@ -1,6 +1,7 @@
 #pragma once
 // KafkaServer: the Kafka listener (`--kafka-listen`). Connections on asio; each request frame is
-// size-checked before anything is allocated, decoded, and handed to the Broker in order; the
+// size-checked before anything is allocated, decoded, and handed to the Broker in order (group
+// coordination on threads of its own, data requests on the dispatch threads); the
 // responses go back in request order even when they complete out of order (a long-poll Fetch
 // only holds its own connection). A malformed frame, an unknown API or an unsupported version
 // closes that connection with a log line (ApiVersions of an unknown version gets Kafka's
@@ -19,6 +20,9 @@ struct KafkaServerOptions {
   size_t max_frame_bytes = 100 << 20;
   int io_threads = 2;
   int dispatch_threads = 4;
+  // Group coordination (heartbeats, joins, offset commits) on threads of its own, so that data
+  // requests waiting for the object store cannot hold it up.
+  int group_threads = 2;
   size_t max_inflight_per_connection = 64;  // reading pauses beyond this many open requests
 };
 
