@@ -23,13 +23,15 @@ Broker::Broker(BrokerOptions options, table::TableStore* tables, storage::Stream
       topics_(tables, options_.default_partitions),
       fetch_pool_(options_.fetch_threads, "kafka-fetch"),
       ahead_(options_.fetch_read_ahead_bytes),
-      ahead_pool_(options_.fetch_read_ahead_bytes > 0 ? 2 : 0, "kafka-ahead") {}
+      ahead_pool_(options_.fetch_read_ahead_bytes > 0 ? 2 : 0, "kafka-ahead"),
+      read_pool_(options_.fetch_read_threads, "kafka-read") {}
 
 Broker::~Broker() { Stop(); }
 
 void Broker::Stop() {
   stopping_ = true;
   fetch_pool_.Stop();
+  read_pool_.Stop();   // a fetch runs the reads no thread took itself, so none waits on it
   ahead_pool_.Stop();  // queued read-aheads see stopping_ and skip their work
 }
 

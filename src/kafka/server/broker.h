@@ -30,6 +30,8 @@ struct BrokerOptions {
   int32_t default_partitions = 1;
   std::string cluster_id = "mink";
   int fetch_threads = 16;  // fetches waiting for data (long poll) each hold one
+  // Reads of one fetch's partitions from the store run together on these (they mostly wait).
+  int fetch_read_threads = 8;
   // Read-ahead of a consumer's next Fetch (fetch_ahead.h): at most this many encoded bytes kept;
   // 0 turns it off.
   size_t fetch_read_ahead_bytes = 64 << 20;
@@ -58,6 +60,10 @@ class Broker {
   void Produce(const ProduceRequest& request, int16_t version, Respond respond);
   void Fetch(const FetchRequest& request, int16_t version, Respond respond);
   FetchResponse FetchOnce(const FetchRequest& request, int64_t* bytes);
+  // Reads and encodes one partition's records from the store into `part` (a fetch's read-ahead
+  // did not have them).
+  void ReadPartition(const std::string& topic, uint64_t stream, int64_t offset, int64_t budget,
+                     FetchResponse::Partition* part);
   // Encodes the records of `stream` from `offset` (with `budget`) on the read-ahead threads, up to
   // `depth` fetches ahead (FetchAheadCache::ClaimInChain), where there are committed records
   // (before `end`) and no read-ahead of them yet.
@@ -92,6 +98,7 @@ class Broker {
   ThreadPool fetch_pool_;
   FetchAheadCache ahead_;
   ThreadPool ahead_pool_;  // after ahead_: its tasks use it
+  ThreadPool read_pool_;   // after ahead_pool_: its reads start read-aheads
   std::atomic<bool> stopping_{false};
 };
 

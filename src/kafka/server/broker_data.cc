@@ -1,6 +1,8 @@
 // Broker: Produce, Fetch and ListOffsets — the data APIs.
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <limits>
 #include <mutex>
 
@@ -224,29 +226,99 @@ void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_
   });
 }
 
+void Broker::ReadPartition(const std::string& topic, uint64_t stream, int64_t offset,
+                           int64_t budget, FetchResponse::Partition* part) {
+  auto read = storage_->Read(stream, offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
+  if (!read.ok()) {
+    part->error_code = Code(ErrorCodeFromStatus(read.status(), ErrorContext::kFetch));
+    if (read.status().code() == StatusCode::kOutOfRange) {
+      meta_->Read([&](const metadata::State& s) {
+        const metadata::StreamState* st = s.FindStream(stream);
+        if (st != nullptr) {
+          part->high_watermark = st->end_offset;
+          part->last_stable_offset = st->end_offset;
+          part->log_start_offset = st->start_offset;
+        }
+      });
+    }
+    return;
+  }
+  part->high_watermark = read->end_offset;
+  part->last_stable_offset = read->end_offset;
+  part->log_start_offset = read->start_offset;
+  auto decoder = table::PayloadDecoder::Make(TopicSchema());
+  std::string records;
+  int64_t next_offset = offset;
+  Status encoded = decoder.ok() ? EncodeStored(*read, budget, *decoder, &records, &next_offset)
+                                : decoder.status();
+  if (!encoded.ok()) {
+    part->error_code = Code(ErrorCode::kCorruptMessage);
+    MINK_LOG_ERROR("kafka", "fetch {}-{}: {}", topic, part->partition_index, encoded.ToString());
+  } else {
+    MaybeReadAhead(stream, next_offset, read->end_offset, budget, kReadAheadDepth);
+  }
+  part->records = std::move(records);
+}
+
+namespace {
+
+// Runs `tasks` at once on `pool` and returns when all have run. The caller runs every task no
+// pool thread has claimed yet, so the call finishes even when the pool is busy or stopped.
+void RunTogether(ThreadPool* pool, std::vector<std::function<void()>> tasks) {
+  if (tasks.size() == 1) {
+    tasks.front()();
+    return;
+  }
+  struct Shared {
+    std::vector<std::function<void()>> tasks;
+    std::vector<std::atomic<bool>> claimed;
+    std::mutex mutex;
+    std::condition_variable cv;
+    size_t done = 0;
+    explicit Shared(std::vector<std::function<void()>> t)
+        : tasks(std::move(t)), claimed(tasks.size()) {}
+    void RunIfUnclaimed(size_t i) {
+      if (claimed[i].exchange(true)) return;
+      tasks[i]();
+      std::lock_guard<std::mutex> lock(mutex);
+      if (++done == tasks.size()) cv.notify_all();
+    }
+  };
+  auto shared = std::make_shared<Shared>(std::move(tasks));
+  for (size_t i = 1; i < shared->tasks.size(); ++i) {
+    pool->Submit([shared, i] { shared->RunIfUnclaimed(i); });
+  }
+  for (size_t i = 0; i < shared->tasks.size(); ++i) shared->RunIfUnclaimed(i);
+  std::unique_lock<std::mutex> lock(shared->mutex);
+  shared->cv.wait(lock, [&] { return shared->done == shared->tasks.size(); });
+}
+
+}  // namespace
+
 FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_bytes) {
   FetchResponse response;
   *total_bytes = 0;
   const int64_t max_bytes = request.max_bytes > 0 ? request.max_bytes : INT32_MAX;
+  // Partitions whose records the read-ahead does not have: read from the store afterwards, all
+  // at once (a store such as S3 takes tens of milliseconds a call).
+  struct ColdRead {
+    size_t topic, partition;
+    uint64_t stream;
+    int64_t offset, budget;
+  };
+  std::vector<ColdRead> cold;
   for (const auto& t : request.topics) {
-    FetchResponse::Topic topic;
+    FetchResponse::Topic& topic = response.responses.emplace_back();
     topic.topic = t.topic;
     const std::string table = TopicCatalog::TableName(t.topic);
     Result<int32_t> partitions = topics_.Partitions(t.topic);
-    std::optional<table::PayloadDecoder> decoder;
-    if (partitions.ok()) {
-      auto d = table::PayloadDecoder::Make(TopicSchema());
-      if (d.ok()) decoder.emplace(std::move(*d));
-    }
     for (const auto& p : t.partitions) {
-      FetchResponse::Partition part;
+      FetchResponse::Partition& part = topic.partitions.emplace_back();
       part.partition_index = p.partition;
       part.aborted_transactions = std::vector<FetchResponse::AbortedTransaction>{};
       uint64_t stream = 0;
-      if (!decoder) part.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
-      if (!decoder || !PartitionStream(table, partitions, p.partition, ErrorContext::kFetch,
-                                       &stream, &part.error_code)) {
-        topic.partitions.push_back(std::move(part));
+      if (!PartitionStream(table, partitions, p.partition, ErrorContext::kFetch, &stream,
+                           &part.error_code)) {
         continue;
       }
       const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));
@@ -267,43 +339,35 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
           MaybeReadAhead(stream, ahead->next_offset, part.high_watermark, budget, kReadAheadDepth);
           *total_bytes += static_cast<int64_t>(ahead->records.size());
           part.records = std::move(ahead->records);
-          topic.partitions.push_back(std::move(part));
           continue;
         }
       }
-      auto read = storage_->Read(stream, p.fetch_offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
-      if (!read.ok()) {
-        part.error_code = Code(ErrorCodeFromStatus(read.status(), ErrorContext::kFetch));
-        if (read.status().code() == StatusCode::kOutOfRange) {
-          meta_->Read([&](const metadata::State& s) {
-            const metadata::StreamState* st = s.FindStream(stream);
-            if (st != nullptr) {
-              part.high_watermark = st->end_offset;
-              part.last_stable_offset = st->end_offset;
-              part.log_start_offset = st->start_offset;
-            }
-          });
-        }
-        topic.partitions.push_back(std::move(part));
+      cold.push_back({response.responses.size() - 1, topic.partitions.size() - 1, stream,
+                      p.fetch_offset, budget});
+    }
+  }
+  if (cold.empty()) return response;
+  std::vector<std::function<void()>> reads;
+  for (const ColdRead& c : cold) {
+    FetchResponse::Topic* topic = &response.responses[c.topic];
+    FetchResponse::Partition* part = &topic->partitions[c.partition];
+    reads.push_back([this, topic, part, c] {
+      ReadPartition(topic->topic, c.stream, c.offset, c.budget, part);
+    });
+  }
+  RunTogether(&read_pool_, std::move(reads));
+  // The reads could not see each other's sizes: keep the response within max_bytes in request
+  // order, as a sequential fetch would (the first partition with records may exceed it).
+  *total_bytes = 0;
+  for (auto& topic : response.responses) {
+    for (auto& part : topic.partitions) {
+      const int64_t size = part.records ? static_cast<int64_t>(part.records->size()) : 0;
+      if (size > 0 && *total_bytes > 0 && *total_bytes + size > max_bytes) {
+        part.records = std::string();
         continue;
       }
-      part.high_watermark = read->end_offset;
-      part.last_stable_offset = read->end_offset;
-      part.log_start_offset = read->start_offset;
-      std::string records;
-      int64_t next_offset = p.fetch_offset;
-      Status encoded = EncodeStored(*read, budget, *decoder, &records, &next_offset);
-      if (!encoded.ok()) {
-        part.error_code = Code(ErrorCode::kCorruptMessage);
-        MINK_LOG_ERROR("kafka", "fetch {}-{}: {}", t.topic, p.partition, encoded.ToString());
-      } else {
-        MaybeReadAhead(stream, next_offset, read->end_offset, budget, kReadAheadDepth);
-      }
-      *total_bytes += static_cast<int64_t>(records.size());
-      part.records = std::move(records);
-      topic.partitions.push_back(std::move(part));
+      *total_bytes += size;
     }
-    response.responses.push_back(std::move(topic));
   }
   return response;
 }
