@@ -239,5 +239,31 @@ TEST_F(KafkaOnASlowStore, AFetchReadsItsColdPartitionsTogether) {
   EXPECT_LT(took, 2000ms) << "the fetch took " << Millis(took) << " ms";
 }
 
+TEST_F(KafkaOnASlowStore, AFetchStaysWithinItsMaxBytesInPartitionOrder) {
+  // Each partition holds one batch of about 10 KB; 15,000 bytes take the first partition's only.
+  kafka::FetchRequest fetch = FetchFromTheStart({0, 1, 2, 3, 4, 5, 6, 7});
+  fetch.max_bytes = 15000;
+  Client consumer(node_->kafka_port());
+  ASSERT_TRUE(consumer.connected());
+  ASSERT_TRUE(consumer.Send(fetch, kFetchVersion));
+  auto response = consumer.Receive(static_cast<int16_t>(kafka::ApiKey::kFetch), kFetchVersion);
+  ASSERT_TRUE(response.ok()) << response.status();
+  const auto& partitions = std::get<kafka::FetchResponse>(*response).responses.at(0).partitions;
+  ASSERT_EQ(partitions.size(), size_t{kPartitions});
+  size_t total = 0;
+  for (const auto& part : partitions) {
+    EXPECT_EQ(part.error_code, 0);
+    EXPECT_EQ(part.high_watermark, 10) << "partition " << part.partition_index;
+    const size_t size = part.records ? part.records->size() : 0;
+    if (part.partition_index == 0) {
+      EXPECT_GT(size, 10000u);
+    } else {
+      EXPECT_EQ(size, 0u) << "partition " << part.partition_index;
+    }
+    total += size;
+  }
+  EXPECT_LE(total, 15000u);
+}
+
 }  // namespace
 }  // namespace mink::node
