@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/thread_priority.h"
 #include "base/thread_pool.h"
@@ -38,6 +39,25 @@ bool IsGroupApi(int16_t api_key) {
     default:
       return false;
   }
+}
+
+// How long a request may take by design: a Fetch waits up to its max_wait_ms for records, and
+// JoinGroup and SyncGroup wait for the other members (-1: any time).
+int64_t DesignedWaitMs(const Request& body) {
+  if (const auto* fetch = std::get_if<FetchRequest>(&body)) return fetch->max_wait_ms;
+  if (std::holds_alternative<JoinGroupRequest>(body) ||
+      std::holds_alternative<SyncGroupRequest>(body)) {
+    return -1;
+  }
+  return 0;
+}
+
+// A request answered this much later than its designed wait is logged: it held its connection,
+// and a client may have timed out behind it (a heartbeat past its session).
+constexpr int64_t kSlowRequestMs = 1000;
+
+int64_t MillisBetween(SteadyTime from, SteadyTime to) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
 }
 
 struct Slot {
@@ -151,11 +171,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto request = std::make_shared<ParsedRequest>(std::move(*parsed));
     ClientInfo client{request->header.client_id.value_or(""), host_};
     ThreadPool* pool = IsGroupApi(header->api_key) ? pools_.groups : pools_.data;
-    queue_->Submit(pool, [self = shared_from_this(), request, client, slot] {
+    const SteadyTime received = SteadyNow();
+    queue_->Submit(pool, [self = shared_from_this(), request, client, slot, received] {
       const int32_t correlation = request->header.correlation_id;
       const int16_t version = request->header.api_version;
+      const SteadyTime started = SteadyNow();
+      const int16_t api = request->header.api_key;
+      const int64_t designed = DesignedWaitMs(request->body);
       self->broker_->Handle(*request, client,
-                            [self, slot, correlation, version](std::optional<Response> response) {
+                            [self, slot, correlation, version, api, designed, client, received,
+                             started](std::optional<Response> response) {
+                              self->NoteIfSlow(api, version, designed, client, received, started);
                               std::string frame;
                               std::vector<Splice> splices;
                               std::shared_ptr<const Response> kept;
@@ -184,6 +210,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
                             });
     });
     ReadSize();
+  }
+
+  // `designed`: DesignedWaitMs of the request.
+  void NoteIfSlow(int16_t api, int16_t version, int64_t designed, const ClientInfo& client,
+                  SteadyTime received, SteadyTime started) const {
+    const int64_t took = MillisBetween(received, SteadyNow());
+    if (designed < 0 || took <= designed + kSlowRequestMs) return;
+    MINK_LOG_WARN("kafka",
+                  "slow request: {} v{} from {} (client {}) answered after {} ms, {} ms of it "
+                  "waiting for the connection's earlier requests or a thread",
+                  ApiName(api), version, peer_, client.client_id, took,
+                  MillisBetween(received, started));
   }
 
   static void PutFrame(int32_t correlation_id, const std::string& body, std::string* out) {

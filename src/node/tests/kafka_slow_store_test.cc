@@ -195,6 +195,7 @@ class KafkaOnASlowStore : public ::testing::Test {
 
 TEST_F(KafkaOnASlowStore, AGroupRequestIsAnsweredWhileEveryDataThreadWaitsForTheStore) {
   SlowDown(1500ms);
+  ::testing::internal::CaptureStderr();  // the node's log
   // One fetch per partition, each on its own connection: more than the node's data threads.
   std::vector<std::unique_ptr<Client>> fetchers;
   for (int p = 0; p < kPartitions; ++p) {
@@ -221,6 +222,15 @@ TEST_F(KafkaOnASlowStore, AGroupRequestIsAnsweredWhileEveryDataThreadWaitsForThe
     ASSERT_TRUE(response.ok()) << response.status();
     ExpectAllRecords(*response, 1);
   }
+  // Each fetch took a store call (1.5 s) beyond its max_wait_ms of 0: the log names them.
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  size_t slow_fetches = 0;
+  for (size_t at = log.find("slow request: Fetch v4"); at != std::string::npos;
+       at = log.find("slow request: Fetch v4", at + 1)) {
+    ++slow_fetches;
+  }
+  EXPECT_EQ(slow_fetches, size_t{kPartitions}) << log;
+  EXPECT_EQ(log.find("slow request: ListGroups"), std::string::npos) << log;
 }
 
 TEST_F(KafkaOnASlowStore, AFetchReadsItsColdPartitionsTogether) {
