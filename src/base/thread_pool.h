@@ -1,8 +1,11 @@
 #pragma once
 // A fixed pool of threads running queued tasks in submission order, for blocking work (object
-// store calls, database calls). Stop() runs what is queued, then joins.
+// store calls, database calls). Stop() runs what is queued, then joins. RunTogether runs a set of
+// tasks at once on a pool and the calling thread.
 
+#include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -68,5 +71,10 @@ class ThreadPool {
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };
+
+// Runs `tasks` at once on `pool` and the calling thread, and returns when all have run. The
+// caller runs every task no pool thread has taken yet, so the call returns even when the pool's
+// threads are all busy or the pool is stopped.
+void RunTogether(ThreadPool* pool, std::vector<std::function<void()>> tasks);
 
 }  // namespace mink

@@ -1,8 +1,6 @@
 // Broker: Produce, Fetch and ListOffsets — the data APIs.
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <limits>
 #include <mutex>
 
@@ -260,41 +258,6 @@ void Broker::ReadPartition(const std::string& topic, uint64_t stream, int64_t of
   part->records = std::move(records);
 }
 
-namespace {
-
-// Runs `tasks` at once on `pool` and returns when all have run. The caller runs every task no
-// pool thread has claimed yet, so the call finishes even when the pool is busy or stopped.
-void RunTogether(ThreadPool* pool, std::vector<std::function<void()>> tasks) {
-  if (tasks.size() == 1) {
-    tasks.front()();
-    return;
-  }
-  struct Shared {
-    std::vector<std::function<void()>> tasks;
-    std::vector<std::atomic<bool>> claimed;
-    std::mutex mutex;
-    std::condition_variable cv;
-    size_t done = 0;
-    explicit Shared(std::vector<std::function<void()>> t)
-        : tasks(std::move(t)), claimed(tasks.size()) {}
-    void RunIfUnclaimed(size_t i) {
-      if (claimed[i].exchange(true)) return;
-      tasks[i]();
-      std::lock_guard<std::mutex> lock(mutex);
-      if (++done == tasks.size()) cv.notify_all();
-    }
-  };
-  auto shared = std::make_shared<Shared>(std::move(tasks));
-  for (size_t i = 1; i < shared->tasks.size(); ++i) {
-    pool->Submit([shared, i] { shared->RunIfUnclaimed(i); });
-  }
-  for (size_t i = 0; i < shared->tasks.size(); ++i) shared->RunIfUnclaimed(i);
-  std::unique_lock<std::mutex> lock(shared->mutex);
-  shared->cv.wait(lock, [&] { return shared->done == shared->tasks.size(); });
-}
-
-}  // namespace
-
 FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_bytes) {
   FetchResponse response;
   *total_bytes = 0;
@@ -346,7 +309,6 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
                       p.fetch_offset, budget});
     }
   }
-  if (cold.empty()) return response;
   std::vector<std::function<void()>> reads;
   for (const ColdRead& c : cold) {
     FetchResponse::Topic* topic = &response.responses[c.topic];
@@ -356,8 +318,9 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
     });
   }
   RunTogether(&read_pool_, std::move(reads));
-  // The reads could not see each other's sizes: keep the response within max_bytes in request
-  // order, as a sequential fetch would (the first partition with records may exceed it).
+  // The reads could not see each other's sizes, and a read-ahead entry may end past its budget:
+  // keep the response within max_bytes in request order (the first partition with records may
+  // exceed it, so that the client makes progress).
   *total_bytes = 0;
   for (auto& topic : response.responses) {
     for (auto& part : topic.partitions) {
