@@ -107,17 +107,14 @@ FetchResponse ErrorResponse(const FetchRequest& request, int16_t version, ErrorC
   FetchResponse r;
   if (version >= 7) r.error_code = ToWire(code);
   for (const auto& t : request.topics) {
-    FetchResponse::Topic topic;
+    FetchResponse::Topic& topic = r.responses.emplace_back();
     topic.topic = t.topic;
     for (const auto& p : t.partitions) {
-      FetchResponse::Partition partition;
+      FetchResponse::Partition& partition = topic.partitions.emplace_back();
       partition.partition_index = p.partition;
       partition.error_code = ToWire(code);
       partition.high_watermark = -1;
-      partition.records.emplace();
-      topic.partitions.push_back(std::move(partition));
     }
-    r.responses.push_back(std::move(topic));
   }
   return r;
 }

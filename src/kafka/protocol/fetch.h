@@ -78,7 +78,10 @@ struct FetchResponse {
     std::optional<SnapshotId> snapshot_id;              // v12+ tag 2
     std::optional<std::vector<AbortedTransaction>> aborted_transactions;  // v4+
     int32_t preferred_read_replica = -1;                // v11+
-    std::optional<std::string> records;
+    // Empty, not null, unless set: Kafka brokers send an empty record set with an error, and
+    // librdkafka 2.0.2 refuses a null one ("invalid MessageSetSize -1"), so its consumer would
+    // never see the error (OFFSET_OUT_OF_RANGE) it should reset on.
+    std::optional<std::string> records = std::string();
   };
   struct Topic {
     std::string topic;
