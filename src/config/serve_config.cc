@@ -40,6 +40,19 @@ Setter Bytes(uint64_t ServeConfig::*field) {
   };
 }
 
+Setter Boolean(bool ServeConfig::*field) {
+  return [field](ServeConfig* c, const std::string& v) -> Status {
+    if (v == "true" || v == "1") {
+      c->*field = true;
+    } else if (v == "false" || v == "0") {
+      c->*field = false;
+    } else {
+      return InvalidArgumentError("'" + v + "' is not true, false, 1 or 0");
+    }
+    return Status::Ok();
+  };
+}
+
 template <typename Int>
 Setter Integer(Int ServeConfig::*field, int64_t min, int64_t max) {
   return [field, min, max](ServeConfig* c, const std::string& v) -> Status {
@@ -92,6 +105,9 @@ const std::vector<Setting>& Settings() {
        Bytes(&ServeConfig::wal_seal_bytes)},
       {{"retention", "Keep stream data this long (0 = forever)", "7d"},
        Duration(&ServeConfig::retention)},
+      {{"retention-check-interval", "How often expired stream data is looked for and trimmed",
+        "1m"},
+       Duration(&ServeConfig::retention_check_interval)},
       {{"compaction.interval", "How often WAL objects are compacted into stream objects", "30s"},
        Duration(&ServeConfig::compaction_interval)},
       {{"gc.delete-grace", "Replaced objects are deleted this long after", "5m"},
@@ -101,6 +117,21 @@ const std::vector<Setting>& Settings() {
       {{"cache.block-bytes", "Read cache size", "64MiB"}, Bytes(&ServeConfig::block_cache_bytes)},
       {{"kafka.default-partitions", "Partitions of a Kafka topic created on first use", "1"},
        Integer(&ServeConfig::default_partitions, 1, 10'000)},
+      {{"kafka.auto-create-topics",
+        "Create a topic when a client produces to it or asks for its metadata with "
+        "auto-creation (Kafka's auto.create.topics.enable)",
+        "true"},
+       Boolean(&ServeConfig::kafka_auto_create_topics)},
+      {{"kafka.max-message-bytes",
+        "Largest record batch a producer may send; larger ones get MESSAGE_TOO_LARGE (Kafka's "
+        "message.max.bytes)",
+        "1048588"},
+       Bytes(&ServeConfig::kafka_max_message_bytes)},
+      {{"kafka.max-request-bytes",
+        "Largest Kafka request; a larger one closes its connection (Kafka's "
+        "socket.request.max.bytes)",
+        "100MiB"},
+       Bytes(&ServeConfig::kafka_max_request_bytes)},
   };
   return settings;
 }

@@ -31,11 +31,15 @@ struct ServeConfig {
   int wal_eager_uploads = 1;  // seal a small object at once while fewer uploads than this run
   uint64_t wal_seal_bytes = 512 << 10;  // seal at once at this size when an upload slot is free
   std::chrono::milliseconds retention{7LL * 24 * 3600 * 1000};
+  std::chrono::milliseconds retention_check_interval{60'000};
   std::chrono::milliseconds compaction_interval{30'000};
   std::chrono::milliseconds gc_delete_grace{5 * 60'000};
   std::chrono::milliseconds gc_orphan_grace{60 * 60'000};
   uint64_t block_cache_bytes = 64 << 20;
   int default_partitions = 1;  // buckets of a Kafka topic created on first use
+  bool kafka_auto_create_topics = true;            // Kafka's auto.create.topics.enable
+  uint64_t kafka_max_message_bytes = 1'048'588;    // Kafka's message.max.bytes
+  uint64_t kafka_max_request_bytes = 104'857'600;  // Kafka's socket.request.max.bytes
 };
 
 // One setting: its TOML key ("wal.flush-interval"), from which the flag and the environment

@@ -54,6 +54,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   options.wal_seal_bytes = config.wal_seal_bytes;
   options.wal_max_inflight_uploads = config.wal_max_inflight;
   options.retention = config.retention;
+  options.retention_interval = config.retention_check_interval;
   options.compaction_interval = config.compaction_interval;
   options.delete_grace = config.gc_delete_grace;
   options.orphan_grace = config.gc_orphan_grace;
@@ -80,6 +81,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     MINK_ASSIGN_OR_RETURN(int64_t port, ParseInt64(advertised.substr(colon + 1)));
     bo.advertised_port = static_cast<int32_t>(port);
     bo.default_partitions = config.default_partitions;
+    bo.auto_create_topics = config.kafka_auto_create_topics;
+    bo.max_message_bytes = config.kafka_max_message_bytes;
     kafka::GroupCoordinatorOptions go;
     go.offsets = node->meta_->store();
     go.partition_exists = [raw = node.get()](const std::string& topic, int32_t partition) {
@@ -91,6 +94,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                                                     node->meta_.get(), node->groups_.get());
     kafka::KafkaServerOptions ko;
     ko.listen = config.kafka_listen;
+    ko.max_frame_bytes = config.kafka_max_request_bytes;
     MINK_ASSIGN_OR_RETURN(node->kafka_, kafka::KafkaServer::Start(ko, node->broker_.get()));
   }
   MINK_LOG_INFO("node", "node={} epoch={} started: metadata={} storage={} wal={}", config.node_id,

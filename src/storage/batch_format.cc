@@ -30,7 +30,7 @@ void EncodeBatch(const BatchInput& input, int64_t base_offset, int64_t timestamp
   PutU32(out, 0);  // crc, filled below
   PutU8(out, kVersion);
   PutU8(out, input.change_types.empty() ? 0 : kFlagChangeTypes);
-  PutU16(out, 0);
+  PutU16(out, static_cast<uint16_t>(input.writer_epoch));
   PutI64(out, base_offset);
   PutI32(out, input.record_count);
   PutI64(out, timestamp_ms);
@@ -55,7 +55,7 @@ Status ParseOne(std::string_view data, size_t pos, const std::string& where, uin
   ByteReader r(data.substr(pos));
   uint32_t magic, length, crc, payload_len;
   uint8_t version, flags;
-  uint16_t reserved;
+  uint16_t writer_epoch;
   r.ReadU32(&magic);
   r.ReadU32(&length);
   r.ReadU32(&crc);
@@ -68,8 +68,9 @@ Status ParseOne(std::string_view data, size_t pos, const std::string& where, uin
   }
   r.ReadU8(&version);
   r.ReadU8(&flags);
-  r.ReadU16(&reserved);
+  r.ReadU16(&writer_epoch);
   if (version != kVersion) return Corrupt(where, at, "unknown batch version");
+  batch->writer_epoch = static_cast<int16_t>(writer_epoch);
   r.ReadI64(&batch->base_offset);
   r.ReadI32(&batch->record_count);
   r.ReadI64(&batch->timestamp_ms);

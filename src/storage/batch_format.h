@@ -21,7 +21,8 @@ inline constexpr int64_t kNoWriter = -1;
 // What a writer hands to Append; offsets and the commit time are assigned by the stream.
 struct BatchInput {
   int32_t record_count = 0;
-  int64_t writer_id = kNoWriter;  // idempotent writers: id + sequence
+  int64_t writer_id = kNoWriter;  // idempotent writers: id, epoch and sequence
+  int16_t writer_epoch = 0;       // a writer's epoch (Kafka's producer epoch)
   int32_t batch_sequence = -1;
   int32_t schema_id = 0;
   std::string change_types;  // empty, or one byte per record
@@ -38,6 +39,7 @@ struct Batch {
   int32_t record_count = 0;
   int64_t timestamp_ms = 0;  // commit time assigned when the WAL object was sealed
   int64_t writer_id = kNoWriter;
+  int16_t writer_epoch = 0;
   int32_t batch_sequence = -1;
   int32_t schema_id = 0;
   std::string change_types;

@@ -197,6 +197,7 @@ std::shared_ptr<WalWriter::Sealed> WalWriter::Seal(std::vector<Pending> batches)
       batch->record_count = p->input.record_count;
       batch->timestamp_ms = ts;
       batch->writer_id = p->input.writer_id;
+      batch->writer_epoch = p->input.writer_epoch;
       batch->batch_sequence = p->input.batch_sequence;
       batch->schema_id = p->input.schema_id;
       batch->change_types = std::move(p->input.change_types);

@@ -373,7 +373,7 @@ Status TableStore::LoadBucket(const Table& table, Bucket* bucket) {
     for (const auto& b : r.batches) {
       if (b->writer_id >= 0) {
         int32_t last = table.d.sequence_per_record ? b->batch_sequence + b->record_count - 1 : -1;
-        bucket->writers.Record(b->writer_id,
+        bucket->writers.Record(b->writer_id, b->writer_epoch,
                                WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last});
       }
       if (keyed && b->end_offset() > from) {

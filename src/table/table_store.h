@@ -166,17 +166,26 @@ class TableStore {
     int64_t base_offset = 0;
     bool duplicate = false;  // a retried batch: already written at base_offset, nothing appended
   };
+  // Who appends a batch, for idempotence: an idempotent writer (Kafka's producer id and epoch)
+  // and the batch's first and last sequence; id -1 for none.
+  struct WriterBatch {
+    int64_t id = -1;
+    int16_t epoch = 0;
+    int32_t first_sequence = -1;
+    int32_t last_sequence = -1;
+    bool strict = false;  // sequences grow by exactly one, a new epoch starts at 0 (Kafka)
+  };
   // Appends a batch of the table's full schema to one bucket of an unpartitioned log table,
-  // without waiting: `done` gets the commit's status (it is not called for a duplicate). With
-  // writer_id >= 0 the batch's sequence is checked first: a batch already written answers with
-  // its original offsets; with `strict_sequence` a gap is OutOfRange (Kafka producers).
-  // `max_record_time_ms` is the largest record timestamp of the batch, kept in the index for
-  // searches by record time (storage::BatchInput::max_record_time_ms).
+  // without waiting: `done` gets the commit's status. With writer.id >= 0 the batch's sequence
+  // is checked first (writer_state.h): a batch already written is not appended again and answers
+  // with its original offsets, and its `done` gets the status of the original's commit once that
+  // is known; a sequence out of order is OutOfRange; an epoch older than the writer's is
+  // FailedPrecondition (a fenced producer). `max_record_time_ms` is the largest record timestamp
+  // of the batch, kept in the index for searches by record time
+  // (storage::BatchInput::max_record_time_ms).
   Result<AppendOutcome> AppendToBucket(const std::string& name, int32_t bucket,
                                        const arrow::RecordBatch& batch, int64_t max_record_time_ms,
-                                       int64_t writer_id, int32_t first_sequence,
-                                       int32_t last_sequence, bool strict_sequence,
-                                       std::function<void(Status)> done);
+                                       const WriterBatch& writer, std::function<void(Status)> done);
   // The table's Arrow schema (every column).
   Result<arrow::SchemaPtr> TableSchema(const std::string& name) const;
 

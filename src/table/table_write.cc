@@ -229,7 +229,9 @@ Result<WriteResult> TableStore::WriteLog(const Table& table, const WriteRequest&
       MINK_ASSIGN_OR_RETURN(bucket, GetBucket(table, stream, label));
       locks.emplace_back(bucket->mutex);
       MINK_RETURN_IF_ERROR(LoadBucket(table, bucket));
-      MINK_ASSIGN_OR_RETURN(auto written, bucket->writers.Check(request.writer_id, request.sequence, false));
+      MINK_ASSIGN_OR_RETURN(auto written,
+                            bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
+                                                  request.sequence, false));
       if (written) {
         result.buckets.push_back({label, written->base_offset, written->end_offset});
         continue;
@@ -259,7 +261,7 @@ Result<WriteResult> TableStore::WriteLog(const Table& table, const WriteRequest&
       continue;
     }
     if (buckets[i] != nullptr) {
-      buckets[i]->writers.Record(request.writer_id,
+      buckets[i]->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
                                  WrittenBatch{request.sequence, pending[i].base, pending[i].end});
     }
     result.buckets.push_back({pending[i].label, pending[i].base, pending[i].end});
@@ -305,7 +307,9 @@ Result<WriteResult> TableStore::WriteKeyed(const Table& table, const WriteReques
   Status failure;
   for (auto& w : work) {
     if (request.writer_id >= 0) {
-      MINK_ASSIGN_OR_RETURN(auto written, w.bucket->writers.Check(request.writer_id, request.sequence, false));
+      MINK_ASSIGN_OR_RETURN(auto written,
+                            w.bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
+                                                    request.sequence, false));
       if (written) {
         w.duplicate = true;
         w.written = *written;
@@ -386,7 +390,7 @@ Result<WriteResult> TableStore::WriteKeyed(const Table& table, const WriteReques
     }
     w.bucket->applied_offset = w.pending.end;
     if (request.writer_id >= 0) {
-      w.bucket->writers.Record(request.writer_id,
+      w.bucket->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
                                WrittenBatch{request.sequence, w.pending.base, w.pending.end});
     }
     result.buckets.push_back({w.label, w.pending.base, w.pending.end});
@@ -401,8 +405,7 @@ Result<WriteResult> TableStore::WriteKeyed(const Table& table, const WriteReques
 
 Result<TableStore::AppendOutcome> TableStore::AppendToBucket(
     const std::string& name, int32_t bucket_index, const arrow::RecordBatch& batch,
-    int64_t max_record_time_ms, int64_t writer_id, int32_t first_sequence, int32_t last_sequence,
-    bool strict_sequence, std::function<void(Status)> done) {
+    int64_t max_record_time_ms, const WriterBatch& writer, std::function<void(Status)> done) {
   MINK_ASSIGN_OR_RETURN(auto table, FindTable(name));
   if (table->d.has_primary_key()) {
     return FailedPreconditionError(name + " is a primary-key table; bucket appends need a log table");
@@ -414,12 +417,13 @@ Result<TableStore::AppendOutcome> TableStore::AppendToBucket(
   MINK_ASSIGN_OR_RETURN(uint64_t stream, BucketStream(name, bucket_index));
   storage::BatchInput input;
   input.record_count = static_cast<int32_t>(batch.num_rows());
-  input.writer_id = writer_id;
-  input.batch_sequence = first_sequence;
+  input.writer_id = writer.id;
+  input.writer_epoch = writer.epoch;
+  input.batch_sequence = writer.first_sequence;
   input.schema_id = table->d.schema.schema_id;
   input.max_record_time_ms = max_record_time_ms;
   MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(batch, table->codec));
-  if (writer_id < 0) {
+  if (writer.id < 0) {
     MINK_ASSIGN_OR_RETURN(int64_t base, storage_->Append(stream, std::move(input), std::move(done)));
     return AppendOutcome{base, false};
   }
@@ -427,31 +431,43 @@ Result<TableStore::AppendOutcome> TableStore::AppendToBucket(
   // checked in the order they are appended. The state counts a batch as written from its append;
   // if the append fails, the state is rebuilt from the log before the next check.
   MINK_ASSIGN_OR_RETURN(Bucket * bucket, GetBucket(*table, stream, "b" + std::to_string(bucket_index)));
-  std::lock_guard<std::mutex> lock(bucket->mutex);
+  std::unique_lock<std::mutex> lock(bucket->mutex);
   if (bucket->writers_stale.exchange(false)) {
     bucket->loaded = false;
     bucket->writers.Clear();
   }
   MINK_RETURN_IF_ERROR(LoadBucket(*table, bucket));
-  MINK_ASSIGN_OR_RETURN(auto written, bucket->writers.Check(writer_id, first_sequence, strict_sequence));
+  MINK_ASSIGN_OR_RETURN(auto written, bucket->writers.Check(writer.id, writer.epoch,
+                                                            writer.first_sequence, writer.strict));
   if (written) {
-    if (written->Last() != last_sequence) {
-      return OutOfRangeError("batch with sequences " + std::to_string(first_sequence) + ".." +
-                             std::to_string(last_sequence) + " overlaps an earlier batch of writer " +
-                             std::to_string(writer_id));
+    if (written->Last() != writer.last_sequence) {
+      return OutOfRangeError("batch with sequences " + std::to_string(writer.first_sequence) +
+                             ".." + std::to_string(writer.last_sequence) +
+                             " overlaps an earlier batch of writer " + std::to_string(writer.id));
+    }
+    lock.unlock();
+    // A retry is answered when the batch it repeats is committed, with that commit's status.
+    if (written->commit) {
+      written->commit->OnDone(std::move(done));
+    } else {
+      done(Status::Ok());
     }
     return AppendOutcome{written->base_offset, true};
   }
   int32_t count = input.record_count;
-  auto callback = [bucket, done = std::move(done)](Status s) {
+  auto commit = std::make_shared<PendingCommit>();
+  auto callback = [bucket, commit, done = std::move(done)](Status s) {
     // Rebuild the writer states from what is committed before the next check. (No lock here:
     // this runs on the thread making storage commits, which an appender holding the lock may
     // wait for.)
     if (!s.ok()) bucket->writers_stale = true;
+    commit->Resolve(s);
     done(std::move(s));
   };
   MINK_ASSIGN_OR_RETURN(int64_t base, storage_->Append(stream, std::move(input), std::move(callback)));
-  bucket->writers.Record(writer_id, WrittenBatch{first_sequence, base, base + count, last_sequence});
+  bucket->writers.Record(writer.id, writer.epoch,
+                         WrittenBatch{writer.first_sequence, base, base + count,
+                                      writer.last_sequence, std::move(commit)});
   return AppendOutcome{base, false};
 }
 

@@ -4,15 +4,52 @@
 
 namespace mink::table {
 
-Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int32_t sequence,
-                                                        bool strict) const {
+void PendingCommit::OnDone(std::function<void(Status)> done) {
+  Status known;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!status_) {
+      waiting_.push_back(std::move(done));
+      return;
+    }
+    known = *status_;
+  }
+  done(std::move(known));
+}
+
+void PendingCommit::Resolve(const Status& status) {
+  std::vector<std::function<void(Status)>> waiting;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    status_ = status;
+    waiting.swap(waiting_);
+  }
+  for (auto& done : waiting) done(status);
+}
+
+Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int16_t epoch,
+                                                        int32_t sequence, bool strict) const {
   auto it = writers_.find(writer_id);
   // A writer without state (new, or its batches expired) may start at any sequence.
-  if (it == writers_.end() || it->second.empty()) return std::optional<WrittenBatch>();
-  for (const auto& b : it->second) {
+  if (it == writers_.end() || it->second.batches.empty()) return std::optional<WrittenBatch>();
+  const Writer& writer = it->second;
+  if (epoch < writer.epoch) {
+    return FailedPreconditionError("writer " + std::to_string(writer_id) + " has epoch " +
+                                   std::to_string(writer.epoch) + "; a batch of its epoch " +
+                                   std::to_string(epoch) + " is refused (a fenced producer)");
+  }
+  if (epoch > writer.epoch) {
+    if (strict && sequence != 0) {
+      return OutOfRangeError("writer " + std::to_string(writer_id) + " begins epoch " +
+                             std::to_string(epoch) + " at sequence " + std::to_string(sequence) +
+                             " instead of 0");
+    }
+    return std::optional<WrittenBatch>();
+  }
+  for (const auto& b : writer.batches) {
     if (b.sequence == sequence) return std::optional<WrittenBatch>(b);
   }
-  int32_t last = it->second.back().Last();
+  int32_t last = writer.batches.back().Last();
   bool in_order = strict ? (sequence == last + 1 || (last == INT32_MAX && sequence == 0))
                          : sequence > last;
   if (!in_order) {
@@ -23,10 +60,14 @@ Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int32
   return std::optional<WrittenBatch>();
 }
 
-void WriterStates::Record(int64_t writer_id, const WrittenBatch& batch) {
-  auto& batches = writers_[writer_id];
-  batches.push_back(batch);
-  while (batches.size() > kKept) batches.pop_front();
+void WriterStates::Record(int64_t writer_id, int16_t epoch, WrittenBatch batch) {
+  Writer& writer = writers_[writer_id];
+  if (epoch != writer.epoch) {  // a newer epoch (Check refuses older ones): a new history
+    writer.epoch = epoch;
+    writer.batches.clear();
+  }
+  writer.batches.push_back(std::move(batch));
+  while (writer.batches.size() > kKept) writer.batches.pop_front();
 }
 
 }  // namespace mink::table

@@ -13,6 +13,7 @@ A module the test needs but cannot import fails the test under MINK_TEST_REQUIRE
 (scripts/with-test-services) and skips it (exit 77) otherwise.
 """
 
+import faulthandler
 import importlib
 import os
 import shutil
@@ -84,6 +85,9 @@ def hard_deadline(seconds):
 
     signal.signal(signal.SIGALRM, expired)
     signal.alarm(seconds)
+    # A client call blocked in C never lets the handler above run: a watchdog thread then prints
+    # where every thread is and ends the process.
+    faulthandler.dump_traceback_later(seconds + 10, exit=True)
 
 
 class MinkNode:

@@ -55,6 +55,28 @@ TEST(ServeConfig, ErrorsNameTheirSource) {
   EXPECT_NE(broken.status().message().find("line 1"), std::string::npos);
 }
 
+TEST(ServeConfig, KafkaLimitsAndAutoCreationAsKafkaNamesThem) {
+  auto defaults = LoadServeConfig({}, "", {});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_TRUE(defaults->kafka_auto_create_topics);
+  EXPECT_EQ(defaults->kafka_max_message_bytes, 1'048'588u);   // Kafka's message.max.bytes
+  EXPECT_EQ(defaults->kafka_max_request_bytes, 104'857'600u);  // socket.request.max.bytes
+  EXPECT_EQ(defaults->retention_check_interval.count(), 60'000);
+  auto c = LoadServeConfig({{"kafka.max-message-bytes", "100KiB"}},
+                           WriteFile("retention-check-interval = \"500ms\"\n"
+                                     "[kafka]\nauto-create-topics = false\n"),
+                           {{"MINK_KAFKA_MAX_REQUEST_BYTES", "1MiB"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->kafka_auto_create_topics);
+  EXPECT_EQ(c->kafka_max_message_bytes, 100u << 10);
+  EXPECT_EQ(c->kafka_max_request_bytes, 1u << 20);
+  EXPECT_EQ(c->retention_check_interval.count(), 500);
+  auto bad = LoadServeConfig({{"kafka.auto-create-topics", "maybe"}}, "", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--kafka-auto-create-topics"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("maybe"), std::string::npos);
+}
+
 TEST(ServeConfig, NamesAreDerivedFromTheKey) {
   SettingInfo info{"wal.flush-interval", "", ""};
   EXPECT_EQ(info.Flag(), "--wal-flush-interval");

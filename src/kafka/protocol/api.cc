@@ -5,8 +5,8 @@
 namespace mink::kafka {
 namespace {
 
-// Ranges: the "Advertise" column of shared/reference/protocols.md §1.3 (DeleteRecords and
-// DeleteGroups, not listed there: every version Kafka defines); flexible versions from the Kafka message definitions.
+// Ranges: why they are these is in docs/kafka.md ("Which versions clients send"); flexible
+// versions from the Kafka message definitions.
 constexpr ApiInfo kApis[] = {
     {ApiKey::kProduce, "Produce", 0, 7, 9, true},
     {ApiKey::kFetch, "Fetch", 0, 12, 12, true},

@@ -101,8 +101,9 @@ MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t versio
   } else {
     for (const auto& t : *request.topics) names.push_back(t.name);
   }
-  // Before v4 there is no flag: the broker's policy (auto-creation on) decides.
-  const bool create = version < 4 || request.allow_auto_topic_creation;
+  // Before v4 there is no flag: the broker's policy decides.
+  const bool create =
+      options_.auto_create_topics && (version < 4 || request.allow_auto_topic_creation);
   for (const auto& name : names) {
     MetadataResponse::Topic topic;
     topic.name = name;
@@ -256,12 +257,13 @@ DescribeConfigsResponse Broker::DescribeConfigs(const DescribeConfigsRequest& re
                  {"cleanup.policy", "delete"},
                  {"compression.type", "producer"},
                  {"message.timestamp.type", "CreateTime"},
-                 {"max.message.bytes", "1048588"},
+                 {"max.message.bytes", std::to_string(options_.max_message_bytes)},
                  {"min.insync.replicas", "1"}};
     } else if (resource.resource_type == 4) {  // BROKER
       configs = {{"broker.id", std::to_string(options_.node_id)},
                  {"num.partitions", std::to_string(options_.default_partitions)},
-                 {"auto.create.topics.enable", "true"},
+                 {"auto.create.topics.enable", options_.auto_create_topics ? "true" : "false"},
+                 {"message.max.bytes", std::to_string(options_.max_message_bytes)},
                  {"default.replication.factor", "1"},
                  {"log.retention.ms", "604800000"}};
     } else {

@@ -28,6 +28,11 @@ struct BrokerOptions {
   std::string advertised_host = "127.0.0.1";
   int32_t advertised_port = 9092;
   int32_t default_partitions = 1;
+  // Kafka's auto.create.topics.enable: a Produce, or a Metadata request that allows it, creates
+  // a topic that does not exist.
+  bool auto_create_topics = true;
+  // Kafka's message.max.bytes: a larger record batch gets MESSAGE_TOO_LARGE.
+  size_t max_message_bytes = 1'048'588;
   std::string cluster_id = "mink";
   int fetch_threads = 16;  // fetches waiting for data (long poll) each hold one
   // Reads of one fetch's partitions from the store run together on these (they mostly wait).
@@ -58,6 +63,8 @@ class Broker {
 
  private:
   void Produce(const ProduceRequest& request, int16_t version, Respond respond);
+  // Why a partition's batches may not be appended (too large, transactional), or OK.
+  Status CheckProducedBatches(const std::vector<BatchView>& batches) const;
   void Fetch(const FetchRequest& request, int16_t version, Respond respond);
   FetchResponse FetchOnce(const FetchRequest& request, int64_t* bytes);
   // Reads and encodes one partition's records from the store into `part` (a fetch's read-ahead

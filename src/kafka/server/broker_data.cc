@@ -15,6 +15,20 @@ namespace {
 
 int16_t Code(ErrorCode c) { return ToWire(c); }
 
+// The Kafka error for an append the table layer refused: OutOfRange is a sequence out of order
+// and FailedPrecondition a producer epoch older than the producer's (AppendToBucket; a topic's
+// table is a log table, so FailedPrecondition cannot mean anything else here).
+ErrorCode ProduceRefusal(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOutOfRange:
+      return ErrorCode::kOutOfOrderSequenceNumber;
+    case StatusCode::kFailedPrecondition:
+      return ErrorCode::kInvalidProducerEpoch;
+    default:
+      return ErrorCodeFromStatus(status, ErrorContext::kProduce);
+  }
+}
+
 // Collects the commits of one Produce request and answers when the last one is in.
 struct ProduceState {
   std::mutex mutex;
@@ -44,6 +58,21 @@ struct ProduceState {
 
 }  // namespace
 
+Status Broker::CheckProducedBatches(const std::vector<BatchView>& batches) const {
+  for (const BatchView& view : batches) {
+    if (view.bytes.size() > options_.max_message_bytes) {
+      return ResourceExhaustedError("a record batch of " + std::to_string(view.bytes.size()) +
+                                    " bytes is larger than the limit of " +
+                                    std::to_string(options_.max_message_bytes) +
+                                    " (kafka.max-message-bytes)");
+    }
+    if (view.header.is_transactional() || view.header.is_control()) {
+      return FailedPreconditionError("a transactional batch: Mink does not support transactions");
+    }
+  }
+  return Status::Ok();
+}
+
 void Broker::Produce(const ProduceRequest& request, int16_t version, Respond respond) {
   (void)version;
   auto state = std::make_shared<ProduceState>();
@@ -63,7 +92,8 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
   const bool transactional = request.transactional_id.has_value();
   for (size_t ti = 0; ti < request.topic_data.size(); ++ti) {
     const auto& t = request.topic_data[ti];
-    Result<int32_t> partitions = topics_.Ensure(t.name);
+    Result<int32_t> partitions =
+        options_.auto_create_topics ? topics_.Ensure(t.name) : topics_.Partitions(t.name);
     for (size_t pi = 0; pi < t.partition_data.size(); ++pi) {
       const auto& p = t.partition_data[pi];
       auto& out = state->response.responses[ti].partition_responses[pi];
@@ -94,12 +124,15 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
         fail(ErrorCode::kCorruptMessage, batches.status().ToString());
         continue;
       }
+      // Every batch is checked before any is appended, so a refused partition stores nothing.
+      if (Status refused = CheckProducedBatches(*batches); !refused.ok()) {
+        fail(refused.code() == StatusCode::kResourceExhausted ? ErrorCode::kMessageTooLarge
+                                                              : ErrorCode::kInvalidTxnState,
+             refused.ToString());
+        continue;
+      }
       bool first = true;
       for (const BatchView& view : *batches) {
-        if (view.header.is_transactional() || view.header.is_control()) {
-          fail(ErrorCode::kInvalidTxnState, "transactional batch");
-          break;
-        }
         auto decoded = DecodeBatch(view);
         if (!decoded.ok()) {
           fail(decoded.status().code() == StatusCode::kUnimplemented ? ErrorCode::kUnsupportedCompressionType
@@ -124,9 +157,11 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
           max_record_time = std::max(max_record_time, r.timestamp);
         }
         const RecordBatchHeader& h = view.header;
+        table::TableStore::WriterBatch writer{h.producer_id, h.producer_epoch, h.base_sequence,
+                                              h.last_sequence(), /*strict=*/true};
+        // A retried batch (duplicate) is answered with its first offsets once it is committed.
         auto appended = tables_->AppendToBucket(
-            TopicCatalog::TableName(t.name), p.index, **arrow_batch, max_record_time,
-            h.producer_id, h.base_sequence, h.last_sequence(), /*strict_sequence=*/true,
+            TopicCatalog::TableName(t.name), p.index, **arrow_batch, max_record_time, writer,
             [state, ti, pi](Status s) {
               state->Done(ti, pi, s.ok() ? ErrorCode::kNone : ErrorCodeFromStatus(s, ErrorContext::kProduce));
             });
@@ -135,15 +170,8 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
             std::lock_guard<std::mutex> lock(state->mutex);
             --state->pending;
           }
-          fail(appended.status().code() == StatusCode::kOutOfRange
-                   ? ErrorCode::kOutOfOrderSequenceNumber
-                   : ErrorCodeFromStatus(appended.status(), ErrorContext::kProduce),
-               appended.status().ToString());
+          fail(ProduceRefusal(appended.status()), appended.status().ToString());
           break;
-        }
-        if (appended->duplicate) {
-          std::lock_guard<std::mutex> lock(state->mutex);
-          --state->pending;  // nothing appended: no commit to wait for
         }
         if (first) {
           std::lock_guard<std::mutex> lock(state->mutex);
@@ -182,7 +210,7 @@ Status EncodeStored(const storage::ReadResult& read, int64_t budget, table::Payl
     if (!records->empty() && static_cast<int64_t>(records->size()) >= budget) break;
     auto batch = decoder.Decode(b->payload);
     Status s = batch.ok() ? ArrowToRecordBatch(**batch, b->base_offset, b->writer_id,
-                                               b->batch_sequence, records)
+                                               b->writer_epoch, b->batch_sequence, records)
                           : batch.status();
     if (!s.ok()) {
       return DataLossError("stored batch at offset " + std::to_string(b->base_offset) + ": " +
@@ -229,6 +257,9 @@ void Broker::ReadPartition(const std::string& topic, uint64_t stream, int64_t of
   auto read = storage_->Read(stream, offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
   if (!read.ok()) {
     part->error_code = Code(ErrorCodeFromStatus(read.status(), ErrorContext::kFetch));
+    part->high_watermark = -1;
+    // Out of range: the partition's real offsets (Kafka sends -1; clients reset through
+    // ListOffsets either way).
     if (read.status().code() == StatusCode::kOutOfRange) {
       meta_->Read([&](const metadata::State& s) {
         const metadata::StreamState* st = s.FindStream(stream);
@@ -282,6 +313,7 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
       uint64_t stream = 0;
       if (!PartitionStream(table, partitions, p.partition, ErrorContext::kFetch, &stream,
                            &part.error_code)) {
+        part.high_watermark = -1;  // unknown, as Kafka answers for a partition in error
         continue;
       }
       const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));

@@ -1,5 +1,5 @@
 #pragma once
-// ClassicGroup: one consumer group of Kafka's classic rebalance protocol (protocols.md §1.7) —
+// ClassicGroup: one consumer group of Kafka's classic rebalance protocol (docs/kafka.md) —
 // its members, its state machine (Empty, PreparingRebalance, CompletingRebalance, Stable, Dead)
 // and its generations. Offsets are not here (offset_store.h).
 //

@@ -1,6 +1,6 @@
 #pragma once
-// GroupCoordinator: Kafka consumer groups with the classic rebalance protocol (protocols.md
-// §1.7). This node is the coordinator of every group.
+// GroupCoordinator: Kafka consumer groups with the classic rebalance protocol (docs/kafka.md,
+// "Consumer groups"). This node is the coordinator of every group.
 //
 // - Group state (members, generations, assignments) lives in memory only: after a restart
 //   clients find their member ids unknown and rejoin, as with Kafka when a coordinator moves.

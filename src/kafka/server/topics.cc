@@ -152,7 +152,8 @@ Result<arrow::RecordBatchPtr> RecordsToArrow(const DecodedBatch& batch) {
 }
 
 Status ArrowToRecordBatch(const arrow::RecordBatch& batch, int64_t base_offset,
-                          int64_t producer_id, int32_t base_sequence, std::string* out) {
+                          int64_t producer_id, int16_t producer_epoch, int32_t base_sequence,
+                          std::string* out) {
   if (batch.num_columns() != 4) return DataLossError("a topic batch needs 4 columns");
   const int64_t n = batch.num_rows();
   if (n == 0) return Status::Ok();
@@ -196,7 +197,7 @@ Status ArrowToRecordBatch(const arrow::RecordBatch& batch, int64_t base_offset,
   BatchOptions options;
   options.base_offset = base_offset;
   options.producer_id = producer_id;
-  options.producer_epoch = producer_id >= 0 ? 0 : -1;
+  options.producer_epoch = producer_id >= 0 ? producer_epoch : -1;
   options.base_sequence = producer_id >= 0 ? base_sequence : -1;
   return appender.Finish(options);
 }

@@ -61,6 +61,7 @@ Result<arrow::RecordBatchPtr> RecordsToArrow(const DecodedBatch& batch);
 // One stored batch back as a Kafka record batch with base offset `base_offset`, appended to
 // `out`. Records before `from_offset` are kept (clients skip them, as with Kafka's own batches).
 Status ArrowToRecordBatch(const arrow::RecordBatch& batch, int64_t base_offset,
-                          int64_t producer_id, int32_t base_sequence, std::string* out);
+                          int64_t producer_id, int16_t producer_epoch, int32_t base_sequence,
+                          std::string* out);
 
 }  // namespace mink::kafka

@@ -12,6 +12,7 @@ BatchInput Input(const std::string& payload, int32_t count, std::string changes 
   in.payload = payload;
   in.change_types = std::move(changes);
   in.writer_id = 77;
+  in.writer_epoch = 5;
   in.batch_sequence = 3;
   in.schema_id = 2;
   return in;
@@ -30,6 +31,7 @@ TEST(BatchFormat, RoundTripsEveryField) {
   EXPECT_EQ(a.record_count, 2);
   EXPECT_EQ(a.timestamp_ms, 1234);
   EXPECT_EQ(a.writer_id, 77);
+  EXPECT_EQ(a.writer_epoch, 5);
   EXPECT_EQ(a.batch_sequence, 3);
   EXPECT_EQ(a.schema_id, 2);
   EXPECT_EQ(a.change_types, std::string("\x00\x01", 2));

@@ -31,23 +31,53 @@ TEST(KvState, SnapshotRoundTripsAndDetectsDamage) {
 
 TEST(WriterStates, RetriesAreRecognisedAndGapsRefused) {
   WriterStates w;
-  EXPECT_FALSE(w.Check(7, 0, true)->has_value());
-  w.Record(7, {0, 0, 10});
-  w.Record(7, {1, 10, 12});
-  auto retry = w.Check(7, 0, true);
+  EXPECT_FALSE(w.Check(7, 0, 0, true)->has_value());
+  w.Record(7, 0, {0, 0, 10});
+  w.Record(7, 0, {1, 10, 12});
+  auto retry = w.Check(7, 0, 0, true);
   ASSERT_TRUE(retry.ok());
   ASSERT_TRUE(retry->has_value());
   EXPECT_EQ((*retry)->base_offset, 0);
-  EXPECT_FALSE(w.Check(7, 2, true)->has_value());
-  EXPECT_EQ(w.Check(7, 4, true).status().code(), StatusCode::kOutOfRange);  // a gap
-  EXPECT_TRUE(w.Check(7, 4, false).ok());                                    // non-strict: grows
-  EXPECT_TRUE(w.Check(9, 3, true).ok());  // a writer without state starts anywhere
-  w.Record(11, {0, 20, 25, 4});            // a Kafka batch: sequences 0..4
-  EXPECT_FALSE(w.Check(11, 5, true)->has_value());
-  EXPECT_EQ(w.Check(11, 4, true).status().code(), StatusCode::kOutOfRange);
-  for (int s = 2; s < 10; ++s) w.Record(7, {s, 12 + s, 13 + s});
-  EXPECT_EQ(w.Check(7, 1, false).status().code(), StatusCode::kOutOfRange);  // forgotten
-  EXPECT_TRUE(w.Check(7, 5, false)->has_value());
+  EXPECT_FALSE(w.Check(7, 0, 2, true)->has_value());
+  EXPECT_EQ(w.Check(7, 0, 4, true).status().code(), StatusCode::kOutOfRange);  // a gap
+  EXPECT_TRUE(w.Check(7, 0, 4, false).ok());                                    // non-strict: grows
+  EXPECT_TRUE(w.Check(9, 0, 3, true).ok());  // a writer without state starts anywhere
+  w.Record(11, 0, {0, 20, 25, 4});            // a Kafka batch: sequences 0..4
+  EXPECT_FALSE(w.Check(11, 0, 5, true)->has_value());
+  EXPECT_EQ(w.Check(11, 0, 4, true).status().code(), StatusCode::kOutOfRange);
+  for (int s = 2; s < 10; ++s) w.Record(7, 0, {s, 12 + s, 13 + s});
+  EXPECT_EQ(w.Check(7, 0, 1, false).status().code(), StatusCode::kOutOfRange);  // forgotten
+  EXPECT_TRUE(w.Check(7, 0, 5, false)->has_value());
+}
+
+// librdkafka raises its producer epoch by itself after a request it lost, and numbers the
+// batches it sends again from 0: that is a new history, not a retry of the first batch.
+TEST(WriterStates, ANewEpochStartsAtSequenceZeroAndAnOlderOneIsFenced) {
+  WriterStates w;
+  w.Record(7, 0, {0, 0, 1});
+  w.Record(7, 0, {1, 1, 2});
+  EXPECT_FALSE(w.Check(7, 1, 0, true)->has_value());  // new, not the retry of (epoch 0, seq 0)
+  EXPECT_EQ(w.Check(7, 1, 2, true).status().code(), StatusCode::kOutOfRange);
+  w.Record(7, 1, {0, 2, 3});
+  EXPECT_EQ(w.Check(7, 0, 2, true).status().code(), StatusCode::kFailedPrecondition);
+  auto retry = w.Check(7, 1, 0, true);
+  ASSERT_TRUE(retry.ok() && retry->has_value());
+  EXPECT_EQ((*retry)->base_offset, 2);
+  EXPECT_FALSE(w.Check(7, 1, 1, true)->has_value());
+  EXPECT_EQ(w.Check(7, 1, 2, true).status().code(), StatusCode::kOutOfRange);
+}
+
+TEST(PendingCommit, WaitersGetTheStatusOnceItIsKnown) {
+  PendingCommit commit;
+  std::vector<Status> seen;
+  commit.OnDone([&](Status s) { seen.push_back(s); });
+  EXPECT_TRUE(seen.empty());
+  commit.Resolve(UnavailableError("the store is down"));
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].code(), StatusCode::kUnavailable);
+  commit.OnDone([&](Status s) { seen.push_back(s); });  // after: at once
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].code(), StatusCode::kUnavailable);
 }
 
 }  // namespace

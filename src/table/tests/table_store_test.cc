@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include "arrow_format/array.h"
 #include "object_store/memory_store.h"
 #include "table/arrow_rows.h"
@@ -16,9 +18,10 @@ struct Node {
   std::unique_ptr<storage::StreamStore> storage;
   std::unique_ptr<TableStore> tables;
 
-  static std::unique_ptr<Node> Start(const std::string& meta_url,
-                                     std::shared_ptr<object_store::ObjectStore> objects,
-                                     TableOptions options = {}, const Clock* clock = nullptr) {
+  static std::unique_ptr<Node> Start(
+      const std::string& meta_url, std::shared_ptr<object_store::ObjectStore> objects,
+      TableOptions options = {}, const Clock* clock = nullptr,
+      std::chrono::milliseconds upload_deadline = std::chrono::seconds(30)) {
     auto n = std::make_unique<Node>();
     metadata::MetadataOptions mo;
     if (clock != nullptr) mo.clock = clock;
@@ -26,6 +29,7 @@ struct Node {
     auto id = storage::StreamStore::RegisterNode(n->meta.get(), 1);
     storage::StorageOptions so;
     so.wal_flush_interval = std::chrono::milliseconds(2);
+    so.upload_deadline = upload_deadline;
     n->storage = std::move(*storage::StreamStore::Open(
         so, n->meta.get(), storage::StoreSet{objects, -2, objects, -3}, *id, false));
     n->tables = std::make_unique<TableStore>(n->meta.get(), n->storage.get(), options);
@@ -196,6 +200,59 @@ TEST_F(TableStoreTest, RetriedWritesAreNotAppliedTwice) {
   ASSERT_TRUE(node_->tables->Write(w, {Batch("shop.events", {e})}).ok());
   ASSERT_TRUE(node_->tables->Write(w, {Batch("shop.events", {e})}).ok());
   EXPECT_EQ(Read({"shop.events"}).size(), 1u);
+}
+
+// A Kafka producer that retries a batch whose answer it did not get may do so while the first
+// append is still uploading: the retry is answered when that append commits, with its status,
+// never before (an acknowledged retry of a batch whose upload then fails would be lost).
+TEST_F(TableStoreTest, ARetriedBatchIsAnsweredOnlyWithTheCommitOfTheBatchItRepeats) {
+  node_->storage->Stop();
+  node_.reset();
+  node_ = Node::Start(meta_url_, objects_, {}, nullptr, std::chrono::milliseconds(300));
+  auto writer_id = node_->tables->InitWriter();
+  ASSERT_TRUE(writer_id.ok());
+  auto append = [&](int32_t sequence, const char* note, std::promise<Status>* done) {
+    TableStore::WriterBatch writer{*writer_id, 0, sequence, sequence, true};
+    return node_->tables->AppendToBucket(
+        "shop.events", 0, *Batch("shop.events", {{Value::Int(sequence), Value::Bytes(note)}}),
+        metadata::kUnknownRecordTime, writer, [done](Status s) { done->set_value(s); });
+  };
+  object_store::FaultPlan slow;
+  slow.latency = std::chrono::milliseconds(200);
+  objects_->SetFaults(slow);
+  std::promise<Status> first, retry;
+  auto a = append(0, "a", &first);
+  auto b = append(0, "a", &retry);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE(a->duplicate);
+  EXPECT_TRUE(b->duplicate);
+  EXPECT_EQ(b->base_offset, a->base_offset);
+  auto retried = retry.get_future();
+  EXPECT_EQ(retried.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout)
+      << "the retry was answered while the first append was uploading";
+  EXPECT_TRUE(first.get_future().get().ok());
+  EXPECT_TRUE(retried.get().ok());
+
+  // The store refuses every upload: the first append fails, and so does its retry.
+  object_store::FaultPlan down = slow;
+  down.fail_fraction = 1;
+  objects_->SetFaults(down);
+  std::promise<Status> lost, lost_retry;
+  ASSERT_TRUE(append(1, "b", &lost).ok());
+  auto c = append(1, "b", &lost_retry);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->duplicate);
+  EXPECT_FALSE(lost.get_future().get().ok());
+  EXPECT_FALSE(lost_retry.get_future().get().ok()) << "a retry of a lost batch was acknowledged";
+
+  // Once the store is back, the producer's next retry is written.
+  objects_->SetFaults({});
+  std::promise<Status> again;
+  auto d = append(1, "b", &again);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_FALSE(d->duplicate);
+  EXPECT_TRUE(again.get_future().get().ok());
+  EXPECT_EQ(Read({"shop.events"}), (std::vector<std::string>{"0,a", "1,b"}));
 }
 
 TEST_F(TableStoreTest, KvStateSurvivesARestartWithAndWithoutSnapshots) {

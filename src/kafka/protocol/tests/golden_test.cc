@@ -1,4 +1,4 @@
-// Golden bytes computed by hand from the Kafka protocol description (protocols.md §1), and the
+// Golden bytes computed by hand from the published Kafka protocol description, and the
 // record batch CRC from an independent bitwise CRC-32C.
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The classic rebalance protocol of GroupCoordinator (protocols.md §1.7): joins, generations,
+// The classic rebalance protocol of GroupCoordinator (docs/kafka.md): joins, generations,
 // leaders, assignments, leaving, session and rebalance timeouts, MEMBER_ID_REQUIRED, protocol
 // checks, and the timer thread. Offsets are in group_offsets_test.cc.
 
