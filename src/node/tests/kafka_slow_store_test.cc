@@ -1,11 +1,7 @@
 // A node whose object store is slow (mem:// with injected latency), read cold: group requests
 // are answered while fetches wait for the store, and one fetch reads its partitions together.
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -17,6 +13,7 @@
 #include "kafka/protocol/messages.h"
 #include "kafka/protocol/record_batch.h"
 #include "node/node.h"
+#include "node/tests/kafka_test_client.h"
 #include "object_store/memory_store.h"
 #include "object_store/storage_uri.h"
 #include "test_env.h"
@@ -26,60 +23,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// One blocking Kafka connection.
-class Client {
- public:
-  explicit Client(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  }
-  ~Client() { close(fd_); }
-  bool connected() const { return connected_; }
-
-  bool Send(const kafka::Request& body, int16_t version) {
-    kafka::RequestHeader header;
-    header.api_key = kafka::ApiKeyOf(body);
-    header.api_version = version;
-    header.correlation_id = ++correlation_;
-    header.client_id = "slow-store-test";
-    std::string frame;
-    if (!kafka::AppendRequestFrame(header, body, &frame).ok()) return false;
-    for (size_t at = 0; at < frame.size();) {
-      ssize_t n = write(fd_, frame.data() + at, frame.size() - at);
-      if (n <= 0) return false;
-      at += static_cast<size_t>(n);
-    }
-    return true;
-  }
-
-  Result<kafka::Response> Receive(int16_t api_key, int16_t version) {
-    char size_bytes[4];
-    if (!ReadExactly(size_bytes, 4)) return UnavailableError("connection closed");
-    uint32_t size = 0;
-    for (char c : size_bytes) size = size << 8 | static_cast<uint8_t>(c);
-    std::string payload(size, '\0');
-    if (!ReadExactly(payload.data(), size)) return UnavailableError("connection closed");
-    MINK_ASSIGN_OR_RETURN(auto parsed, kafka::ParseResponseFrame(api_key, version, payload));
-    return std::move(parsed.body);
-  }
-
- private:
-  bool ReadExactly(char* out, size_t n) {
-    for (size_t at = 0; at < n;) {
-      ssize_t got = read(fd_, out + at, n - at);
-      if (got <= 0) return false;
-      at += static_cast<size_t>(got);
-    }
-    return true;
-  }
-  int fd_ = -1;
-  bool connected_ = false;
-  int32_t correlation_ = 0;
-};
+using Client = testing::KafkaClient;
 
 constexpr int kPartitions = 8;
 constexpr int16_t kProduceVersion = 7, kFetchVersion = 4, kListGroupsVersion = 0;
