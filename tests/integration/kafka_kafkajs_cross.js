@@ -6,14 +6,16 @@
 //
 // A record is {"partition", "key" (hex or null), "value" (hex or null), "headers": [[key, hex]],
 // "timestamp" (epoch ms)}; consume prints each record read (plus "offset") as one JSON line, in
-// partition and offset order, after <count> records (30 s at most).
+// partition and offset order, after <count> records (30 s at most). MINK_KAFKAJS_REQUEST_TIMEOUT_MS
+// sets kafkajs's requestTimeout (30 s by default), for tests whose requests are lost on purpose.
 
 const path = require('path');
 const {Kafka, logLevel} = require(path.join(__dirname, '..', 'node', 'node_modules', 'kafkajs'));
 
 const [mode, broker, topic, count, group] = process.argv.slice(2);
 const kafka = new Kafka({clientId: 'mink-cross-kafkajs', brokers: [broker], logLevel: logLevel.ERROR,
-                         retry: {retries: 5, initialRetryTime: 100, maxRetryTime: 1000}});
+                         retry: {retries: 5, initialRetryTime: 100, maxRetryTime: 1000},
+                         requestTimeout: Number(process.env.MINK_KAFKAJS_REQUEST_TIMEOUT_MS || 30000)});
 const fromHex = (h) => (h === null ? null : Buffer.from(h, 'hex'));
 const hex = (b) => (b === null || b === undefined ? null : Buffer.from(b).toString('hex'));
 

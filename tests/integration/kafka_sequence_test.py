@@ -14,7 +14,9 @@ test's own, checked on the wire and in the data that follows.
   Produce: the client times the request out and sends the batch again on a new connection; the
   node answers it as a duplicate, every delivery report is a success at the offset where the
   record is, and both clients read each record once.
-- The same producer through a proxy that loses a Produce request: the requests after it arrive
+- kafkajs 2.2.4's idempotent producer through the proxy that loses a response: it sends the
+  batch again after its request timeout and gets the original offset; each record is stored once.
+- librdkafka's producer through a proxy that loses a Produce request: the requests after it arrive
   with a gap in their sequences and get OUT_OF_ORDER_SEQUENCE_NUMBER; librdkafka raises its epoch
   and sends them again from sequence 0; every record is reported delivered, at the offset where
   it is, once each, in the order produced.
@@ -22,9 +24,11 @@ test's own, checked on the wire and in the data that follows.
 Usage: kafka_sequence_test.py path/to/mink   (Debian's /usr/bin/python3)
 """
 
+import json
 import os
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -184,6 +188,12 @@ class Proxy:
         for s in (client, upstream):
             s.close()
 
+    def rearm(self):
+        """Loses the Nth Produce from now on again."""
+        with self.lock:
+            self.produces = 0
+            self.lost = []
+
     def close(self):
         self.listener.close()
 
@@ -203,6 +213,30 @@ def produce_through(broker, topic, values, pause):
         time.sleep(pause)
     p.flush(40)
     return reports
+
+
+def kafkajs_checks(node, proxy, checks):
+    """kafkajs's idempotent producer, one record a request, through `proxy` losing a response."""
+    modules = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node", "node_modules")
+    minktest.require_tool("node and kafkajs", "test", "-d", os.path.join(modules, "kafkajs"))
+    proxy.rearm()
+    topic = "lost-response-kafkajs"
+    records = [{"partition": 0, "key": None, "value": f"js-{i}".encode().hex(), "headers": [],
+                "timestamp": int(time.time() * 1000)} for i in range(4)]
+    r = subprocess.run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                             "kafka_kafkajs_cross.js"),
+                        "produce", f"127.0.0.1:{proxy.port}", topic],
+                       input=json.dumps(records), capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, MINK_KAFKAJS_REQUEST_TIMEOUT_MS="2000"))
+    checks.ok("kafkajs through the proxy: the producer finished", r.returncode == 0, r.stderr[-2000:])
+    checks.ok("kafkajs: the proxy lost the response of a Produce", len(proxy.lost) == 1,
+              str(proxy.lost))
+    acknowledged = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else []
+    checks.expect("kafkajs: every record acknowledged at offsets 0-3, the retried one too",
+                  [0, 1, 2, 3], [a["offset"] for a in acknowledged])
+    for client in CLIENTS:
+        checks.expect(f"kafkajs, lost response: {client} reads each record once",
+                      [(i, f"js-{i}") for i in range(4)], read_all(node, topic, 4, client))
 
 
 def proxy_checks(mink_bin, checks):
@@ -231,6 +265,8 @@ def proxy_checks(mink_bin, checks):
                 checks.expect(f"lost {lose}: {client} reads each record reported delivered once, "
                               "in the order produced, at its reported offset",
                               [(reports[v], v) for v in delivered], stored)
+            if lose == "response":
+                kafkajs_checks(node, proxy, checks)
             checks.ok(f"lost {lose}: node stopped cleanly", node.stop() == 0)
         except Exception:
             print(f"node log:\n{node.log_tail()}", file=sys.stderr)

@@ -263,6 +263,9 @@ def size_checks(node, checks):
     _, err = confluent_send(node, topic, b"r" * 1_500_000, partition=0,
                             **{"message.max.bytes": 3_000_000})
     checks.ok("librdkafka: a 1.5 MB request fails", err is not None, str(err))
+    offset, err = python_send(node, topic, b"r" * 1_500_000, partition=0,
+                              max_request_size=3_000_000, request_timeout_ms=5000)
+    checks.ok("kafka-python: a 1.5 MB request fails", offset is None and err is not None, str(err))
     checks.expect("the partition holds the two small records and nothing else",
                   [(0, "small-1"), (1, "small-2")], read_all(node, topic, 2))
     checks.expect("the node serves the next request", [(0, 0, 2)],
