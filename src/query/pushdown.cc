@@ -28,6 +28,7 @@
 #include "duckdb/planner/operator/logical_get.hpp"
 #include "query/duckdb_internal.h"
 #include "table/bucketing.h"
+#include "table/partition_name.h"
 
 namespace mink::query::internal {
 namespace {
@@ -441,14 +442,7 @@ std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBind
     for (const auto& e : endpoints) {
       if (!e.partition || partition_kept.count(*e.partition)) continue;
       bool kept = true;
-      std::vector<std::string> parts;
-      size_t start = 0;
-      while (true) {
-        size_t end = e.partition->find('$', start);
-        parts.push_back(e.partition->substr(start, end - start));
-        if (end == std::string::npos) break;
-        start = end + 1;
-      }
+      std::vector<std::string> parts = table::SplitPartitionName(*e.partition);
       duckdb::vector<duckdb::LogicalType> types;
       for (int c : partition_columns) types.push_back(bind.types[static_cast<size_t>(c)]);
       duckdb::DataChunk chunk;

@@ -121,13 +121,13 @@ Status TableStore::Read(const ReadRequest& request, const BatchSink& sink,
     case ReadMode::kSnapshot:
       if (!table->d.has_primary_key()) {
         return FailedPreconditionError("snapshot mode reads the KV state of a primary-key table; " +
-                                       table->name + " is a log table (use --mode log)");
+                                       table->name + " is a log table: read its log");
       }
       return ReadSnapshot(*table, request, sink);
     case ReadMode::kUnion:
       return FailedPreconditionError("table " + table->name +
-                                     " is not tiered: union reads need a table created with "
-                                     "--lake iceberg");
+                                     " is not tiered: a union read needs a table tiered into the "
+                                     "lake");
   }
   return InvalidArgumentError("unknown read mode");
 }
@@ -149,7 +149,7 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
   if (request.from != "earliest" && request.from != "latest") {
     auto n = ParseInt64(request.from);
     if (!n.ok() || *n < 0) {
-      return InvalidArgumentError("--from must be earliest, latest or an offset, not '" +
+      return InvalidArgumentError("a read starts at earliest, latest or an offset, not '" +
                                   request.from + "'");
     }
     from_offset = *n;

@@ -12,6 +12,7 @@
 #include "table/changelog.h"
 #include "table/payload.h"
 #include "table/row_codec.h"
+#include "table/partition_name.h"
 #include "table/table_internal.h"
 
 namespace mink::table {
@@ -32,7 +33,7 @@ Status SplitTableName(const std::string& name, std::string* database, std::strin
 
 Result<std::string> PartitionName(const Row& row, const std::vector<int>& columns,
                                   const std::vector<LogicalType>& types) {
-  std::string name;
+  std::vector<std::string> parts;
   for (size_t i = 0; i < columns.size(); ++i) {
     const Value& v = row[static_cast<size_t>(columns[i])];
     if (v.is_null()) return InvalidArgumentError("a partition column is null");
@@ -83,10 +84,9 @@ Result<std::string> PartitionName(const Row& row, const std::vector<int>& column
                                     "' may only contain letters, digits, '_' and '-'");
       }
     }
-    if (i > 0) name += "$";
-    name += part;
+    parts.push_back(std::move(part));
   }
-  return name;
+  return JoinPartitionValues(parts);
 }
 
 TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storage,
