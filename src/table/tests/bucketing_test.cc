@@ -13,7 +13,7 @@ std::string Bytes(std::initializer_list<int> b) {
 
 LogicalType T(const char* text) { return *ParseType(text); }
 
-// The vectors of fluss.md §6 (Fluss BucketingFunctionTest).
+// The test vectors of docs/tables.md, Bucketing (from Fluss's own bucketing tests).
 TEST(Bucketing, FlussTestVectors) {
   struct Case {
     std::string key;

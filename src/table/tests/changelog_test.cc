@@ -169,58 +169,18 @@ TEST(Changelog, WalImageHasNoUpdateBefore) {
   EXPECT_EQ(t.Write(R(1, 0, ""), true), "-D(1,2,b)");
 }
 
-TEST(Descriptor, ValidationErrorsNameTheProblem) {
-  auto error = [](TableSpec spec) {
-    auto d = MakeDescriptor(spec);
-    EXPECT_FALSE(d.ok());
-    return d.status().message();
-  };
-  TableSpec base;
-  base.columns = {"id BIGINT NOT NULL", "region STRING NOT NULL", "amount DECIMAL(10,2)"};
-  TableSpec s = base;
-  s.primary_key = {"id", "nope"};
-  EXPECT_NE(error(s).find("primary key column 'nope'"), std::string::npos);
-  s = base;
-  s.primary_key = {"id"};
-  s.partition_by = {"region"};
-  EXPECT_NE(error(s).find("partition column 'region' must be part of the primary key"),
-            std::string::npos);
-  s = base;
-  s.primary_key = {"id", "region"};
-  s.partition_by = {"region"};
-  s.bucket_key = {"region"};
-  EXPECT_NE(error(s).find("must not be a partition column"), std::string::npos);
-  s = base;
-  s.columns.push_back("__offset BIGINT");
-  EXPECT_NE(error(s).find("reserved"), std::string::npos);
-  s = base;
-  s.options = {{"table.merge-engine", "first_row"}};
-  EXPECT_NE(error(s).find("primary-key table"), std::string::npos);
-  s = base;
-  s.options = {{"no.such", "x"}};
-  EXPECT_NE(error(s).find("unknown table option 'no.such'"), std::string::npos);
-}
-
-TEST(Descriptor, QuickStartTablesAndJsonRoundTrip) {
-  TableSpec orders;
-  orders.columns = {"id BIGINT NOT NULL", "region STRING NOT NULL", "amount DECIMAL(10,2)"};
-  orders.primary_key = {"id", "region"};
-  orders.partition_by = {"region"};
-  orders.bucket_count = 2;
-  auto d = MakeDescriptor(orders);
-  ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->bucket_keys, std::vector<std::string>{"id"});
-  EXPECT_EQ(d->bucket_count, 2);
-  auto back = TableDescriptor::FromJson(d->ToJson());
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->ToJson(), d->ToJson());
-  TableSpec events;
-  events.columns = {"id BIGINT NOT NULL", "note STRING"};
-  events.bucket_key = {"id"};
-  auto e = MakeDescriptor(events);
-  ASSERT_TRUE(e.ok());
-  EXPECT_FALSE(e->has_primary_key());
-  EXPECT_EQ(e->bucket_count, 1);
+// table.delete.behavior: disable refuses a delete and leaves the key as it was; ignore drops it.
+TEST(Changelog, DeleteBehaviorDisableRefusesAndIgnoreDropsDeletes) {
+  Table disabled(Make({"k INT", "v DOUBLE", "s STRING"}, {"k"}, {{"table.delete.behavior", "disable"}}));
+  EXPECT_EQ(disabled.Write(R(1, 1, "a")), "+I(1,1,a)");
+  EXPECT_EQ(disabled.Write(R(1, 0, ""), true),
+            "error: deletes are disabled on this table (table.delete.behavior)");
+  EXPECT_EQ(disabled.size(), 1u);
+  EXPECT_EQ(disabled.Write(R(1, 2, "b")), "-U(1,1,a) +U(1,2,b)");  // the row was still there
+  Table ignored(Make({"k INT", "v DOUBLE", "s STRING"}, {"k"}, {{"table.delete.behavior", "ignore"}}));
+  EXPECT_EQ(ignored.Write(R(1, 1, "a")), "+I(1,1,a)");
+  EXPECT_EQ(ignored.Write(R(1, 0, ""), true), "");
+  EXPECT_EQ(ignored.size(), 1u);
 }
 
 }  // namespace

@@ -184,6 +184,26 @@ TEST_F(TableStoreTest, DeletesAndPartialUpdates) {
   EXPECT_TRUE(Read(snapshot).empty());
 }
 
+TEST_F(TableStoreTest, ADeleteOfATableWithDeletesDisabledIsRefusedAndStoresNothing) {
+  TableSpec locked;
+  locked.columns = {"id BIGINT NOT NULL", "region STRING NOT NULL", "amount DECIMAL(10,2)"};
+  locked.primary_key = {"id", "region"};
+  locked.options = {{"table.delete.behavior", "disable"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.locked", locked).ok());
+  ASSERT_TRUE(node_->tables->Write({"shop.locked"}, {Batch("shop.locked", {Order(1, "us", 100)})}).ok());
+  WriteRequest del{"shop.locked", WriteMode::kDelete};
+  auto refused = node_->tables->Write(del, {Batch("shop.locked", {Order(1, "us", 0)})});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("deletes are disabled"), std::string::npos)
+      << refused.status();
+  ReadRequest log{"shop.locked"};
+  log.meta = true;
+  EXPECT_EQ(Read(log), (std::vector<std::string>{"1,us,100,b0,0,+I"}));
+  ReadRequest snapshot{"shop.locked"};
+  snapshot.mode = ReadMode::kSnapshot;
+  EXPECT_EQ(Read(snapshot), (std::vector<std::string>{"1,us,100"}));
+}
+
 TEST_F(TableStoreTest, RetriedWritesAreNotAppliedTwice) {
   auto writer = node_->tables->InitWriter();
   ASSERT_TRUE(writer.ok());
