@@ -24,6 +24,7 @@
 #include "arrow_format/record_batch.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
+#include "table/column_stats.h"
 #include "table/descriptor.h"
 
 namespace mink::table {
@@ -82,26 +83,6 @@ struct BucketOffsets {
   int64_t start = 0;
   int64_t end = 0;
   std::optional<int64_t> at;
-};
-
-// The range of one integer-valued column (integers, DATE, TIME, TIMESTAMP: the stored integer)
-// over the rows of a bucket's log.
-struct ColumnRange {
-  std::string column;
-  int64_t null_count = 0;
-  bool has_values = false;  // false: no non-null value seen; min and max are unset
-  int64_t min = 0;
-  int64_t max = 0;
-};
-
-// Column ranges of one bucket of a log table over its log below `end`. Conservative: the ranges
-// hold every row below `end` (rows retention removed since may still widen them), never less.
-struct BucketColumnStats {
-  std::optional<std::string> partition;  // partition name, if partitioned
-  int32_t bucket = 0;
-  int64_t end = 0;
-  int64_t rows = 0;                  // rows the ranges were computed over
-  std::vector<ColumnRange> columns;  // every integer-valued column, in table order
 };
 
 struct TableInfo {
