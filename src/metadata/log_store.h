@@ -8,8 +8,9 @@
 // leases(name, holder, epoch, expires_ms), schema_version(version), and (migration 2)
 // group_offsets(group_id, topic, partition, committed_offset, leader_epoch, metadata,
 // commit_time_ms): the Kafka consumer groups' committed offsets, high-rate data kept out of the
-// command log (DESIGN.md §5), and (migration 3) snapshot_parts(seq, part, body) with
-// snapshots.parts: a snapshot is stored in parts, see WriteSnapshot.
+// command log (docs/architecture.md, Metadata log), and (migration 3)
+// snapshot_parts(seq, part, body) with snapshots.parts: a snapshot is stored in parts, see
+// WriteSnapshot.
 //
 // Thread-safety: every method may be called from any thread; a backend serialises use of its
 // connection internally.

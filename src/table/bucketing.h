@@ -1,6 +1,7 @@
 #pragma once
 // Bucketing: which bucket a row's bucket key goes to. Three functions, one per lake format, as
-// Fluss defines them (../shared/reference/fluss.md §6); a table records which one it uses.
+// Fluss defines them (docs/tables.md, Bucketing, with the test vectors); a table records which
+// one it uses.
 //   native:  abs(murmur3(LE4(M42(key)), seed 0)) % n, key = compacted key encoding
 //   paimon:  abs(M42(key) % n), key = a Paimon BinaryRow of the bucket-key fields
 //   iceberg: (murmur3(key, seed 0) & INT_MAX) % n, key = Iceberg single-value bytes (one column)

@@ -1,6 +1,7 @@
 #pragma once
-// The merge engines and the changelog rules of primary-key tables (fluss.md §2-§3): given a
-// key's current value and one write, the new value and the changelog records it produces.
+// The merge engines and the changelog rules of primary-key tables (docs/tables.md, "The
+// changelog of primary-key tables" and "Merge engines"): given a key's current value and one
+// write, the new value and the changelog records it produces.
 //   upsert of a missing key      -> +I(merged)
 //   upsert of an existing key    -> -U(old) +U(merged), or nothing if the engine keeps the old row
 //   delete of a missing key      -> nothing

@@ -1,7 +1,7 @@
 #pragma once
 // TableDescriptor: everything about a table but its data — columns, primary key, partitioning,
-// bucketing, merge engine and options — with the validation rules of Fluss
-// (../shared/reference/fluss.md §1-§3). Stored as JSON in the metadata catalog.
+// bucketing, merge engine and options — with the validation rules of Fluss (docs/tables.md,
+// Table model and Merge engines). Stored as JSON in the metadata catalog.
 
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# kcat (librdkafka 2.0.2) against the Kafka listener of a `mink serve` of its own: the seed's
-# "Kafka" commands verbatim (../shared/seeds: produce "hello", consume it, `mink read
+# kcat (librdkafka 2.0.2) against the Kafka listener of a `mink serve` of its own: the Kafka
+# commands at the top of docs/kafka.md verbatim (produce "hello", consume it, `mink read
 # kafka.greetings` prints the value as hex 68656c6c6f), metadata as JSON (-L -J), keys, NULL keys
 # and headers round-tripping exactly, every compression codec, an idempotent producer, offsets by
 # timestamp (-o s@ts, -Q), several partitions (-p, relative and absolute offsets, keyed
@@ -26,7 +26,7 @@ consume() {
   kc -C -t "$topic" -o beginning -e -q "$@"
 }
 
-# ---- The seed's "Kafka" section, verbatim (HOST:PORT = the node's Kafka listener)
+# ---- The commands of docs/kafka.md, verbatim (HOST:PORT = the node's Kafka listener)
 if echo 'hello' | timeout 30 kcat -P -b "$BROKER" -t greetings; then
   pass "echo 'hello' | kcat -P -t greetings"
 else

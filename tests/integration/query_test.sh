@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# End-to-end test of mink-query (../shared/seeds "SQL", issue 5): starts `mink serve` on a
-# temporary directory and a free loopback port, runs the seed's quick-start commands, then the
-# seed's SQL with `mink-query exec` piped (JSON lines) and on a terminal (an aligned table, through
-# script(1)), CSV, several statements from a file, SQL errors (DuckDB's message and position,
-# status 2, no crash), a table created after the engine started, and an unreachable node.
+# End-to-end test of mink-query (issue 5): starts `mink serve` on a temporary directory and a free
+# loopback port, creates and fills the quick start's tables (README.md), then runs the query of
+# README.md's "SQL" section with `mink-query exec` piped (JSON lines) and on a terminal (an
+# aligned table, through script(1)), CSV, several statements from a file, SQL errors (DuckDB's
+# message and position, status 2, no crash), a table created after the engine started, and an
+# unreachable node.
 #
 # Usage: query_test.sh path/to/mink path/to/mink-query
 
@@ -25,10 +26,10 @@ expect_error() {
   fi
 }
 
-# ---- The seed's quick start tables
+# ---- The quick start's tables (README.md)
 create_shop_tables
 
-# ---- The seed's SQL, verbatim. Piped: JSON lines, one per row (group order is DuckDB's).
+# ---- README.md's SQL, verbatim. Piped: JSON lines, one per row (group order is DuckDB's).
 out=$(mink-query exec -e "SELECT region, sum(amount) FROM mink.shop.orders GROUP BY region")
 rc=$?
 expect "seed query (piped): status" 0 "$rc"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# End-to-end test of the quick start (../shared/seeds: "First table", "Write", "Read"): starts
-# `mink serve` on a temporary directory and a free loopback port, runs the seed's commands
-# verbatim and compares their output with the seed byte for byte. Then: a follow read ended by
-# Ctrl-C, a clean restart and a SIGKILL right after an acknowledged write (same answers after
+# End-to-end test of the quick start in README.md: starts `mink serve` on a temporary directory
+# and a free loopback port, runs the quick start's commands verbatim and compares their output
+# byte for byte with the expected answers (README.md shows the changelog read and the offsets;
+# the snapshot and the first two events follow from the rows written). Then: a follow read ended
+# by Ctrl-C, a clean restart and a SIGKILL right after an acknowledged write (same answers after
 # both), bad input (one-line errors, nothing written), an untiered union read and an unreachable
 # node.
 #
@@ -11,7 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 mink_test_init quickstart "${1:-}"
 
-# run_quiet NAME CMD...: the command succeeds and prints nothing (as in the seed).
+# run_quiet NAME CMD...: the command succeeds and prints nothing (as the quick start shows).
 run_quiet() {
   local name=$1
   shift
@@ -49,7 +50,7 @@ EVENTS_FIRST_TWO='{"id":7,"note":"a"}
 {"id":8,"note":"b"}'
 EVENTS_OFFSETS='{"bucket":"b0","start":0,"end":2}'
 
-# The answers of the seed's "Read" section.
+# The answers to the quick start's reads.
 check_answers() {
   local when=$1
   expect "$when: mink read shop.orders --meta --partition us" "$ORDERS_CHANGELOG" \
@@ -130,7 +131,8 @@ TAIL_PID=
 expect "mink read shop.tail -f: the new row" '{"id":1,"note":"followed"}' "$(cat "$WORK/tail.out")"
 expect "mink read -f: Ctrl-C ends it with status 0 and no error" "0 " "$rc $(cat "$WORK/tail.err")"
 
-# Partial updates and deletes (a table of its own, so that the seed's answers stay as they are).
+# Partial updates and deletes (a table of its own, so that the quick start's answers stay as
+# they are).
 run_quiet "mink table create shop.pk" mink table create shop.pk -C "k INT NOT NULL" \
   -C "a STRING" -C "b DECIMAL(5,1)" --primary-key k
 printf '{"k": 1, "a": "x", "b": 1.5}\n{"k": 2, "a": "y", "b": "2"}\n' | mink write shop.pk

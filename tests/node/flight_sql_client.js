@@ -75,7 +75,7 @@ function decimalText(words, scale) {
 function ok(what) { console.log(`ok: ${what}`); }
 
 async function main() {
-  // ---- A query (CommandStatementQuery): the seed's aggregate.
+  // ---- A query (CommandStatementQuery): the aggregate of README.md's SQL section.
   const q = await fetch('CommandStatementQuery', {query:
     'SELECT region, sum(amount) AS total FROM mink.shop.orders GROUP BY region ORDER BY region'});
   const querySchema = arrow.tableFromIPC(Buffer.from(q.info.schema)).schema;

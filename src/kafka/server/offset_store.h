@@ -1,8 +1,9 @@
 #pragma once
 // OffsetStore: the committed offsets of Kafka consumer groups. They are durable in the metadata
 // database's group_offsets table (metadata::LogStore::CommitGroupOffsets), not in the command
-// log (DESIGN.md §5), and cached per group: a group's offsets are read from the database on its
-// first use after a start, and every commit is written through before it becomes visible.
+// log (docs/architecture.md, Metadata log), and cached per group: a group's offsets are read from
+// the database on its first use after a start, and every commit is written through before it
+// becomes visible.
 //
 // The cache assumes this node is the only writer of a group's offsets (the node is the
 // coordinator of every group).
