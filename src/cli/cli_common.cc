@@ -5,8 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
-#include <exception>
-#include <nlohmann/json.hpp>
 
 #include "base/strings.h"
 
@@ -36,8 +34,8 @@ void AddBootstrapOption(CLI::App* command, ClientOptions* options) {
   command
       ->add_option("-b,--bootstrap", options->bootstrap,
                    std::string("Address of a node: grpc://host:port or host:port (env ") +
-                       kBootstrapEnv + ", default " + kDefaultBootstrap + ")")
-      ->envname(kBootstrapEnv);
+                       client::kBootstrapEnv + ", default " + client::kDefaultBootstrap + ")")
+      ->envname(client::kBootstrapEnv);
 }
 
 Result<std::unique_ptr<flight::FlightClient>> ConnectToNode(const ClientOptions& options) {
@@ -48,21 +46,6 @@ Result<std::unique_ptr<flight::FlightClient>> ConnectToNode(const ClientOptions&
     return InvalidArgumentError("bad node address: " + client.status().message());
   }
   return client;
-}
-
-Result<nlohmann::json> RunAction(flight::FlightClient& client, const std::string& type,
-                                 const nlohmann::json& body) {
-  MINK_ASSIGN_OR_RETURN(auto results, client.DoAction(flight::Action{type, DumpJson(body)}));
-  if (results.empty() || results[0].body.empty()) return nlohmann::json::object();
-  try {
-    return nlohmann::json::parse(results[0].body);
-  } catch (const std::exception& e) {
-    return InternalError("the node answered " + type + " with bad JSON: " + e.what());
-  }
-}
-
-std::string DumpJson(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::vector<std::string> SplitList(const std::string& text) {

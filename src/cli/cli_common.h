@@ -1,14 +1,15 @@
 #pragma once
 // What every client command of `mink` shares: the node address (-b / MINK_BOOTSTRAP / the
-// default), connecting, JSON actions, error reporting and the one Status -> exit code mapping.
+// default), connecting, error reporting and the one Status -> exit code mapping. The JSON action
+// call itself is client/action.h.
 
 #include <memory>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/result.h"
+#include "client/action.h"
 #include "flight/client/flight_client.h"
 
 namespace CLI {
@@ -16,9 +17,6 @@ class App;
 }
 
 namespace mink::cli {
-
-inline constexpr char kDefaultBootstrap[] = "grpc://127.0.0.1:9123";
-inline constexpr char kBootstrapEnv[] = "MINK_BOOTSTRAP";
 
 // Exit codes: 0 success, 1 the node failed or refused (or cannot be reached), 2 bad usage or bad
 // input (including InvalidArgument answers of the node).
@@ -31,7 +29,7 @@ int ExitCodeFor(const Status& status);
 int ReportError(std::string_view command, const Status& status);
 
 struct ClientOptions {
-  std::string bootstrap = kDefaultBootstrap;
+  std::string bootstrap = client::kDefaultBootstrap;
 };
 
 // Adds -b/--bootstrap (env MINK_BOOTSTRAP) to a client command.
@@ -40,13 +38,6 @@ void AddBootstrapOption(CLI::App* command, ClientOptions* options);
 // Connects to the node; a node that cannot be reached is Unavailable
 // "cannot reach node at HOST:PORT: ...".
 Result<std::unique_ptr<flight::FlightClient>> ConnectToNode(const ClientOptions& options);
-
-// DoAction with a JSON body; returns the (first) result parsed as JSON ({} when none).
-Result<nlohmann::json> RunAction(flight::FlightClient& client, const std::string& type,
-                                 const nlohmann::json& body);
-
-// Compact JSON text that never throws (invalid UTF-8 is replaced).
-std::string DumpJson(const nlohmann::json& j);
 
 // "a, b,c" -> {"a", "b", "c"} (blanks trimmed, empty items dropped).
 std::vector<std::string> SplitList(const std::string& text);

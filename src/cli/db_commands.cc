@@ -23,7 +23,7 @@ int Run(const char* command, const DbOptions& o, const char* action, const json&
         json* result) {
   auto client = ConnectToNode(o.client);
   if (!client.ok()) return ReportError(command, client.status());
-  auto answer = RunAction(**client, action, body);
+  auto answer = client::RunAction(**client, action, body);
   if (!answer.ok()) return ReportError(command, answer.status());
   if (result != nullptr) *result = std::move(*answer);
   return kExitOk;

@@ -1,18 +1,32 @@
-// JSON -> table::Value -> Arrow, for `mink write` (see json_arrow.h for the accepted forms).
+// JSON -> table::Value -> Arrow, for `mink write` (see json_to_arrow.h for the accepted forms).
+
+#include "cli/json_to_arrow.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
 #include "base/strings.h"
-#include "cli/json_arrow.h"
-#include "cli/numbers.h"
-#include "cli/temporal.h"
+#include "client/json_string.h"
+#include "client/numbers.h"
+#include "client/temporal.h"
 #include "table/arrow_rows.h"
 
 namespace mink::cli {
 namespace {
 
+using client::DateTime;
+using client::DecimalError;
+using client::Int128;
+using client::ParseDate;
+using client::ParseDateTime;
+using client::ParseDecimal;
+using client::ParseDoubleText;
+using client::ParseFloatText;
+using client::ParseIntegral;
+using client::ParseTimeOfDay;
+using client::Pow10;
+using client::ToUnits;
 using table::LogicalType;
 using table::TypeKind;
 using table::Value;
@@ -250,7 +264,7 @@ class Converter {
     for (const auto& key : json_.keys()) {
       if (std::find(type_.field_names.begin(), type_.field_names.end(), key) ==
           type_.field_names.end()) {
-        return Problem("has an unknown field " + JsonQuote(key));
+        return Problem("has an unknown field " + client::JsonQuote(key));
       }
     }
     std::vector<Value> fields;
@@ -287,7 +301,7 @@ Result<Value> JsonToValue(const JsonValue& json, const LogicalType& type, const 
   return Converter(json, type, path).Convert();
 }
 
-Result<JsonRowConverter> JsonRowConverter::Make(const TableDescription& table,
+Result<JsonRowConverter> JsonRowConverter::Make(const client::TableDescription& table,
                                                 const WriteShape& shape) {
   JsonRowConverter c;
   c.table_name_ = table.table;
@@ -320,7 +334,7 @@ Result<JsonRowConverter> JsonRowConverter::Make(const TableDescription& table,
   c.written_index_.assign(n, -1);
   for (size_t i = 0; i < n; ++i) {
     if (!written[i]) continue;
-    const ColumnSpec& col = table.columns[i];
+    const client::ColumnSpec& col = table.columns[i];
     bool key = table.IsPrimaryKey(col.name);
     // A delete only needs its keys; everything else it carries is ignored by the node.
     bool required = key || (!shape.is_delete && col.not_null);
@@ -357,7 +371,7 @@ Result<table::Row> JsonRowConverter::ConvertObject(const JsonValue& object) cons
   table::Row row;
   row.reserve(targets_.size());
   for (const Target& t : targets_) {
-    const ColumnSpec& col = columns_[static_cast<size_t>(t.table_index)];
+    const client::ColumnSpec& col = columns_[static_cast<size_t>(t.table_index)];
     const JsonValue* v = object.Find(col.name);
     if (v == nullptr || v->is_null()) {
       if (t.required) {

@@ -3,8 +3,7 @@
 // the exact text of every number ("10.50", "1e400", "123456789012345678901234567890"), so that
 // DECIMAL values and wide integers are converted without passing through a double, and it keeps
 // object members in input order. Parsing uses nlohmann's SAX parser (no exceptions escape).
-//
-// Also the writing side: JSON string escaping shared by every command that prints JSON.
+// (The writing side, JSON string escaping, is client/json_string.h.)
 
 #include <string>
 #include <string_view>
@@ -71,10 +70,5 @@ inline constexpr int kMaxJsonDepth = 64;
 // Parses one JSON document. Errors are InvalidArgument: "malformed JSON at column 12: ...",
 // "duplicate key 'id'", "nesting deeper than 64".
 Result<JsonValue> ParseJson(std::string_view text);
-
-// Appends `s` as a JSON string literal: quotes, escapes for '"', '\\' and control characters;
-// bytes that are not valid UTF-8 become U+FFFD.
-void AppendJsonString(std::string_view s, std::string* out);
-std::string JsonQuote(std::string_view s);
 
 }  // namespace mink::cli

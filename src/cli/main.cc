@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "Mink: a streaming storage system for tables.\n"
       "`mink serve` runs a node; the other commands are clients of a node (default " +
-      std::string(mink::cli::kDefaultBootstrap) + ", or -b ADDRESS / " + mink::cli::kBootstrapEnv +
-      ")."};
+      std::string(mink::client::kDefaultBootstrap) + ", or -b ADDRESS / " +
+      mink::client::kBootstrapEnv + ")."};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
 

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "arrow_format/ipc.h"
-#include "cli/cli_common.h"
+#include "client/action.h"
 
 namespace mink::cli {
 
@@ -13,7 +13,7 @@ using nlohmann::json;
 Status PutSender::Send(const std::vector<arrow::RecordBatchPtr>& batches, int64_t rows) {
   if (rows == 0) return Status::Ok();
   if (writer_id_ < 0) {
-    MINK_ASSIGN_OR_RETURN(json answer, RunAction(*client_, "init-writer", json::object()));
+    MINK_ASSIGN_OR_RETURN(json answer, client::RunAction(*client_, "init-writer", json::object()));
     auto id = answer.find("writer_id");
     if (id == answer.end() || !id->is_number_integer()) {
       return InternalError("init-writer answered without a writer_id");
@@ -25,7 +25,7 @@ Status PutSender::Send(const std::vector<arrow::RecordBatchPtr>& batches, int64_
                      {"writer_id", writer_id_},
                      {"sequence", sequence_}};
   if (!options_.columns.empty()) descriptor["columns"] = options_.columns;
-  const std::string command = DumpJson(descriptor);
+  const std::string command = client::DumpJson(descriptor);
   Status status;
   std::chrono::milliseconds backoff = options_.first_backoff;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {

@@ -18,8 +18,8 @@
 #include "arrow_format/ipc.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/json_arrow.h"
-#include "cli/table_printer.h"
+#include "client/arrow_to_json.h"
+#include "client/table_printer.h"
 
 namespace mink::cli {
 namespace {
@@ -105,7 +105,7 @@ Result<std::string> MakeTicket(const ReadOptions& o) {
   if (o.bucket) ticket["bucket"] = *o.bucket;
   std::vector<std::string> columns = SplitList(o.columns);
   if (!columns.empty()) ticket["columns"] = columns;
-  return DumpJson(ticket);
+  return client::DumpJson(ticket);
 }
 
 int Run(const ReadOptions& o) {
@@ -124,7 +124,7 @@ int Run(const ReadOptions& o) {
   const int interrupted_code = o.follow ? kExitOk : 130;
 
   arrow::IpcDecoder decoder;
-  std::optional<TablePrinter> printer;
+  std::optional<client::TablePrinter> printer;
   int64_t rows = 0;
   std::string out;
   while (true) {
@@ -157,7 +157,7 @@ int Run(const ReadOptions& o) {
     if (Status s = batch.Validate(); !s.ok()) {
       return ReportError(kCommand, s.WithContext("bad data from the node"));
     }
-    auto formatter = RowFormatter::Make(batch);
+    auto formatter = client::RowFormatter::Make(batch);
     if (!formatter.ok()) return ReportError(kCommand, formatter.status());
     out.clear();
     for (int64_t r = 0; r < batch.num_rows(); ++r) {

@@ -11,8 +11,9 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/json_value.h"
-#include "cli/table_description.h"
-#include "cli/temporal.h"
+#include "client/json_string.h"
+#include "client/table_description.h"
+#include "client/temporal.h"
 #include "table/types.h"
 
 namespace mink::cli {
@@ -39,7 +40,7 @@ int Run(const char* command, const TableOptions& o, const char* action, const js
         json* result) {
   auto client = ConnectToNode(o.client);
   if (!client.ok()) return ReportError(command, client.status());
-  auto answer = RunAction(**client, action, body);
+  auto answer = client::RunAction(**client, action, body);
   if (!answer.ok()) return ReportError(command, answer.status());
   if (result != nullptr) *result = std::move(*answer);
   return kExitOk;
@@ -103,12 +104,12 @@ int Describe(const TableOptions& o) {
   int code = Run(kCommand, o, "describe-table", json{{"table", o.table}}, &result);
   if (code != kExitOk) return code;
   if (o.format == "json") {
-    WriteStdout(DumpJson(result) + "\n");
+    WriteStdout(client::DumpJson(result) + "\n");
     return kExitOk;
   }
-  auto description = ParseTableDescription(DumpJson(result));
+  auto description = client::ParseTableDescription(result);
   if (!description.ok()) return ReportError(kCommand, description.status());
-  WriteStdout(FormatTableDescription(*description));
+  WriteStdout(client::FormatTableDescription(*description));
   return kExitOk;
 }
 
@@ -117,7 +118,7 @@ int Offsets(const TableOptions& o) {
   if (Status s = CheckTableName(o.table); !s.ok()) return ReportError(kCommand, s);
   json body = {{"table", o.table}};
   if (!o.at.empty()) {
-    auto at = ParseInstantMillis(o.at);
+    auto at = client::ParseInstantMillis(o.at);
     if (!at.ok()) return ReportError(kCommand, at.status().WithContext("--at"));
     body["at"] = *at;
   }
@@ -155,8 +156,8 @@ int Offsets(const TableOptions& o) {
   std::string out;
   for (const auto& l : lines) {
     if (as_json) {
-      out += "{\"bucket\":" + JsonQuote(l.bucket) + ",\"start\":" + std::to_string(l.start) +
-             ",\"end\":" + std::to_string(l.end);
+      out += "{\"bucket\":" + client::JsonQuote(l.bucket) +
+             ",\"start\":" + std::to_string(l.start) + ",\"end\":" + std::to_string(l.end);
       if (l.at) out += ",\"at\":" + std::to_string(*l.at);
       out += "}\n";
     } else {

@@ -19,7 +19,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/json_arrow.h"
+#include "cli/json_to_arrow.h"
 #include "cli/line_reader.h"
 #include "cli/put_sender.h"
 
@@ -55,9 +55,9 @@ int Run(const WriteOptions& o) {
   }
   auto client = ConnectToNode(o.client);
   if (!client.ok()) return ReportError(kCommand, client.status());
-  auto described = RunAction(**client, "describe-table", json{{"table", o.table}});
+  auto described = client::RunAction(**client, "describe-table", json{{"table", o.table}});
   if (!described.ok()) return ReportError(kCommand, described.status());
-  auto table = ParseTableDescription(DumpJson(*described));
+  auto table = client::ParseTableDescription(*described);
   if (!table.ok()) return ReportError(kCommand, table.status());
   if (table->table.empty()) table->table = o.table;
 

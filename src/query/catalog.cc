@@ -62,7 +62,7 @@ MinkTransaction* TransactionOf(duckdb::CatalogTransaction transaction) {
 class MinkTableEntry : public duckdb::TableCatalogEntry {
  public:
   MinkTableEntry(duckdb::Catalog& catalog, duckdb::SchemaCatalogEntry& schema,
-                 duckdb::CreateTableInfo& info, std::shared_ptr<const TableMeta> meta,
+                 duckdb::CreateTableInfo& info, std::shared_ptr<const client::TableMeta> meta,
                  std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
                  std::vector<duckdb::LogicalType> types, std::string shape)
       : duckdb::TableCatalogEntry(catalog, schema, info),
@@ -84,7 +84,7 @@ class MinkTableEntry : public duckdb::TableCatalogEntry {
   duckdb::TableStorageInfo GetStorageInfo(ClientContext&) override { return {}; }
 
  private:
-  std::shared_ptr<const TableMeta> meta_;
+  std::shared_ptr<const client::TableMeta> meta_;
   std::shared_ptr<duckdb::ArrowTableSchema> arrow_table_;
   std::vector<duckdb::LogicalType> types_;
   std::string shape_;
@@ -92,12 +92,12 @@ class MinkTableEntry : public duckdb::TableCatalogEntry {
 
 class MinkCatalog : public duckdb::Catalog {
  public:
-  MinkCatalog(duckdb::AttachedDatabase& db, std::shared_ptr<Cluster> cluster,
+  MinkCatalog(duckdb::AttachedDatabase& db, std::shared_ptr<client::Cluster> cluster,
               std::shared_ptr<ScanRecorder> recorder)
       : duckdb::Catalog(db), cluster_(std::move(cluster)), recorder_(std::move(recorder)) {}
 
-  Cluster& cluster() { return *cluster_; }
-  const std::shared_ptr<Cluster>& cluster_ptr() const { return cluster_; }
+  client::Cluster& cluster() { return *cluster_; }
+  const std::shared_ptr<client::Cluster>& cluster_ptr() const { return cluster_; }
   const std::shared_ptr<ScanRecorder>& recorder() const { return recorder_; }
 
   void Initialize(bool) override {}
@@ -156,7 +156,7 @@ class MinkCatalog : public duckdb::Catalog {
   MinkSchemaEntry& SchemaEntry(const std::string& name);
   std::vector<std::string> Databases(MinkTransaction* transaction);
 
-  std::shared_ptr<Cluster> cluster_;
+  std::shared_ptr<client::Cluster> cluster_;
   std::shared_ptr<ScanRecorder> recorder_;
   std::atomic<uint64_t> transactions_{0};
   std::mutex mu_;
@@ -261,7 +261,7 @@ class MinkSchemaEntry : public duckdb::SchemaCatalogEntry {
 
 // Everything about a table that its catalog entry depends on (not its partitions, which the
 // scan reads at bind time).
-std::string Shape(const TableMeta& meta) {
+std::string Shape(const client::TableMeta& meta) {
   const auto& d = meta.description;
   std::string s;
   for (const auto& c : d.columns) s += c.name + " " + c.type_text + (c.not_null ? " NN," : ",");
@@ -425,7 +425,7 @@ class MinkTransactionManager : public duckdb::TransactionManager {
 };
 
 struct MinkStorageInfo : public duckdb::StorageExtensionInfo {
-  std::shared_ptr<Cluster> cluster;
+  std::shared_ptr<client::Cluster> cluster;
   std::shared_ptr<ScanRecorder> recorder;
 };
 
@@ -445,7 +445,7 @@ duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
 
 }  // namespace
 
-void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<Cluster> cluster,
+void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<client::Cluster> cluster,
                          std::shared_ptr<ScanRecorder> recorder) {
   config.AddExtensionOption(kColumnStatisticsSetting,
                             "plan scans of mink log tables with the nodes' column min/max",

@@ -13,7 +13,7 @@
 namespace mink::query {
 
 struct CommonOptions {
-  std::string bootstrap = kDefaultBootstrap;
+  std::string bootstrap = client::kDefaultBootstrap;
   int threads = 0;
 };
 

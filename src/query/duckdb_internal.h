@@ -23,7 +23,7 @@
 #endif
 #include "duckdb.hpp"
 #include "duckdb/function/table/arrow.hpp"
-#include "query/cluster.h"
+#include "client/cluster.h"
 #include "query/scan_report.h"
 
 namespace mink::query::internal {
@@ -34,7 +34,7 @@ inline constexpr char kStorageName[] = "mink";
 inline constexpr char kColumnStatisticsSetting[] = "mink_column_statistics";
 // `SET mink_compressed_scan = false` asks the nodes for uncompressed batches.
 inline constexpr char kCompressedScanSetting[] = "mink_compressed_scan";
-void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<Cluster> cluster,
+void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<client::Cluster> cluster,
                          std::shared_ptr<ScanRecorder> recorder);
 
 // A pruning predicate over partition values: the filter rewritten to reference the partition
@@ -61,12 +61,12 @@ struct ColumnBounds {
 
 // The bind data of a scan of one mink table.
 struct ScanBindData : public duckdb::TableFunctionData {
-  std::shared_ptr<Cluster> cluster;
+  std::shared_ptr<client::Cluster> cluster;
   std::shared_ptr<ScanRecorder> recorder;
-  std::shared_ptr<const TableMeta> meta;
+  std::shared_ptr<const client::TableMeta> meta;
   std::shared_ptr<duckdb::ArrowTableSchema> arrow_table;  // Arrow -> DuckDB conversion per column
   std::vector<duckdb::LogicalType> types;                 // per table column
-  std::vector<Endpoint> endpoints;                        // every bucket, as of bind time
+  std::vector<client::Endpoint> endpoints;                // every bucket, as of bind time
   std::vector<ColumnBounds> bounds;  // per table column (log tables with column statistics)
   std::optional<int64_t> stats_rows;  // rows below the endpoints' ends, when known
   bool compressed = true;  // log reads take batches compressed as stored
@@ -83,9 +83,9 @@ struct ScanBindData : public duckdb::TableFunctionData {
 // The table function behind every mink table (catalog entries hand it out with bind data).
 duckdb::TableFunction MakeScanFunction();
 duckdb::unique_ptr<ScanBindData> MakeScanBindData(duckdb::ClientContext& context,
-                                               std::shared_ptr<Cluster> cluster,
+                                               std::shared_ptr<client::Cluster> cluster,
                                                std::shared_ptr<ScanRecorder> recorder,
-                                               std::shared_ptr<const TableMeta> meta,
+                                               std::shared_ptr<const client::TableMeta> meta,
                                                std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
                                                std::vector<duckdb::LogicalType> types);
 
@@ -100,7 +100,7 @@ void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& g
                            duckdb::vector<duckdb::unique_ptr<duckdb::Expression>>& filters);
 // Which endpoints a scan reads, given the pruning of the bind data.
 std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBindData& bind,
-                                  const std::vector<Endpoint>& endpoints,
+                                  const std::vector<client::Endpoint>& endpoints,
                                   std::string* explanation);
 
 // Throws duckdb::IOException for a failed call to the cluster.

@@ -393,10 +393,10 @@ class EngineImpl : public Engine {
       return ExceptionStatus(e);
     }
   }
-  Cluster& cluster() override { return *cluster_; }
+  client::Cluster& cluster() override { return *cluster_; }
   ScanRecorder& scans() override { return *recorder_; }
 
-  std::shared_ptr<Cluster> cluster_;
+  std::shared_ptr<client::Cluster> cluster_;
   std::shared_ptr<ScanRecorder> recorder_;
   duckdb::unique_ptr<duckdb::DuckDB> db_;
 };
@@ -415,7 +415,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                    LoadedDuckDBVersion() + "; run scripts/setup");
   }
   auto engine = std::make_unique<EngineImpl>();
-  MINK_ASSIGN_OR_RETURN(engine->cluster_, Cluster::Connect(options.bootstrap));
+  MINK_ASSIGN_OR_RETURN(engine->cluster_, client::Cluster::Connect(options.bootstrap));
   engine->recorder_ = std::make_shared<ScanRecorder>();
   try {
     duckdb::DBConfig config;

@@ -19,7 +19,8 @@
 #include "arrow_format/record_batch.h"
 #include "arrow_format/type.h"
 #include "base/result.h"
-#include "query/cluster.h"
+#include "client/action.h"
+#include "client/cluster.h"
 #include "query/scan_report.h"
 
 namespace mink::query {
@@ -29,7 +30,7 @@ inline constexpr char kDuckDBVersion[] = "v1.4.4";
 inline constexpr char kDuckDBSourceId[] = "6ddac802ff";
 
 struct EngineOptions {
-  std::string bootstrap = kDefaultBootstrap;
+  std::string bootstrap = client::kDefaultBootstrap;
   int threads = 0;  // DuckDB worker threads; 0: DuckDB's default (one per core)
 };
 
@@ -77,7 +78,7 @@ class Engine {
   virtual ~Engine() = default;
 
   virtual Result<std::unique_ptr<Session>> Connect() = 0;
-  virtual Cluster& cluster() = 0;
+  virtual client::Cluster& cluster() = 0;
   // The scans of past queries (drained by the caller).
   virtual ScanRecorder& scans() = 0;
 };

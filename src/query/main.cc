@@ -15,14 +15,14 @@ int main(int argc, char** argv) {
   CLI::App app{
       "mink-query: SQL over a Mink cluster (DuckDB " + std::string(mink::query::kDuckDBVersion) +
       "). Tables are mink.<database>.<table>; the cluster is -b ADDRESS, MINK_BOOTSTRAP or " +
-      mink::query::kDefaultBootstrap + "."};
+      mink::client::kDefaultBootstrap + "."};
   app.require_subcommand(1);
   mink::query::CommonOptions common;
   app.add_option("-b,--bootstrap", common.bootstrap,
                  std::string("Address of a node: grpc://host:port or host:port (env ") +
-                     mink::query::kBootstrapEnv + ", default " + mink::query::kDefaultBootstrap +
+                     mink::client::kBootstrapEnv + ", default " + mink::client::kDefaultBootstrap +
                      ")")
-      ->envname(mink::query::kBootstrapEnv);
+      ->envname(mink::client::kBootstrapEnv);
   app.add_option("--threads", common.threads, "DuckDB worker threads (default: one per core)");
   int exit_code = mink::query::kExitOk;
   mink::query::AddExecCommand(&app, &common, &exit_code);

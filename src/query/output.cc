@@ -1,8 +1,8 @@
 #include "query/output.h"
 
 #include "arrow_format/ipc.h"
-#include "cli/json_arrow.h"
-#include "cli/table_printer.h"
+#include "client/arrow_to_json.h"
+#include "client/table_printer.h"
 
 namespace mink::query {
 
@@ -61,7 +61,7 @@ Result<PrintStats> PrintResult(ResultStream& result, OutputFormat format, bool r
   const bool explain = format == OutputFormat::kTable && IsExplain(schema);
   std::vector<std::string> headers;
   for (const auto& f : schema.fields()) headers.push_back(f.name());
-  std::unique_ptr<cli::TablePrinter> table;
+  std::unique_ptr<client::TablePrinter> table;
   if (format == OutputFormat::kCsv) {
     for (size_t i = 0; i < headers.size(); ++i) text += (i ? "," : "") + CsvField(headers[i]);
     text += "\n";
@@ -71,12 +71,12 @@ Result<PrintStats> PrintResult(ResultStream& result, OutputFormat format, bool r
     MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch, result.Next());
     if (batch == nullptr) break;
     stats.rows += batch->num_rows();
-    MINK_ASSIGN_OR_RETURN(cli::RowFormatter rows, cli::RowFormatter::Make(*batch));
+    MINK_ASSIGN_OR_RETURN(client::RowFormatter rows, client::RowFormatter::Make(*batch));
     const auto& columns = rows.columns();
     if (format == OutputFormat::kTable && table == nullptr && !explain) {
       std::vector<bool> right;
       for (const auto& c : columns) right.push_back(c.is_numeric());
-      table = std::make_unique<cli::TablePrinter>(headers, right);
+      table = std::make_unique<client::TablePrinter>(headers, right);
     }
     for (int64_t r = 0; r < batch->num_rows(); ++r) {
       switch (format) {
@@ -123,7 +123,8 @@ Result<PrintStats> PrintResult(ResultStream& result, OutputFormat format, bool r
   }
   if (format == OutputFormat::kTable && !explain) {
     if (table == nullptr) {
-      table = std::make_unique<cli::TablePrinter>(headers, std::vector<bool>(headers.size(), false));
+      table = std::make_unique<client::TablePrinter>(headers,
+                                                     std::vector<bool>(headers.size(), false));
     }
     table->Render(&text);
     if (row_count_footer) {

@@ -38,7 +38,8 @@ using duckdb::LogicalTypeId;
 
 constexpr size_t kMaxBucketKeyCombinations = 4096;
 
-std::vector<int> Indexes(const cli::TableDescription& d, const std::vector<std::string>& names) {
+std::vector<int> Indexes(const client::TableDescription& d,
+                         const std::vector<std::string>& names) {
   std::vector<int> out;
   for (const auto& n : names) out.push_back(d.Find(n));
   return out;
@@ -429,7 +430,7 @@ void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& g
 }
 
 std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBindData& bind,
-                                  const std::vector<Endpoint>& endpoints,
+                                  const std::vector<client::Endpoint>& endpoints,
                                   std::string* explanation) {
   const auto& d = bind.meta->description;
   std::vector<bool> keep(endpoints.size(), true);

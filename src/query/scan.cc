@@ -35,7 +35,7 @@ struct EndpointStream {
 };
 
 struct Slot {
-  Endpoint endpoint;
+  client::Endpoint endpoint;
   std::shared_ptr<EndpointStream> stream;
   bool done = false;
 };
@@ -115,15 +115,15 @@ arrow::RecordBatchPtr ReadBatch(const ScanBindData& bind, ScanGlobalState& g, Sc
   EndpointStream& s = *l.stream;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.finished) return nullptr;
-  const Endpoint& endpoint = g.slots[l.slot].endpoint;
+  const client::Endpoint& endpoint = g.slots[l.slot].endpoint;
   const std::string where = g.table + (endpoint.partition ? " partition " + *endpoint.partition : "") +
                             " bucket " + std::to_string(endpoint.bucket);
   if (s.reader == nullptr) {
-    ScanTicket ticket{g.table,           g.snapshot,      g.request_columns,
+    client::ScanTicket ticket{g.table,           g.snapshot,      g.request_columns,
                       endpoint.partition, endpoint.bucket, endpoint.end,
                       !g.snapshot && bind.compressed};
     auto client = ValueOrThrow(bind.cluster->ClientFor(endpoint.location), "reading " + where);
-    s.reader = ValueOrThrow(client->DoGet(EncodeTicket(ticket)), "reading " + where);
+    s.reader = ValueOrThrow(client->DoGet(client::EncodeTicket(ticket)), "reading " + where);
   }
   while (true) {
     flight::FlightData data;
@@ -180,7 +180,7 @@ bool NextBatch(const ScanBindData& bind, ScanGlobalState& g, ScanLocalState& l) 
 duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitGlobal(
     ClientContext& context, duckdb::TableFunctionInitInput& input) {
   const auto& bind = input.bind_data->Cast<ScanBindData>();
-  const TableMeta& meta = *bind.meta;
+  const client::TableMeta& meta = *bind.meta;
   auto g = duckdb::make_uniq<ScanGlobalState>();
   g->recorder = bind.recorder;
   if (g->recorder != nullptr) g->recorder->Begin();
@@ -371,15 +371,21 @@ std::shared_ptr<duckdb::ArrowTableSchema> MakeArrowTableSchema(duckdb::DBConfig&
 // only if every endpoint has them; each endpoint then reads its log below the statistics' end, so
 // rows committed after bind time cannot fall outside the bounds DuckDB plans with.
 namespace {
-void AddColumnStats(const TableMeta& meta, ScanBindData& bind,
-                    const std::vector<BucketStats>& stats) {
-  std::map<std::pair<std::optional<std::string>, int32_t>, const BucketStats*> by_bucket;
+void AddColumnStats(const client::TableMeta& meta, ScanBindData& bind,
+                    const std::vector<table::BucketColumnStats>& stats) {
+  using BucketKey = std::pair<std::optional<std::string>, int32_t>;
+  std::map<BucketKey, const table::BucketColumnStats*> by_bucket;
   for (const auto& b : stats) by_bucket[{b.partition, b.bucket}] = &b;
-  std::vector<const BucketStats*> matched;
+  std::vector<const table::BucketColumnStats*> matched;
   for (const auto& e : bind.endpoints) {
     auto it = by_bucket.find({e.partition, e.bucket});
     if (it == by_bucket.end()) return;  // a bucket created meanwhile: no statistics
     matched.push_back(it->second);
+  }
+  // Per matched bucket: its ranges by column name.
+  std::vector<std::map<std::string, const table::ColumnRange*>> ranges(matched.size());
+  for (size_t i = 0; i < matched.size(); ++i) {
+    for (const auto& r : matched[i]->columns) ranges[i][r.column] = &r;
   }
   const auto& columns = meta.description.columns;
   bind.bounds.assign(columns.size(), ColumnBounds{});
@@ -392,17 +398,17 @@ void AddColumnStats(const TableMeta& meta, ScanBindData& bind,
   for (size_t c = 0; c < columns.size(); ++c) {
     ColumnBounds bounds;
     bounds.known = true;
-    for (const BucketStats* b : matched) {
-      auto it = b->columns.find(columns[c].name);
-      if (it == b->columns.end()) {
+    for (const auto& bucket_ranges : ranges) {
+      auto it = bucket_ranges.find(columns[c].name);
+      if (it == bucket_ranges.end()) {
         bounds.known = false;
         break;
       }
-      const ColumnRange& r = it->second;
-      bounds.has_null = bounds.has_null || r.nulls > 0;
-      if (r.min && r.max) {
-        bounds.min = bounds.min ? std::min(*bounds.min, *r.min) : *r.min;
-        bounds.max = bounds.max ? std::max(*bounds.max, *r.max) : *r.max;
+      const table::ColumnRange& r = *it->second;
+      bounds.has_null = bounds.has_null || r.null_count > 0;
+      if (r.has_values) {
+        bounds.min = bounds.min ? std::min(*bounds.min, r.min) : r.min;
+        bounds.max = bounds.max ? std::max(*bounds.max, r.max) : r.max;
       }
     }
     bind.bounds[c] = bounds;
@@ -411,8 +417,9 @@ void AddColumnStats(const TableMeta& meta, ScanBindData& bind,
 }  // namespace
 
 duckdb::unique_ptr<ScanBindData> MakeScanBindData(
-    ClientContext& context, std::shared_ptr<Cluster> cluster, std::shared_ptr<ScanRecorder> recorder,
-    std::shared_ptr<const TableMeta> meta, std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
+    ClientContext& context, std::shared_ptr<client::Cluster> cluster,
+    std::shared_ptr<ScanRecorder> recorder, std::shared_ptr<const client::TableMeta> meta,
+    std::shared_ptr<duckdb::ArrowTableSchema> arrow_table,
     std::vector<duckdb::LogicalType> types) {
   auto bind = duckdb::make_uniq<ScanBindData>();
   duckdb::Value compressed;
@@ -423,7 +430,7 @@ duckdb::unique_ptr<ScanBindData> MakeScanBindData(
                     (!context.TryGetCurrentSetting(kColumnStatisticsSetting, use_stats) ||
                     use_stats.IsNull() || use_stats.GetValue<bool>());
   // Statistics are an optimisation: a node that cannot give them leaves the scan without them.
-  Result<std::vector<BucketStats>> stats = std::vector<BucketStats>{};
+  Result<std::vector<table::BucketColumnStats>> stats = std::vector<table::BucketColumnStats>{};
   if (with_stats) stats = cluster->ColumnStats(meta->database, meta->table);  // before Endpoints
   bind->endpoints = ValueOrThrow(cluster->Endpoints(meta->database, meta->table),
                                  "listing the buckets of " + meta->full_name());

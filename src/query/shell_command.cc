@@ -232,7 +232,7 @@ class Shell {
   }
 
   void Tables(const std::string& database) {
-    Cluster& cluster = engine_->cluster();
+    client::Cluster& cluster = engine_->cluster();
     std::vector<std::string> databases;
     if (database.empty()) {
       auto list = cluster.ListDatabases();
@@ -253,7 +253,7 @@ class Shell {
   void Schema(const std::string& table) {
     std::vector<std::string> names;
     if (table.empty()) {
-      Cluster& cluster = engine_->cluster();
+      client::Cluster& cluster = engine_->cluster();
       auto databases = cluster.ListDatabases();
       if (!databases.ok()) return Error(databases.status());
       for (const auto& db : *databases) {

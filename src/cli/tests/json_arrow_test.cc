@@ -1,14 +1,20 @@
 // JSON -> Arrow -> IPC -> Arrow -> JSON round trips for every type, with nulls and nesting.
 
-#include "cli/json_arrow.h"
+#include "cli/json_to_arrow.h"
 
 #include <gtest/gtest.h>
 
 #include "arrow_format/ipc.h"
+#include "client/arrow_to_json.h"
 #include "cli/tests/test_tables.h"
 
 namespace mink::cli {
 namespace {
+
+using client::BatchToJsonLines;
+using client::ParseTableDescription;
+using client::RowFormatter;
+using client::TableDescription;
 
 // Converts `lines` with the table's converter, sends the batch through the IPC encoder and
 // decoder (what DoPut and DoGet do on the wire) and formats it back as JSON lines.

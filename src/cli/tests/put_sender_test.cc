@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow_format/ipc.h"
-#include "cli/json_arrow.h"
+#include "cli/json_to_arrow.h"
 #include "cli/tests/test_tables.h"
 #include "flight/server/flight_server.h"
 

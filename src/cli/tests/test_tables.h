@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cli/table_description.h"
+#include "client/table_description.h"
 
 namespace mink::cli::testing {
 
@@ -18,13 +18,13 @@ inline std::string DescribeJson(const std::string& table, const std::string& col
 }
 
 // shop.orders of the quick start.
-inline TableDescription Orders() {
-  auto d =
-      ParseTableDescription(DescribeJson("shop.orders",
-                                         R"j([{"name": "id", "type": "BIGINT", "not_null": true},
+inline client::TableDescription Orders() {
+  auto d = client::ParseTableDescription(
+      DescribeJson("shop.orders",
+                   R"j([{"name": "id", "type": "BIGINT", "not_null": true},
           {"name": "region", "type": "STRING", "not_null": true},
           {"name": "amount", "type": "DECIMAL(10,2)", "not_null": false}])j",
-                                         R"(["id", "region"])"));
+                   R"(["id", "region"])"));
   return *d;
 }
 

@@ -3,11 +3,14 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/json_arrow.h"
+#include "cli/json_to_arrow.h"
 #include "cli/tests/test_tables.h"
 
 namespace mink::cli {
 namespace {
+
+using client::ParseTableDescription;
+using client::TableDescription;
 
 class WriteErrorsTest : public ::testing::Test {
  protected:

@@ -1,32 +1,33 @@
 #pragma once
-// Cluster: what mink-query asks the nodes, over the JSON-over-Flight API of docs/flight-api.md:
-// databases, tables, table descriptions (describe-table), the endpoints of a table
-// (GetFlightInfo: one per bucket, with the owner's location) and one FlightClient per node
-// address for the DoGets. Thread-safe: the DuckDB catalog and the scan threads share one.
+// Cluster: a client of a Mink cluster over the JSON-over-Flight API of docs/flight-api.md,
+// through one bootstrap node: databases, tables, table descriptions (describe-table), the
+// endpoints of a table (GetFlightInfo: one per bucket, with the owner's location), column
+// statistics (column-stats), and one FlightClient per node address for the DoGets.
+// Thread-safe: one Cluster can be shared by every thread of a client (mink-query's DuckDB
+// catalog and its scan threads share one).
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "arrow_format/type.h"
 #include "base/result.h"
-#include "cli/table_description.h"
+#include "client/table_description.h"
 #include "flight/client/flight_client.h"
+#include "table/column_stats.h"
 
-namespace mink::query {
+namespace mink::client {
 
-inline constexpr char kDefaultBootstrap[] = "grpc://127.0.0.1:9123";
-inline constexpr char kBootstrapEnv[] = "MINK_BOOTSTRAP";
-
-// A table as the query engine sees it.
+// A table as a client sees it.
 struct TableMeta {
   std::string database;
   std::string table;
-  cli::TableDescription description;
+  TableDescription description;
   arrow::SchemaPtr schema;  // the Arrow schema of a full row, columns in table order
 
   std::string full_name() const { return database + "." + table; }
@@ -36,24 +37,8 @@ struct TableMeta {
 struct Endpoint {
   std::optional<std::string> partition;  // partition name (values joined by '$'), if partitioned
   int32_t bucket = 0;
-  std::string location;                  // grpc://host:port; empty: the bootstrap node
-  std::optional<int64_t> end;            // read the log below this offset only (see ColumnStats)
-};
-
-// The range of an integer-valued column over the rows of one bucket (the node's column-stats).
-struct ColumnRange {
-  int64_t nulls = 0;
-  std::optional<int64_t> min;  // both absent when every value is null
-  std::optional<int64_t> max;
-};
-
-// Column ranges of one bucket of a log table over its log below `end`.
-struct BucketStats {
-  std::optional<std::string> partition;
-  int32_t bucket = 0;
-  int64_t end = 0;
-  int64_t rows = 0;
-  std::map<std::string, ColumnRange> columns;  // by column name
+  std::string location;        // grpc://host:port; empty: the bootstrap node
+  std::optional<int64_t> end;  // read the log below this offset only (see ColumnStats)
 };
 
 class Cluster {
@@ -71,15 +56,17 @@ class Cluster {
                                                          const std::string& table);
   // Every bucket of the table (partition by partition), with the node that owns it.
   Result<std::vector<Endpoint>> Endpoints(const std::string& database, const std::string& table);
-  // Per bucket of a log table: min/max and null count of its integer-valued columns.
-  Result<std::vector<BucketStats>> ColumnStats(const std::string& database,
-                                               const std::string& table);
+  // Per bucket of a log table: min/max and null count of its integer-valued columns, as the
+  // node computed them (table::BucketColumnStats, columns in the order of the answer).
+  Result<std::vector<table::BucketColumnStats>> ColumnStats(const std::string& database,
+                                                            const std::string& table);
   // The client for a node ("" = the bootstrap node).
   Result<std::shared_ptr<flight::FlightClient>> ClientFor(const std::string& location);
 
  private:
   explicit Cluster(std::string bootstrap) : bootstrap_(std::move(bootstrap)) {}
-  Result<std::string> Action(const std::string& type, const std::string& body);
+  // RunAction on the bootstrap node; Unavailable names the node.
+  Result<nlohmann::json> Action(const std::string& type, const nlohmann::json& body);
 
   std::string bootstrap_;
   std::mutex mu_;
@@ -88,8 +75,8 @@ class Cluster {
 
 // The JSON DoGet ticket of one endpoint.
 struct ScanTicket {
-  std::string table;       // database.table
-  bool snapshot = false;   // primary-key tables read their KV snapshot
+  std::string table;      // database.table
+  bool snapshot = false;  // primary-key tables read their KV snapshot
   std::vector<std::string> columns;
   std::optional<std::string> partition;
   int32_t bucket = 0;
@@ -98,4 +85,9 @@ struct ScanTicket {
 };
 std::string EncodeTicket(const ScanTicket& ticket);
 
-}  // namespace mink::query
+// The column-stats answer, parsed: {"buckets": [{"partition"?, "bucket", "end", "rows",
+// "columns": [{"name", "nulls", "min"?, "max"?}]}]}. A column without both "min" and "max" has
+// no non-null value (has_values false). Internal when the answer is malformed.
+Result<std::vector<table::BucketColumnStats>> ParseColumnStats(const nlohmann::json& answer);
+
+}  // namespace mink::client

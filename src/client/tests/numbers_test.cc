@@ -1,4 +1,4 @@
-#include "cli/numbers.h"
+#include "client/numbers.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "arrow_format/array.h"
 
-namespace mink::cli {
+namespace mink::client {
 namespace {
 
 std::string Parse(std::string_view text, int precision, int scale) {
@@ -128,4 +128,4 @@ TEST(FloatingTest, ParseErrors) {
 }
 
 }  // namespace
-}  // namespace mink::cli
+}  // namespace mink::client

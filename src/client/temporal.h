@@ -1,5 +1,5 @@
 #pragma once
-// Dates and times as the `mink` client reads and prints them (proleptic Gregorian calendar, UTC):
+// Dates and times as Mink's clients read and print them (proleptic Gregorian calendar, UTC):
 //   DATE          "2024-03-01"                      days since 1970-01-01
 //   TIME          "12:30:05", "12:30:05.250"        units since midnight
 //   TIMESTAMP     "2024-03-01 12:30:05.250" or with 'T'; printed with 'T'
@@ -12,7 +12,7 @@
 
 #include "base/result.h"
 
-namespace mink::cli {
+namespace mink::client {
 
 // Days since 1970-01-01 of a civil date, and back. Valid for any int32 day count.
 int64_t DaysFromCivil(int64_t year, int month, int day);
@@ -51,4 +51,4 @@ std::string FormatTimeOfDay(int64_t value, int digits);
 // "YYYY-MM-DDTHH:MM:SS[.fff]" plus "Z" when `utc`.
 std::string FormatTimestamp(int64_t value, int digits, bool utc);
 
-}  // namespace mink::cli
+}  // namespace mink::client

@@ -1,10 +1,10 @@
-#include "cli/table_description.h"
+#include "client/table_description.h"
 
 #include <algorithm>
 #include <exception>
 #include <nlohmann/json.hpp>
 
-namespace mink::cli {
+namespace mink::client {
 namespace {
 
 using nlohmann::json;
@@ -118,6 +118,14 @@ Result<TableDescription> ParseTableDescription(const std::string& json_text) {
   }
 }
 
+Result<TableDescription> ParseTableDescription(const nlohmann::json& answer) {
+  try {
+    return FromJson(answer);
+  } catch (const std::exception& e) {
+    return InvalidArgumentError(std::string("describe-table answered with bad JSON: ") + e.what());
+  }
+}
+
 std::string FormatTableDescription(const TableDescription& d) {
   std::vector<std::pair<std::string, std::string>> lines;
   lines.emplace_back("table", d.table);
@@ -163,4 +171,4 @@ std::string FormatTableDescription(const TableDescription& d) {
   return out;
 }
 
-}  // namespace mink::cli
+}  // namespace mink::client

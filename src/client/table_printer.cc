@@ -1,8 +1,8 @@
-#include "cli/table_printer.h"
+#include "client/table_printer.h"
 
 #include <algorithm>
 
-namespace mink::cli {
+namespace mink::client {
 
 TablePrinter::TablePrinter(std::vector<std::string> headers, std::vector<bool> right_align)
     : headers_(std::move(headers)), right_align_(std::move(right_align)) {
@@ -71,4 +71,4 @@ void TablePrinter::Render(std::string* out) {
   rows_.clear();
 }
 
-}  // namespace mink::cli
+}  // namespace mink::client

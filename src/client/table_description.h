@@ -3,6 +3,7 @@
 // every column's type as a table::LogicalType.
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,7 +12,7 @@
 #include "base/result.h"
 #include "table/types.h"
 
-namespace mink::cli {
+namespace mink::client {
 
 struct ColumnSpec {
   std::string name;
@@ -44,8 +45,10 @@ struct TableDescription {
 // Parses the describe-table result body (a JSON object). Unknown keys are ignored; a missing
 // "columns" or a column type that does not parse is an error.
 Result<TableDescription> ParseTableDescription(const std::string& json_text);
+// The same, of the answer already parsed (what RunAction returns).
+Result<TableDescription> ParseTableDescription(const nlohmann::json& answer);
 
 // Human-readable form for `mink table describe`.
 std::string FormatTableDescription(const TableDescription& d);
 
-}  // namespace mink::cli
+}  // namespace mink::client

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace mink::cli {
+namespace mink::client {
 
 class TablePrinter {
  public:
@@ -37,4 +37,4 @@ class TablePrinter {
   bool header_written_ = false;
 };
 
-}  // namespace mink::cli
+}  // namespace mink::client

@@ -1,9 +1,9 @@
-#include "cli/temporal.h"
+#include "client/temporal.h"
 
 #include <cstdio>
 #include <limits>
 
-namespace mink::cli {
+namespace mink::client {
 namespace {
 
 constexpr int64_t kSecondsPerDay = 86'400;
@@ -289,4 +289,4 @@ std::string FormatTimestamp(int64_t value, int digits, bool utc) {
   return out;
 }
 
-}  // namespace mink::cli
+}  // namespace mink::client

@@ -1,8 +1,8 @@
-#include "cli/temporal.h"
+#include "client/temporal.h"
 
 #include <gtest/gtest.h>
 
-namespace mink::cli {
+namespace mink::client {
 namespace {
 
 TEST(TemporalTest, CivilDaysBothWays) {
@@ -90,4 +90,4 @@ TEST(TemporalTest, InstantMillis) {
 }
 
 }  // namespace
-}  // namespace mink::cli
+}  // namespace mink::client

@@ -1,8 +1,8 @@
-#include "cli/table_printer.h"
+#include "client/table_printer.h"
 
 #include <gtest/gtest.h>
 
-namespace mink::cli {
+namespace mink::client {
 namespace {
 
 TEST(TablePrinterTest, AlignsTextLeftAndNumbersRight) {
@@ -54,4 +54,4 @@ TEST(TablePrinterTest, EmptyTableHasAHeader) {
 }
 
 }  // namespace
-}  // namespace mink::cli
+}  // namespace mink::client

@@ -1,12 +1,12 @@
-#include "query/cluster.h"
+#include "client/cluster.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "arrow_format/ipc.h"
+#include "client/action.h"
 #include "table/arrow_rows.h"
 
-namespace mink::query {
+namespace mink::client {
 namespace {
 
 using nlohmann::json;
@@ -55,31 +55,25 @@ Result<std::shared_ptr<flight::FlightClient>> Cluster::ClientFor(const std::stri
   return shared;
 }
 
-Result<std::string> Cluster::Action(const std::string& type, const std::string& body) {
+Result<json> Cluster::Action(const std::string& type, const json& body) {
   MINK_ASSIGN_OR_RETURN(auto client, ClientFor(""));
-  auto results = client->DoAction(flight::Action{type, body});
-  if (!results.ok()) {
-    if (results.status().code() == StatusCode::kUnavailable) {
-      return UnavailableError("cannot reach node at " + bootstrap_ + ": " +
-                              results.status().message());
-    }
-    return results.status();
+  auto answer = RunAction(*client, type, body);
+  if (!answer.ok() && answer.status().code() == StatusCode::kUnavailable) {
+    return UnavailableError("cannot reach node at " + bootstrap_ + ": " +
+                            answer.status().message());
   }
-  if (results->empty()) return std::string("{}");
-  return std::move((*results)[0].body);
+  return answer;
 }
 
 Result<std::vector<std::string>> Cluster::ListDatabases() {
-  MINK_ASSIGN_OR_RETURN(std::string body, Action("list-databases", "{}"));
-  MINK_ASSIGN_OR_RETURN(json j, ParseAnswer(body, "list-databases"));
+  MINK_ASSIGN_OR_RETURN(json j, Action("list-databases", json::object()));
   MINK_ASSIGN_OR_RETURN(auto names, StringList(j, "databases", "list-databases"));
   std::sort(names.begin(), names.end());
   return names;
 }
 
 Result<std::vector<std::string>> Cluster::ListTables(const std::string& database) {
-  MINK_ASSIGN_OR_RETURN(std::string body, Action("list-tables", json{{"database", database}}.dump()));
-  MINK_ASSIGN_OR_RETURN(json j, ParseAnswer(body, "list-tables"));
+  MINK_ASSIGN_OR_RETURN(json j, Action("list-tables", json{{"database", database}}));
   MINK_ASSIGN_OR_RETURN(auto names, StringList(j, "tables", "list-tables"));
   std::vector<std::string> out;
   const std::string prefix = database + ".";
@@ -92,15 +86,15 @@ Result<std::vector<std::string>> Cluster::ListTables(const std::string& database
 
 Result<std::shared_ptr<const TableMeta>> Cluster::DescribeTable(const std::string& database,
                                                                 const std::string& table) {
-  auto body = Action("describe-table", json{{"table", database + "." + table}}.dump());
-  if (!body.ok()) {
-    if (body.status().code() == StatusCode::kNotFound) return std::shared_ptr<const TableMeta>();
-    return body.status();
+  auto answer = Action("describe-table", json{{"table", database + "." + table}});
+  if (!answer.ok()) {
+    if (answer.status().code() == StatusCode::kNotFound) return std::shared_ptr<const TableMeta>();
+    return answer.status();
   }
   auto meta = std::make_shared<TableMeta>();
   meta->database = database;
   meta->table = table;
-  MINK_ASSIGN_OR_RETURN(meta->description, cli::ParseTableDescription(*body));
+  MINK_ASSIGN_OR_RETURN(meta->description, ParseTableDescription(*answer));
   table::TableSchema schema;
   for (const auto& c : meta->description.columns) {
     schema.columns.push_back(table::Column{c.name, c.type, c.not_null});
@@ -130,47 +124,10 @@ Result<std::vector<Endpoint>> Cluster::Endpoints(const std::string& database,
   return out;
 }
 
-Result<std::vector<BucketStats>> Cluster::ColumnStats(const std::string& database,
-                                                      const std::string& table) {
-  MINK_ASSIGN_OR_RETURN(std::string body,
-                        Action("column-stats", json{{"table", database + "." + table}}.dump()));
-  MINK_ASSIGN_OR_RETURN(json j, ParseAnswer(body, "column-stats"));
-  const std::string bad = "the node's column-stats answer is malformed";
-  if (!j.is_object() || !j.contains("buckets") || !j["buckets"].is_array()) {
-    return InternalError(bad);
-  }
-  auto integer = [](const json& o, const char* key) {
-    return o.contains(key) && o[key].is_number_integer();
-  };
-  std::vector<BucketStats> out;
-  for (const auto& b : j["buckets"]) {
-    if (!b.is_object() || !integer(b, "bucket") || !integer(b, "end") || !integer(b, "rows") ||
-        !b.contains("columns") || !b["columns"].is_array()) {
-      return InternalError(bad);
-    }
-    BucketStats stats;
-    if (b.contains("partition")) {
-      if (!b["partition"].is_string()) return InternalError(bad);
-      stats.partition = b["partition"].get<std::string>();
-    }
-    stats.bucket = b["bucket"].get<int32_t>();
-    stats.end = b["end"].get<int64_t>();
-    stats.rows = b["rows"].get<int64_t>();
-    for (const auto& c : b["columns"]) {
-      if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !integer(c, "nulls")) {
-        return InternalError(bad);
-      }
-      ColumnRange range;
-      range.nulls = c["nulls"].get<int64_t>();
-      if (integer(c, "min") && integer(c, "max")) {
-        range.min = c["min"].get<int64_t>();
-        range.max = c["max"].get<int64_t>();
-      }
-      stats.columns[c["name"].get<std::string>()] = range;
-    }
-    out.push_back(std::move(stats));
-  }
-  return out;
+Result<std::vector<table::BucketColumnStats>> Cluster::ColumnStats(const std::string& database,
+                                                                   const std::string& table) {
+  MINK_ASSIGN_OR_RETURN(json j, Action("column-stats", json{{"table", database + "." + table}}));
+  return ParseColumnStats(j);
 }
 
 std::string EncodeTicket(const ScanTicket& t) {
@@ -182,4 +139,45 @@ std::string EncodeTicket(const ScanTicket& t) {
   return j.dump();
 }
 
-}  // namespace mink::query
+Result<std::vector<table::BucketColumnStats>> ParseColumnStats(const json& j) {
+  const std::string bad = "the node's column-stats answer is malformed";
+  if (!j.is_object() || !j.contains("buckets") || !j["buckets"].is_array()) {
+    return InternalError(bad);
+  }
+  auto integer = [](const json& o, const char* key) {
+    return o.contains(key) && o[key].is_number_integer();
+  };
+  std::vector<table::BucketColumnStats> out;
+  for (const auto& b : j["buckets"]) {
+    if (!b.is_object() || !integer(b, "bucket") || !integer(b, "end") || !integer(b, "rows") ||
+        !b.contains("columns") || !b["columns"].is_array()) {
+      return InternalError(bad);
+    }
+    table::BucketColumnStats stats;
+    if (b.contains("partition")) {
+      if (!b["partition"].is_string()) return InternalError(bad);
+      stats.partition = b["partition"].get<std::string>();
+    }
+    stats.bucket = b["bucket"].get<int32_t>();
+    stats.end = b["end"].get<int64_t>();
+    stats.rows = b["rows"].get<int64_t>();
+    for (const auto& c : b["columns"]) {
+      if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !integer(c, "nulls")) {
+        return InternalError(bad);
+      }
+      table::ColumnRange range;
+      range.column = c["name"].get<std::string>();
+      range.null_count = c["nulls"].get<int64_t>();
+      range.has_values = integer(c, "min") && integer(c, "max");
+      if (range.has_values) {
+        range.min = c["min"].get<int64_t>();
+        range.max = c["max"].get<int64_t>();
+      }
+      stats.columns.push_back(std::move(range));
+    }
+    out.push_back(std::move(stats));
+  }
+  return out;
+}
+
+}  // namespace mink::client

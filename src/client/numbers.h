@@ -1,5 +1,5 @@
 #pragma once
-// Exact number text for the `mink` client: decimals without rounding, integers of every width,
+// Exact number text for Mink's clients: decimals without rounding, integers of every width,
 // and the shortest round-trip form of floating-point values.
 
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "base/result.h"
 
-namespace mink::cli {
+namespace mink::client {
 
 __extension__ typedef __int128 Int128;
 
@@ -39,4 +39,4 @@ bool IsFiniteNumberText(const std::string& formatted);
 Result<double> ParseDoubleText(std::string_view text);
 Result<float> ParseFloatText(std::string_view text);
 
-}  // namespace mink::cli
+}  // namespace mink::client

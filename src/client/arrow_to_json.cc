@@ -1,15 +1,17 @@
-// Arrow -> JSON text, for `mink read` (see json_arrow.h for the output forms).
+// Arrow -> JSON and table cells (see arrow_to_json.h for the output forms).
+
+#include "client/arrow_to_json.h"
 
 #include <cstring>
 
 #include "arrow_format/array.h"
 #include "arrow_format/bit_util.h"
 #include "base/strings.h"
-#include "cli/json_arrow.h"
-#include "cli/numbers.h"
-#include "cli/temporal.h"
+#include "client/json_string.h"
+#include "client/numbers.h"
+#include "client/temporal.h"
 
-namespace mink::cli {
+namespace mink::client {
 namespace {
 
 using arrow::TypeId;
@@ -328,4 +330,4 @@ Result<std::string> BatchToJsonLines(const arrow::RecordBatch& batch) {
   return out;
 }
 
-}  // namespace mink::cli
+}  // namespace mink::client

@@ -1,0 +1,23 @@
+#include "client/action.h"
+
+#include <exception>
+#include <nlohmann/json.hpp>
+
+namespace mink::client {
+
+Result<nlohmann::json> RunAction(flight::FlightClient& client, const std::string& type,
+                                 const nlohmann::json& body) {
+  MINK_ASSIGN_OR_RETURN(auto results, client.DoAction(flight::Action{type, DumpJson(body)}));
+  if (results.empty() || results[0].body.empty()) return nlohmann::json::object();
+  try {
+    return nlohmann::json::parse(results[0].body);
+  } catch (const std::exception& e) {
+    return InternalError("the node answered " + type + " with bad JSON: " + e.what());
+  }
+}
+
+std::string DumpJson(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace mink::client

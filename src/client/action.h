@@ -1,0 +1,24 @@
+#pragma once
+// What every client of Mink's Flight API (docs/flight-api.md) shares: the default node address
+// and its environment variable, and the JSON action call.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "base/result.h"
+#include "flight/client/flight_client.h"
+
+namespace mink::client {
+
+inline constexpr char kDefaultBootstrap[] = "grpc://127.0.0.1:9123";
+inline constexpr char kBootstrapEnv[] = "MINK_BOOTSTRAP";
+
+// DoAction with a JSON body; returns the (first) result parsed as JSON ({} when there is none or
+// it is empty). An answer that is not JSON is Internal "the node answered <type> with bad JSON".
+Result<nlohmann::json> RunAction(flight::FlightClient& client, const std::string& type,
+                                 const nlohmann::json& body);
+
+// Compact JSON text that never throws (invalid UTF-8 is replaced).
+std::string DumpJson(const nlohmann::json& j);
+
+}  // namespace mink::client
