@@ -1,13 +1,17 @@
 #pragma once
 // A partition's name: its partition column values rendered as text, in partition-key order,
 // joined with '$' ("us", "us$2026-12-04"). Values may hold only letters, digits, '_' and '-'
-// (PartitionName in table_internal.h checks), so the separator cannot occur inside one. The
+// (PartitionName checks), so the separator cannot occur inside one. The
 // name is what the catalog keys partitions by, what Flight endpoints and `mink read
 // --partition` carry, and what the SQL layer parses back to prune partitions.
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "base/result.h"
+#include "table/types.h"
+#include "table/value.h"
 
 namespace mink::table {
 
@@ -21,6 +25,12 @@ inline std::string JoinPartitionValues(const std::vector<std::string>& values) {
   }
   return name;
 }
+
+// The partition name of a row: its values of the partition `columns` (of `types`) as text. A
+// null, or a value that renders outside 1-200 letters, digits, '_' and '-' (or starts with
+// "__"), is InvalidArgument.
+Result<std::string> PartitionName(const Row& row, const std::vector<int>& columns,
+                                  const std::vector<LogicalType>& types);
 
 // The values of a partition name, in partition-key order.
 inline std::vector<std::string> SplitPartitionName(std::string_view name) {

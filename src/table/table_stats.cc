@@ -1,21 +1,16 @@
-// TableStore::ColumnStats: min/max and null counts of the integer-valued columns of a log
-// table, per bucket, for query planners (mink-query hands them to DuckDB as column statistics).
-//
-// Computed from the bucket's log on first use and cached by stream; a later call extends the
-// cached ranges with the batches committed since (only the new batches are read). Ranges only
-// ever widen: rows that retention removes keep counting, so they stay conservative.
+#include "table/table_stats.h"
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "table/payload.h"
-#include "table/table_internal.h"
 
 namespace mink::table {
 
 using metadata::State;
 
-struct TableStore::StatsEntry {
+struct ColumnStatsCache::Entry {
   std::mutex mutex;
   std::string descriptor;  // the table descriptor the ranges were computed with
   int64_t end = -1;        // the ranges cover the log below this offset (-1: nothing yet)
@@ -102,8 +97,8 @@ Status WidenColumn(const arrow::ArrayData& a, ColumnRange* range) {
 
 }  // namespace
 
-Result<std::vector<BucketColumnStats>> TableStore::ColumnStats(const std::string& name) {
-  MINK_ASSIGN_OR_RETURN(auto table, FindTable(name));
+Result<std::vector<BucketColumnStats>> ColumnStatsCache::ColumnStats(const std::string& name) {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(name));
   if (table->d.has_primary_key()) {
     return FailedPreconditionError("column statistics are kept for log tables; " + table->name +
                                    " has a primary key");
@@ -144,11 +139,11 @@ Result<std::vector<BucketColumnStats>> TableStore::ColumnStats(const std::string
   std::optional<PayloadDecoder> decoder;
   constexpr size_t kReadBytes = 4 << 20;
   for (const Item& item : items) {
-    std::shared_ptr<StatsEntry> entry;
+    std::shared_ptr<Entry> entry;
     {
-      std::lock_guard<std::mutex> lock(stats_mutex_);
-      auto& slot = stats_[item.stream_id];
-      if (slot == nullptr) slot = std::make_shared<StatsEntry>();
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto& slot = entries_[item.stream_id];
+      if (slot == nullptr) slot = std::make_shared<Entry>();
       entry = slot;
     }
     std::lock_guard<std::mutex> lock(entry->mutex);

@@ -1,7 +1,11 @@
-// TableStore's read path: logs and changelogs from the bucket streams, snapshots from the KV
-// state, with projection and metadata columns.
+// TableReader: logs and changelogs from the bucket streams, snapshots from the KV state, with
+// projection and metadata columns.
+
+#include "table/table_reader.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "arrow_format/builder.h"
 #include "arrow_format/ipc_project.h"
@@ -11,54 +15,10 @@
 #include "table/changelog.h"
 #include "table/payload.h"
 #include "table/row_codec.h"
-#include "table/table_internal.h"
 
 namespace mink::table {
 
 using metadata::State;
-
-Result<std::vector<TableStore::Target>> TableStore::ReadTargets(const Table& table,
-                                                               const ReadRequest& request) const {
-  std::vector<Target> targets;
-  bool partition_found = !request.partition.has_value();
-  meta_->Read([&](const State& s) {
-    const metadata::TableState* t = s.FindTable(table.id);
-    if (t == nullptr) return;
-    auto add = [&](const std::vector<uint64_t>& streams, int64_t partition_id) {
-      for (size_t b = 0; b < streams.size(); ++b) {
-        if (request.bucket && *request.bucket != static_cast<int32_t>(b)) continue;
-        std::string label = "b" + std::to_string(b);
-        if (partition_id > 0) label = "p" + std::to_string(partition_id) + "/" + label;
-        targets.push_back(Target{label, streams[b]});
-      }
-    };
-    if (!t->partitioned) {
-      add(t->streams, 0);
-      return;
-    }
-    std::vector<const metadata::PartitionState*> partitions;
-    for (const auto& [name, p] : t->partitions) {
-      if (request.partition && *request.partition != name) continue;
-      partition_found = true;
-      partitions.push_back(&p);
-    }
-    std::sort(partitions.begin(), partitions.end(),
-              [](auto* a, auto* b) { return a->partition_id < b->partition_id; });
-    for (auto* p : partitions) add(p->streams, p->partition_id);
-  });
-  if (request.partition && !table.d.partitioned()) {
-    return InvalidArgumentError("table " + table.name + " is not partitioned");
-  }
-  if (!partition_found) {
-    return NotFoundError("partition '" + *request.partition + "' of " + table.name +
-                         " does not exist");
-  }
-  if (request.bucket && (*request.bucket < 0 || *request.bucket >= table.d.bucket_count)) {
-    return InvalidArgumentError("table " + table.name + " has buckets 0.." +
-                                std::to_string(table.d.bucket_count - 1));
-  }
-  return targets;
-}
 
 namespace {
 
@@ -106,16 +66,16 @@ Result<arrow::ArrayDataPtr> ConstantString(const std::string& value, int64_t row
 
 }  // namespace
 
-Result<arrow::SchemaPtr> TableStore::ReadSchema(const ReadRequest& request) const {
-  MINK_ASSIGN_OR_RETURN(auto table, FindTable(request.table));
+Result<arrow::SchemaPtr> TableReader::ReadSchema(const ReadRequest& request) const {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(request.table));
   MINK_ASSIGN_OR_RETURN(Projection p, Project(table->schema, table->d, request,
                                               request.mode == ReadMode::kSnapshot));
   return p.schema;
 }
 
-Status TableStore::Read(const ReadRequest& request, const BatchSink& sink,
-                        const std::function<bool()>& cancelled) {
-  MINK_ASSIGN_OR_RETURN(auto table, FindTable(request.table));
+Status TableReader::Read(const ReadRequest& request, const BatchSink& sink,
+                         const std::function<bool()>& cancelled) {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(request.table));
   switch (request.mode) {
     case ReadMode::kLog: return ReadLog(*table, request, sink, cancelled);
     case ReadMode::kSnapshot:
@@ -132,17 +92,18 @@ Status TableStore::Read(const ReadRequest& request, const BatchSink& sink,
   return InvalidArgumentError("unknown read mode");
 }
 
-Status TableStore::ReadMessages(const ReadRequest& request, const MessageSink& sink,
-                                const std::function<bool()>& cancelled) {
-  MINK_ASSIGN_OR_RETURN(auto table, FindTable(request.table));
+Status TableReader::ReadMessages(const ReadRequest& request, const MessageSink& sink,
+                                 const std::function<bool()>& cancelled) {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(request.table));
   if (request.mode != ReadMode::kLog) {
     return InvalidArgumentError("encoded reads are log reads");
   }
   return ReadLog(*table, request, nullptr, cancelled, &sink);
 }
 
-Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const BatchSink& sink,
-                           const std::function<bool()>& cancelled, const MessageSink* messages) {
+Status TableReader::ReadLog(const ResolvedTable& table, const ReadRequest& request,
+                            const BatchSink& sink, const std::function<bool()>& cancelled,
+                            const MessageSink* messages) {
   MINK_ASSIGN_OR_RETURN(Projection proj, Project(table.schema, table.d, request, false));
   MINK_ASSIGN_OR_RETURN(PayloadDecoder decoder, PayloadDecoder::Make(table.schema));
   std::optional<int64_t> from_offset;
@@ -158,7 +119,7 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
   bool stop = false;
 
   // Sends the rows of `batch` from offset `at` on; returns the next offset.
-  auto emit = [&](const Target& target, const storage::BatchPtr& b, int64_t at) -> Status {
+  auto emit = [&](const BucketRef& target, const storage::BatchPtr& b, int64_t at) -> Status {
     int64_t skip = std::max<int64_t>(0, at - b->base_offset);
     int64_t take = std::min<int64_t>(b->record_count - skip, remaining);
     if (request.end && !request.follow) {
@@ -233,7 +194,7 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
     return Status::Ok();
   };
 
-  auto start_of = [&](const Target& t) -> Result<int64_t> {
+  auto start_of = [&](const BucketRef& t) -> Result<int64_t> {
     int64_t start = 0, end = 0;
     meta_->Read([&](const State& s) {
       const metadata::StreamState* st = s.FindStream(t.stream_id);
@@ -253,7 +214,7 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
   constexpr size_t kReadBytes = 4 << 20;
 
   if (!request.follow) {
-    MINK_ASSIGN_OR_RETURN(auto targets, ReadTargets(table, request));
+    MINK_ASSIGN_OR_RETURN(auto targets, catalog_->Buckets(table, request.partition, request.bucket));
     for (const auto& t : targets) {
       MINK_ASSIGN_OR_RETURN(int64_t at, start_of(t));
       const int64_t end = request.end.value_or(INT64_MAX);
@@ -280,7 +241,7 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
   std::map<uint64_t, int64_t> positions;
   while (remaining > 0 && !stop && !(cancelled && cancelled())) {
     int64_t seen_seq = meta_->applied_seq();
-    MINK_ASSIGN_OR_RETURN(auto targets, ReadTargets(table, request));
+    MINK_ASSIGN_OR_RETURN(auto targets, catalog_->Buckets(table, request.partition, request.bucket));
     bool progressed = false;
     for (const auto& t : targets) {
       auto pos = positions.find(t.stream_id);
@@ -302,24 +263,24 @@ Status TableStore::ReadLog(const Table& table, const ReadRequest& request, const
   return Status::Ok();
 }
 
-Status TableStore::ReadSnapshot(const Table& table, const ReadRequest& request,
-                                const BatchSink& sink) {
+Status TableReader::ReadSnapshot(const ResolvedTable& table, const ReadRequest& request,
+                                 const BatchSink& sink) {
   MINK_ASSIGN_OR_RETURN(Projection proj, Project(table.schema, table.d, request, true));
-  MINK_ASSIGN_OR_RETURN(auto targets, ReadTargets(table, request));
+  MINK_ASSIGN_OR_RETURN(auto targets, catalog_->Buckets(table, request.partition, request.bucket));
   int64_t remaining = request.limit < 0 ? INT64_MAX : request.limit;
   for (const auto& t : targets) {
-    MINK_ASSIGN_OR_RETURN(Bucket * bucket, GetBucket(table, t.stream_id, t.label));
+    BucketState* bucket = buckets_->Get(t.stream_id, t.label);
     std::vector<std::pair<std::string, std::string>> entries;
     {
       std::lock_guard<std::mutex> lock(bucket->mutex);
-      MINK_RETURN_IF_ERROR(LoadBucket(table, bucket));
+      MINK_RETURN_IF_ERROR(buckets_->Load(table, bucket));
       entries.assign(bucket->kv.entries().begin(), bucket->kv.entries().end());
     }
     std::sort(entries.begin(), entries.end());
     size_t i = 0;
     while (i < entries.size() && remaining > 0) {
       size_t n = static_cast<size_t>(std::min<int64_t>(
-          {options_.snapshot_batch_rows, remaining, static_cast<int64_t>(entries.size() - i)}));
+          {snapshot_batch_rows_, remaining, static_cast<int64_t>(entries.size() - i)}));
       std::vector<Row> rows;
       rows.reserve(n);
       for (size_t j = i; j < i + n; ++j) {
@@ -344,6 +305,30 @@ Status TableStore::ReadSnapshot(const Table& table, const ReadRequest& request,
     if (remaining <= 0) break;
   }
   return Status::Ok();
+}
+
+Result<std::vector<BucketOffsets>> TableReader::Offsets(const std::string& name,
+                                                        std::optional<int64_t> at_ms) {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(name));
+  MINK_ASSIGN_OR_RETURN(auto targets, catalog_->Buckets(*table, std::nullopt, std::nullopt));
+  std::vector<BucketOffsets> out;
+  for (const auto& t : targets) {
+    BucketOffsets o;
+    o.bucket = t.label;
+    meta_->Read([&](const State& s) {
+      const metadata::StreamState* st = s.FindStream(t.stream_id);
+      if (st != nullptr) {
+        o.start = st->start_offset;
+        o.end = st->end_offset;
+      }
+    });
+    if (at_ms) {
+      MINK_ASSIGN_OR_RETURN(int64_t at, storage_->OffsetAtTime(t.stream_id, *at_ms));
+      o.at = at;
+    }
+    out.push_back(o);
+  }
+  return out;
 }
 
 }  // namespace mink::table

@@ -1,0 +1,64 @@
+#pragma once
+// The working state of the buckets this node writes: a primary-key bucket's KV state (rebuilt
+// from its newest KV snapshot plus the changelog after it) and every bucket's idempotent
+// writers (rebuilt from the batch headers). Never authoritative: it is rebuilt from the stream
+// whenever it may be stale (a restart, a failed append).
+//
+// Thread-safe: the registry locks itself; a bucket's state belongs to whoever holds its mutex.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "metadata/metadata_log.h"
+#include "storage/stream_store.h"
+#include "table/catalog.h"
+#include "table/kv_state.h"
+#include "table/writer_state.h"
+
+namespace mink::table {
+
+struct BucketState {
+  uint64_t stream_id = 0;
+  std::string label;
+  std::mutex mutex;  // serialises writes (primary-key buckets and idempotent writers)
+  bool loaded = false;
+  std::atomic<bool> writers_stale{false};  // an append failed: rebuild the writer states
+  KvState kv;
+  WriterStates writers;
+  int64_t applied_offset = 0;   // the KV state covers the changelog below this offset
+  int64_t snapshot_offset = 0;  // the newest KV snapshot covers the changelog below this
+  uint64_t snapshot_seq = 0;
+};
+
+class BucketStates {
+ public:
+  // Writer states of log tables are rebuilt from at most `writer_replay_offsets` trailing
+  // offsets of the stream.
+  BucketStates(metadata::MetadataLog* meta, storage::StreamStore* storage,
+               int64_t writer_replay_offsets)
+      : meta_(meta), storage_(storage), writer_replay_offsets_(writer_replay_offsets) {}
+
+  // The state of the bucket with this stream, created empty (not loaded) on first use.
+  BucketState* Get(uint64_t stream_id, const std::string& label);
+  // Forgets the states of these streams (a dropped table).
+  void Forget(const std::vector<uint64_t>& streams);
+  // Every state, by stream id.
+  std::map<uint64_t, BucketState*> All() const;
+
+  // Rebuilds a bucket's KV state and writer states from the stream if it is not loaded (or
+  // its writers are stale). The caller holds bucket->mutex.
+  Status Load(const ResolvedTable& table, BucketState* bucket);
+
+ private:
+  metadata::MetadataLog* const meta_;
+  storage::StreamStore* const storage_;
+  const int64_t writer_replay_offsets_;
+  mutable std::mutex mutex_;
+  std::map<uint64_t, std::unique_ptr<BucketState>> buckets_;  // by stream id
+};
+
+}  // namespace mink::table

@@ -1,0 +1,135 @@
+#include "table/log_writer.h"
+
+#include <mutex>
+
+#include "table/arrow_rows.h"
+#include "table/payload.h"
+#include "table/pending_append.h"
+
+namespace mink::table {
+
+Result<WriteResult> LogWriter::Write(const ResolvedTable& table, const WriteRequest& request,
+                                     std::vector<RoutedRow>& rows) {
+  auto groups = GroupByBucket(rows);
+  std::vector<PendingAppend> pending;
+  std::vector<std::unique_lock<std::mutex>> locks;
+  std::vector<BucketState*> buckets;
+  WriteResult result;
+  result.rows = static_cast<int64_t>(rows.size());
+  Status failure;
+  for (auto& [where, group] : groups) {
+    std::string label;
+    MINK_ASSIGN_OR_RETURN(uint64_t stream,
+                          catalog_->EnsurePartition(table, where.first, where.second, &label));
+    BucketState* bucket = nullptr;
+    if (request.writer_id >= 0) {
+      // An idempotent writer: check and record its sequence under the bucket's lock.
+      bucket = buckets_->Get(stream, label);
+      locks.emplace_back(bucket->mutex);
+      MINK_RETURN_IF_ERROR(buckets_->Load(table, bucket));
+      MINK_ASSIGN_OR_RETURN(auto written,
+                            bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
+                                                  request.sequence, false));
+      if (written) {
+        result.buckets.push_back({label, written->base_offset, written->end_offset});
+        continue;
+      }
+    }
+    std::vector<const Row*> group_rows;
+    for (auto* r : group) group_rows.push_back(&r->row);
+    MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(group_rows, table.schema, table.types));
+    storage::BatchInput input;
+    input.record_count = static_cast<int32_t>(group_rows.size());
+    input.writer_id = request.writer_id;
+    input.batch_sequence = request.sequence;
+    input.schema_id = table.d.schema.schema_id;
+    MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(*batch, table.codec));
+    auto submitted = SubmitAppend(storage_, stream, label, std::move(input));
+    if (!submitted.ok()) {
+      failure = submitted.status();
+      break;
+    }
+    pending.push_back(std::move(*submitted));
+    buckets.push_back(bucket);
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    Status s = pending[i].done.get();
+    if (!s.ok()) {
+      if (failure.ok()) failure = s;
+      continue;
+    }
+    if (buckets[i] != nullptr) {
+      buckets[i]->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
+                                 WrittenBatch{request.sequence, pending[i].base, pending[i].end});
+    }
+    result.buckets.push_back({pending[i].label, pending[i].base, pending[i].end});
+  }
+  if (!failure.ok()) return failure;
+  return result;
+}
+
+Result<AppendOutcome> LogWriter::AppendToBucket(
+    const std::string& name, int32_t bucket_index, const arrow::RecordBatch& batch,
+    int64_t max_record_time_ms, const WriterBatch& writer, std::function<void(Status)> done) {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(name));
+  if (table->d.has_primary_key()) {
+    return FailedPreconditionError(name + " is a primary-key table; bucket appends need a log table");
+  }
+  if (!batch.schema()->Equals(*table->schema, false)) {
+    return InvalidArgumentError("batch schema does not match table " + name);
+  }
+  if (batch.num_rows() <= 0) return InvalidArgumentError("an empty batch");
+  MINK_ASSIGN_OR_RETURN(uint64_t stream, catalog_->BucketStream(name, bucket_index));
+  storage::BatchInput input;
+  input.record_count = static_cast<int32_t>(batch.num_rows());
+  input.writer_id = writer.id;
+  input.writer_epoch = writer.epoch;
+  input.batch_sequence = writer.first_sequence;
+  input.schema_id = table->d.schema.schema_id;
+  input.max_record_time_ms = max_record_time_ms;
+  MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(batch, table->codec));
+  if (writer.id < 0) {
+    MINK_ASSIGN_OR_RETURN(int64_t base, storage_->Append(stream, std::move(input), std::move(done)));
+    return AppendOutcome{base, false};
+  }
+  // Idempotent: check, append and record under the bucket's lock, so batches of one writer are
+  // checked in the order they are appended. The state counts a batch as written from its append;
+  // if the append fails, the state is rebuilt from the log before the next check.
+  BucketState* bucket = buckets_->Get(stream, BucketLabel(0, bucket_index));
+  std::unique_lock<std::mutex> lock(bucket->mutex);
+  MINK_RETURN_IF_ERROR(buckets_->Load(*table, bucket));
+  MINK_ASSIGN_OR_RETURN(auto written, bucket->writers.Check(writer.id, writer.epoch,
+                                                            writer.first_sequence, writer.strict));
+  if (written) {
+    if (written->Last() != writer.last_sequence) {
+      return OutOfRangeError("batch with sequences " + std::to_string(writer.first_sequence) +
+                             ".." + std::to_string(writer.last_sequence) +
+                             " overlaps an earlier batch of writer " + std::to_string(writer.id));
+    }
+    lock.unlock();
+    // A retry is answered when the batch it repeats is committed, with that commit's status.
+    if (written->commit) {
+      written->commit->OnDone(std::move(done));
+    } else {
+      done(Status::Ok());
+    }
+    return AppendOutcome{written->base_offset, true};
+  }
+  int32_t count = input.record_count;
+  auto commit = std::make_shared<PendingCommit>();
+  auto callback = [bucket, commit, done = std::move(done)](Status s) {
+    // Rebuild the writer states from what is committed before the next check. (No lock here:
+    // this runs on the thread making storage commits, which an appender holding the lock may
+    // wait for.)
+    if (!s.ok()) bucket->writers_stale = true;
+    commit->Resolve(s);
+    done(std::move(s));
+  };
+  MINK_ASSIGN_OR_RETURN(int64_t base, storage_->Append(stream, std::move(input), std::move(callback)));
+  bucket->writers.Record(writer.id, writer.epoch,
+                         WrittenBatch{writer.first_sequence, base, base + count,
+                                      writer.last_sequence, std::move(commit)});
+  return AppendOutcome{base, false};
+}
+
+}  // namespace mink::table

@@ -1,0 +1,218 @@
+#include "table/pk_writer.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "base/log.h"
+#include "table/arrow_rows.h"
+#include "table/changelog.h"
+#include "table/payload.h"
+#include "table/pending_append.h"
+#include "table/row_codec.h"
+
+namespace mink::table {
+
+using metadata::Command;
+
+Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
+                                            const WriteRequest& request,
+                                            const std::vector<bool>& targets,
+                                            std::vector<RoutedRow>& rows) {
+  MINK_ASSIGN_OR_RETURN(RowMerger merger, RowMerger::Make(table.d, targets));
+  const bool is_delete = request.mode == WriteMode::kDelete;
+  auto groups = GroupByBucket(rows);
+  struct Work {
+    BucketState* bucket;
+    std::string label;
+    uint64_t stream;
+    std::vector<RoutedRow*> rows;
+    std::map<std::string, std::optional<Row>> updates;  // the KV changes once committed
+    PendingAppend pending;
+    bool duplicate = false;
+    WrittenBatch written;
+  };
+  std::vector<Work> work;
+  for (auto& [where, group] : groups) {
+    std::string label;
+    MINK_ASSIGN_OR_RETURN(uint64_t stream,
+                          catalog_->EnsurePartition(table, where.first, where.second, &label));
+    BucketState* bucket = buckets_->Get(stream, label);
+    work.push_back(Work{bucket, label, stream, group, {}, {}, false, {}});
+  }
+  // Lock the buckets in stream order (two writers never wait on each other in a cycle).
+  std::vector<Work*> order;
+  for (auto& w : work) order.push_back(&w);
+  std::sort(order.begin(), order.end(), [](Work* a, Work* b) { return a->stream < b->stream; });
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (Work* w : order) {
+    locks.emplace_back(w->bucket->mutex);
+    MINK_RETURN_IF_ERROR(buckets_->Load(table, w->bucket));
+  }
+  WriteResult result;
+  result.rows = static_cast<int64_t>(rows.size());
+  Status failure;
+  for (auto& w : work) {
+    if (request.writer_id >= 0) {
+      MINK_ASSIGN_OR_RETURN(auto written,
+                            w.bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
+                                                    request.sequence, false));
+      if (written) {
+        w.duplicate = true;
+        w.written = *written;
+        continue;
+      }
+    }
+    // The merge engine sees the bucket's state plus the earlier rows of this write.
+    std::vector<ChangeRecord> changes;
+    for (RoutedRow* r : w.rows) {
+      std::optional<Row> old;
+      auto pending = w.updates.find(r->key);
+      if (pending != w.updates.end()) {
+        old = pending->second;
+      } else if (const std::string* stored = w.bucket->kv.Get(r->key)) {
+        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*stored, table.types));
+        old = std::move(row);
+      }
+      auto next = merger.Apply(old, r->row, is_delete, &changes);
+      if (!next.ok()) {
+        return InvalidArgumentError("row " + std::to_string(r->line) + ": " + next.status().message());
+      }
+      w.updates[r->key] = std::move(*next);
+    }
+    if (changes.empty()) {
+      // Nothing changed (deletes of missing keys, first_row duplicates): nothing to append.
+      w.pending.label = w.label;
+      continue;
+    }
+    std::vector<const Row*> change_rows;
+    storage::BatchInput input;
+    for (const auto& c : changes) {
+      change_rows.push_back(&c.row);
+      input.change_types.push_back(static_cast<char>(c.type));
+    }
+    MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(change_rows, table.schema, table.types));
+    input.record_count = static_cast<int32_t>(changes.size());
+    input.writer_id = request.writer_id;
+    input.batch_sequence = request.sequence;
+    input.schema_id = table.d.schema.schema_id;
+    MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(*batch, table.codec));
+    auto submitted = SubmitAppend(storage_, w.stream, w.label, std::move(input));
+    if (!submitted.ok()) {
+      failure = submitted.status();
+      break;
+    }
+    w.pending = std::move(*submitted);
+  }
+  for (auto& w : work) {
+    if (w.duplicate) {
+      result.buckets.push_back({w.label, w.written.base_offset, w.written.end_offset});
+      continue;
+    }
+    if (!w.pending.appended) {
+      if (w.pending.label == w.label) {
+        int64_t end = w.bucket->applied_offset;
+        result.buckets.push_back({w.label, end, end});
+      }
+      continue;
+    }
+    Status s = w.pending.done.get();
+    if (!s.ok()) {
+      if (failure.ok()) failure = s;
+      // The commit may still have landed (an ambiguous failure): rebuild from the log.
+      w.bucket->loaded = false;
+      w.bucket->kv = KvState();
+      w.bucket->writers = WriterStates();
+      continue;
+    }
+    // Committed: the KV state takes the new values.
+    for (auto& [key, value] : w.updates) {
+      if (value) {
+        std::string encoded;
+        EncodeRow(*value, table.types, &encoded);
+        w.bucket->kv.Put(key, std::move(encoded));
+      } else {
+        w.bucket->kv.Erase(key);
+      }
+    }
+    w.bucket->applied_offset = w.pending.end;
+    if (request.writer_id >= 0) {
+      w.bucket->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
+                               WrittenBatch{request.sequence, w.pending.base, w.pending.end});
+    }
+    result.buckets.push_back({w.label, w.pending.base, w.pending.end});
+  }
+  for (auto& w : work) {
+    Status snap = MaybeSnapshot(table, w.bucket, false);
+    (void)snap;  // a failed snapshot is retried at the next threshold; the write stands
+  }
+  if (!failure.ok()) return failure;
+  return result;
+}
+
+Status PrimaryKeyWriter::MaybeSnapshot(const ResolvedTable& table, BucketState* bucket,
+                                       bool force) {
+  if (!table.d.has_primary_key() || !bucket->loaded) return Status::Ok();
+  int64_t pending = bucket->applied_offset - bucket->snapshot_offset;
+  if (pending <= 0 || (!force && pending < kv_snapshot_records_)) return Status::Ok();
+  const auto& node = storage_->node();
+  std::string key = "kv/" + std::to_string(bucket->stream_id) + "/" +
+                    std::to_string(bucket->applied_offset) + "-n" + std::to_string(node.node_id) +
+                    "e" + std::to_string(node.node_epoch) + "s" +
+                    std::to_string(bucket->snapshot_seq++);
+  std::string data = bucket->kv.Snapshot(bucket->applied_offset);
+  MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
+  auto seq = meta_->Append(Command(metadata::CommitKvSnapshot{
+      bucket->stream_id, key, storage_->data_bucket_id(), data.size(), bucket->applied_offset}));
+  if (!seq.ok()) {
+    (void)storage_->data_store()->Delete(key);
+    return seq.status();
+  }
+  bucket->snapshot_offset = bucket->applied_offset;
+  MINK_LOG_DEBUG("table", "KV snapshot of {} {} at offset {} ({} keys)", table.name, bucket->label,
+                 bucket->applied_offset, bucket->kv.size());
+  return Status::Ok();
+}
+
+Status PrimaryKeyWriter::SnapshotAll() {
+  const std::map<uint64_t, int64_t> stream_table = catalog_->StreamTables();
+  std::vector<std::pair<int64_t, BucketState*>> all;
+  for (auto& [stream, b] : buckets_->All()) {
+    auto it = stream_table.find(stream);
+    if (it != stream_table.end()) all.emplace_back(it->second, b);
+  }
+  for (auto& [table_id, bucket] : all) {
+    std::string name = catalog_->TableName(table_id);
+    if (name.empty()) continue;
+    MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(name));
+    std::lock_guard<std::mutex> lock(bucket->mutex);
+    MINK_RETURN_IF_ERROR(MaybeSnapshot(*table, bucket, true));
+  }
+  return Status::Ok();
+}
+
+void PrimaryKeyWriter::StartPeriodicSnapshots(std::chrono::milliseconds interval) {
+  if (interval.count() <= 0) return;
+  snapshotter_ = std::thread([this, interval] {
+    std::unique_lock<std::mutex> lock(stop_mutex_);
+    while (!stopping_) {
+      stop_cv_.wait_for(lock, interval, [&] { return stopping_; });
+      if (stopping_) break;
+      lock.unlock();
+      Status s = SnapshotAll();
+      if (!s.ok()) MINK_LOG_WARN("table", "periodic KV snapshots failed: {}", s.ToString());
+      lock.lock();
+    }
+  });
+}
+
+void PrimaryKeyWriter::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(stop_mutex_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (snapshotter_.joinable()) snapshotter_.join();
+}
+
+}  // namespace mink::table

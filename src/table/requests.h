@@ -1,0 +1,56 @@
+#pragma once
+// What the table layer's writes and reads are asked and answer (TableStore, and the writers and
+// reader behind it).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mink::table {
+
+enum class WriteMode { kUpsert, kDelete };
+
+struct WriteRequest {
+  std::string table;  // "database.table"
+  WriteMode mode = WriteMode::kUpsert;
+  std::vector<std::string> columns;  // a partial update when not empty
+  int64_t writer_id = -1;            // idempotence, with sequence
+  int32_t sequence = -1;
+};
+
+struct BucketWrite {
+  std::string bucket;  // "b0" or "p1/b0"
+  int64_t base_offset = 0;
+  int64_t end_offset = 0;
+};
+
+struct WriteResult {
+  int64_t rows = 0;
+  std::vector<BucketWrite> buckets;
+};
+
+enum class ReadMode { kLog, kSnapshot, kUnion };
+
+struct ReadRequest {
+  std::string table;
+  ReadMode mode = ReadMode::kLog;
+  std::string from = "earliest";  // earliest | latest | <offset>
+  int64_t limit = -1;             // rows; -1 = no limit
+  bool follow = false;
+  std::optional<std::string> partition;
+  std::optional<int32_t> bucket;
+  std::vector<std::string> columns;  // projection; empty = all
+  bool meta = false;                 // __bucket, __offset, __change
+  bool timestamp = false;            // __timestamp
+  std::optional<int64_t> end;        // log reads (not follow) stop before this offset
+};
+
+struct BucketOffsets {
+  std::string bucket;
+  int64_t start = 0;
+  int64_t end = 0;
+  std::optional<int64_t> at;
+};
+
+}  // namespace mink::table

@@ -1,0 +1,13 @@
+#pragma once
+// The retention rule of each bucket stream, from its table (storage::RetentionPolicy): a
+// table's log expires after its TTL (`table.log.ttl`); a primary-key table's changelog only as
+// far as a KV snapshot covers it, so the KV state can always be rebuilt.
+
+#include "metadata/metadata_log.h"
+#include "storage/stream_store.h"
+
+namespace mink::table {
+
+storage::RetentionPolicy TableRetentionPolicy(metadata::MetadataLog* meta);
+
+}  // namespace mink::table
