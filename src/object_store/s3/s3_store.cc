@@ -24,7 +24,7 @@ bool IsOk(long status) { return status >= 200 && status < 300; }
 
 // Whether an HTTP answer is worth another attempt: server errors, throttling and the 4xx codes
 // S3 documents as transient.
-bool IsRetryable(const HttpResponse& response, bool error_in_ok_body) {
+bool IsRetryable(const http::HttpResponse& response, bool error_in_ok_body) {
   long status = response.status;
   if (status >= 500 || status == 429 || status == 408) return true;
   if (IsOk(status) && !error_in_ok_body) return false;
@@ -36,7 +36,7 @@ bool IsRetryable(const HttpResponse& response, bool error_in_ok_body) {
 }
 
 // "HTTP 404 NoSuchKey: The specified key does not exist. (request id 4442587FB7D0A2F9)".
-std::string ErrorDetail(const HttpResponse& response) {
+std::string ErrorDetail(const http::HttpResponse& response) {
   std::string text = "HTTP " + std::to_string(response.status);
   if (auto error = ParseS3Error(response.body)) {
     text += " " + error->code + ": " + error->message;
@@ -55,7 +55,7 @@ Result<std::unique_ptr<S3Store>> S3Store::Open(const StorageUri& uri) {
 S3Store::S3Store(S3Config config)
     : config_(std::move(config)), signer_(config_.credentials, config_.region, "s3") {}
 
-HttpRequest S3Store::BuildRequest(const Call& call) const {
+http::HttpRequest S3Store::BuildRequest(const Call& call) const {
   std::string path = config_.Path(call.full_key);
   std::string query = CanonicalQueryString(call.query);
   HttpHeaders headers = call.headers;
@@ -65,7 +65,7 @@ HttpRequest S3Store::BuildRequest(const Call& call) const {
   SigV4Signature sig =
       signer_.Sign(call.method, path, query, call.payload_sha256, amz_date, &headers);
   headers.emplace_back("authorization", sig.authorization);
-  HttpRequest request;
+  http::HttpRequest request;
   request.method = call.method;
   request.url = config_.Url(path, query);
   request.headers = std::move(headers);
@@ -74,11 +74,11 @@ HttpRequest S3Store::BuildRequest(const Call& call) const {
   return request;
 }
 
-Result<HttpResponse> S3Store::Send(const Call& call) {
+Result<http::HttpResponse> S3Store::Send(const Call& call) {
   std::optional<Backoff> backoff;  // made on the first retry: most calls never need one
   std::string last_error;
   for (int attempt = 1;; ++attempt) {
-    Result<HttpResponse> response = http_.Perform(BuildRequest(call));
+    Result<http::HttpResponse> response = http_.Perform(BuildRequest(call));
     if (response.ok() && !IsRetryable(*response, call.error_in_ok_body)) return response;
     if (!response.ok() && !IsUnavailable(response.status())) {
       return response.status().WithContext(What(call));
@@ -101,7 +101,7 @@ std::string S3Store::What(const Call& call) const {
          Describe();
 }
 
-Status S3Store::ErrorFor(const Call& call, const HttpResponse& response) const {
+Status S3Store::ErrorFor(const Call& call, const http::HttpResponse& response) const {
   std::string text = What(call) + ": " + ErrorDetail(response);
   std::optional<S3ErrorBody> error = ParseS3Error(response.body);
   std::string code = error ? error->code : "";
@@ -137,7 +137,7 @@ Status S3Store::Put(std::string_view key, std::string_view data) {
   call.headers = {{"content-type", "application/octet-stream"}};
   call.body = data;
   call.payload_sha256 = Sha256Hex(data);
-  MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
+  MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(call));
   if (!IsOk(response.status)) return ErrorFor(call, response);
   return Status::Ok();
 }
@@ -153,7 +153,7 @@ Status S3Store::PutMultipart(const std::string& full_key, std::string_view data)
   init.query = {{"uploads", ""}};
   init.headers = {{"content-type", "application/octet-stream"}};
   init.payload_sha256 = kEmptySha256;
-  MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(init));
+  MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(init));
   if (!IsOk(response.status)) return ErrorFor(init, response);
   MINK_ASSIGN_OR_RETURN(std::string upload_id, ParseUploadId(response.body));
 
@@ -166,7 +166,7 @@ Status S3Store::PutMultipart(const std::string& full_key, std::string_view data)
     part.query = {{"partNumber", std::to_string(etags.size() + 1)}, {"uploadId", upload_id}};
     part.body = data.substr(offset, part_size);
     part.payload_sha256 = Sha256Hex(part.body);
-    Result<HttpResponse> sent = Send(part);
+    Result<http::HttpResponse> sent = Send(part);
     if (!sent.ok()) {
       status = sent.status();
     } else if (!IsOk(sent->status)) {
@@ -186,7 +186,7 @@ Status S3Store::PutMultipart(const std::string& full_key, std::string_view data)
     abort.full_key = full_key;
     abort.query = {{"uploadId", upload_id}};
     abort.payload_sha256 = kEmptySha256;
-    Result<HttpResponse> aborted = Send(abort);
+    Result<http::HttpResponse> aborted = Send(abort);
     if (!aborted.ok() || !IsOk(aborted->status)) {
       MINK_LOG_WARN(
           "s3", "abort of multipart upload key={} failed: {}", full_key,
@@ -207,7 +207,7 @@ Status S3Store::CompleteMultipart(const std::string& full_key, const std::string
   call.body = body;
   call.payload_sha256 = Sha256Hex(body);
   call.error_in_ok_body = true;
-  MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
+  MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(call));
   if (IsOk(response.status) && !ParseS3Error(response.body)) return Status::Ok();
   Status error = ErrorFor(call, response);
   // A retried Complete whose first attempt did succeed finds the upload gone. Keys are never
@@ -226,7 +226,7 @@ Result<std::string> S3Store::Get(std::string_view key) {
   call.method = "GET";
   call.full_key = FullKey(key);
   call.payload_sha256 = kEmptySha256;
-  MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
+  MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(call));
   if (response.status != 200) return ErrorFor(call, response);
   return std::move(response.body);
 }
@@ -245,7 +245,7 @@ Result<std::string> S3Store::GetRange(std::string_view key, uint64_t offset, uin
   if (length <= UINT64_MAX - offset) range += std::to_string(offset + length - 1);
   call.headers = {{"range", range}};
   call.payload_sha256 = kEmptySha256;
-  MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
+  MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(call));
   if (response.status == 206) {
     if (response.body.size() > length) response.body.resize(length);
     return std::move(response.body);
@@ -268,7 +268,7 @@ Result<ObjectInfo> S3Store::Head(std::string_view key) {
   call.method = "HEAD";
   call.full_key = FullKey(key);
   call.payload_sha256 = kEmptySha256;
-  MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
+  MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(call));
   if (response.status != 200) return ErrorFor(call, response);
   ObjectInfo info;
   info.key = std::string(key);
@@ -279,7 +279,7 @@ Result<ObjectInfo> S3Store::Head(std::string_view key) {
   }
   info.size = *size;
   MINK_ASSIGN_OR_RETURN(info.last_modified_ms,
-                        ParseHttpDateMillis(response.Header("last-modified")));
+                        http::ParseHttpDateMillis(response.Header("last-modified")));
   return info;
 }
 
@@ -295,7 +295,7 @@ Result<std::vector<ObjectInfo>> S3Store::List(std::string_view prefix) {
     if (!full_prefix.empty()) call.query.emplace_back("prefix", full_prefix);
     if (!token.empty()) call.query.emplace_back("continuation-token", token);
     call.payload_sha256 = kEmptySha256;
-    MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
+    MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(call));
     if (response.status != 200) return ErrorFor(call, response);
     auto page = ParseListObjectsV2(response.body);
     if (!page.ok()) return page.status().WithContext("s3 list " + full_prefix);
@@ -324,7 +324,7 @@ Status S3Store::Delete(std::string_view key) {
   call.method = "DELETE";
   call.full_key = FullKey(key);
   call.payload_sha256 = kEmptySha256;
-  MINK_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
+  MINK_ASSIGN_OR_RETURN(http::HttpResponse response, Send(call));
   if (IsOk(response.status)) return Status::Ok();
   Status error = ErrorFor(call, response);
   return IsNotFound(error) ? Status::Ok() : error;  // NoSuchBucket is FailedPrecondition

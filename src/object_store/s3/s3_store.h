@@ -15,7 +15,7 @@
 #include "base/result.h"
 #include "object_store/object_store.h"
 #include "object_store/s3/s3_config.h"
-#include "object_store/s3/s3_http.h"
+#include "http/http_client.h"
 #include "object_store/s3/sigv4.h"
 #include "object_store/storage_uri.h"
 
@@ -50,11 +50,11 @@ class S3Store final : public ObjectStore {
   };
 
   std::string FullKey(std::string_view key) const { return config_.key_prefix + std::string(key); }
-  HttpRequest BuildRequest(const Call& call) const;
+  http::HttpRequest BuildRequest(const Call& call) const;
   // Sends `call`, retrying transient failures; the response it returns may still be an error
   // (a 404, a 403), which the caller maps with ErrorFor.
-  Result<HttpResponse> Send(const Call& call);
-  Status ErrorFor(const Call& call, const HttpResponse& response) const;
+  Result<http::HttpResponse> Send(const Call& call);
+  Status ErrorFor(const Call& call, const http::HttpResponse& response) const;
   // "s3 GET <key> in <store>", the start of every error message about `call`.
   std::string What(const Call& call) const;
 
@@ -64,7 +64,7 @@ class S3Store final : public ObjectStore {
 
   const S3Config config_;
   const SigV4Signer signer_;
-  HttpClient http_;
+  http::HttpClient http_;
 };
 
 Result<std::shared_ptr<ObjectStore>> OpenS3Store(const StorageUri& uri);

@@ -10,9 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "http/http_client.h"
+
 namespace mink::object_store {
 
-using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+using HttpHeaders = http::HttpHeaders;
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
 
 struct Credentials {

@@ -1,19 +1,23 @@
 #pragma once
-// A blocking HTTP client over libcurl for the S3 backend. Thread-safe: each call takes an easy
-// handle from a small pool (a mutex guards only the pool), so concurrent calls run in parallel
-// and a handle's kept-alive connections are reused by later calls.
+// A blocking HTTP client over libcurl, for every part of Mink that speaks HTTP (the S3 object
+// store today). Thread-safe: each call takes an easy handle from a small pool (a mutex guards
+// only the pool), so concurrent calls run in parallel and a handle's kept-alive connections are
+// reused by later calls. curl.h stays out of this header.
 
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
-#include "object_store/s3/sigv4.h"
 
-namespace mink::object_store {
+namespace mink::http {
+
+// Request headers, in the order they are sent; names as the caller writes them.
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
 struct HttpRequest {
   std::string method;  // GET, HEAD, PUT, POST or DELETE
@@ -58,4 +62,4 @@ class HttpClient {
   std::vector<void*> idle_;
 };
 
-}  // namespace mink::object_store
+}  // namespace mink::http

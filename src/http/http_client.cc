@@ -1,11 +1,11 @@
-#include "object_store/s3/s3_http.h"
+#include "http/http_client.h"
 
 #include <curl/curl.h>
 
 #include <algorithm>
 #include <cstring>
 
-namespace mink::object_store {
+namespace mink::http {
 namespace {
 
 constexpr size_t kMaxIdleHandles = 32;
@@ -196,4 +196,4 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request) {
   return response;
 }
 
-}  // namespace mink::object_store
+}  // namespace mink::http
