@@ -90,8 +90,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
       return partitions.ok() && partition >= 0 && partition < *partitions;
     };
     node->groups_ = std::make_unique<kafka::GroupCoordinator>(std::move(go));
-    node->broker_ = std::make_unique<kafka::Broker>(bo, node->tables_.get(), node->storage_.get(),
-                                                    node->meta_.get(), node->groups_.get());
+    node->broker_ = std::make_unique<kafka::Broker>(bo, node->tables_.get(), node->groups_.get());
     kafka::KafkaServerOptions ko;
     ko.listen = config.kafka_listen;
     ko.max_frame_bytes = config.kafka_max_request_bytes;

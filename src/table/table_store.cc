@@ -18,7 +18,8 @@ TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storag
       log_writer_(&catalog_, &buckets_, storage),
       pk_writer_(meta, storage, &catalog_, &buckets_, options.kv_snapshot_records),
       reader_(meta, storage, &catalog_, &buckets_, options.snapshot_batch_rows),
-      stats_(meta, storage, &catalog_) {}
+      stats_(meta, storage, &catalog_),
+      bucket_log_(meta, storage, &catalog_) {}
 
 TableStore::~TableStore() { Stop(); }
 

@@ -11,6 +11,7 @@
 //   bucket_state.h      the working state of the buckets this node writes, rebuilt from logs
 //   table_reader.h      logs, changelogs, snapshots and offsets read back
 //   table_stats.h       column statistics of log tables
+//   bucket_log.h        one bucket's log as a protocol front end addresses it (Kafka)
 //   retention.h         each bucket stream's retention rule, from its table
 //
 // Thread-safe: writes to one primary-key bucket are serialised; everything else runs in
@@ -28,6 +29,7 @@
 #include "arrow_format/record_batch.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
+#include "table/bucket_log.h"
 #include "table/bucket_ownership.h"
 #include "table/bucket_state.h"
 #include "table/catalog.h"
@@ -119,6 +121,8 @@ class TableStore {
   Result<uint64_t> BucketStream(const std::string& name, int32_t bucket) const {
     return catalog_.BucketStream(name, bucket);
   }
+  // A bucket's log: its stored batches, offsets, trimming, waiting for commits.
+  BucketLog& bucket_log() { return bucket_log_; }
   // LogWriter::AppendToBucket.
   Result<AppendOutcome> AppendToBucket(const std::string& name, int32_t bucket,
                                        const arrow::RecordBatch& batch, int64_t max_record_time_ms,
@@ -145,6 +149,7 @@ class TableStore {
   PrimaryKeyWriter pk_writer_;
   TableReader reader_;
   ColumnStatsCache stats_;
+  BucketLog bucket_log_;
   std::atomic<uint64_t> sticky_{0};  // the bucket of the next write to a table without a key
 };
 

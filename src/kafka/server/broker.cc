@@ -13,12 +13,10 @@ int16_t Code(ErrorCode c) { return ToWire(c); }
 
 }  // namespace
 
-Broker::Broker(BrokerOptions options, table::TableStore* tables, storage::StreamStore* storage,
-               metadata::MetadataLog* meta, GroupCoordinator* groups)
+Broker::Broker(BrokerOptions options, table::TableStore* tables, GroupCoordinator* groups)
     : options_(std::move(options)),
       tables_(tables),
-      storage_(storage),
-      meta_(meta),
+      log_(&tables->bucket_log()),
       groups_(groups),
       topics_(tables, options_.default_partitions),
       fetch_pool_(options_.fetch_threads, "kafka-fetch"),

@@ -15,8 +15,6 @@
 #include "kafka/protocol/messages.h"
 #include "kafka/server/fetch_ahead.h"
 #include "kafka/server/topics.h"
-#include "metadata/metadata_log.h"
-#include "storage/stream_store.h"
 #include "table/table_store.h"
 
 namespace mink::kafka {
@@ -51,8 +49,9 @@ class Broker {
  public:
   using Respond = std::function<void(std::optional<Response>)>;  // nullopt: send nothing
 
-  Broker(BrokerOptions options, table::TableStore* tables, storage::StreamStore* storage,
-         metadata::MetadataLog* meta, GroupCoordinator* groups);
+  // Topics are tables: everything goes through the table layer (a partition's records are its
+  // bucket's log, table::BucketLog).
+  Broker(BrokerOptions options, table::TableStore* tables, GroupCoordinator* groups);
   ~Broker();
 
   void Handle(const ParsedRequest& request, const ClientInfo& client, Respond respond);
@@ -86,7 +85,10 @@ class Broker {
   bool PartitionStream(const std::string& table, const Result<int32_t>& partitions, int32_t index,
                        ErrorContext context, uint64_t* stream, int16_t* error);
   // The readable range [start, end) of `stream`; {0, 0} for a stream the state does not know.
-  std::pair<int64_t, int64_t> StreamRange(uint64_t stream) const;
+  std::pair<int64_t, int64_t> StreamRange(uint64_t stream) const {
+    auto r = log_->OffsetRange(stream).value_or(table::BucketLog::Range{});
+    return {r.start, r.end};
+  }
   void HandleGroup(const ParsedRequest& request, const ClientInfo& client, Respond respond);
   MetadataResponse Metadata(const MetadataRequest& request, int16_t version);
   FindCoordinatorResponse FindCoordinator(const FindCoordinatorRequest& request, int16_t version);
@@ -98,8 +100,7 @@ class Broker {
 
   const BrokerOptions options_;
   table::TableStore* const tables_;
-  storage::StreamStore* const storage_;
-  metadata::MetadataLog* const meta_;
+  table::BucketLog* const log_;
   GroupCoordinator* const groups_;
   TopicCatalog topics_;
   ThreadPool fetch_pool_;

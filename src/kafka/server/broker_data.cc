@@ -232,7 +232,7 @@ void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_
   ahead_pool_.Submit([this, stream, from, budget, more = depth - link - 1] {
     std::optional<FetchAheadCache::Entry> entry;
     if (!stopping_) {
-      auto read = storage_->Read(stream, from, static_cast<size_t>(budget));
+      auto read = log_->Read(stream, from, static_cast<size_t>(budget));
       auto decoder = table::PayloadDecoder::Make(TopicSchema());
       if (read.ok() && !read->batches.empty() && decoder.ok()) {
         FetchAheadCache::Entry e;
@@ -254,21 +254,18 @@ void Broker::MaybeReadAhead(uint64_t stream, int64_t offset, int64_t end, int64_
 
 void Broker::ReadPartition(const std::string& topic, uint64_t stream, int64_t offset,
                            int64_t budget, FetchResponse::Partition* part) {
-  auto read = storage_->Read(stream, offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
+  auto read = log_->Read(stream, offset, static_cast<size_t>(std::max<int64_t>(budget, 1)));
   if (!read.ok()) {
     part->error_code = Code(ErrorCodeFromStatus(read.status(), ErrorContext::kFetch));
     part->high_watermark = -1;
     // Out of range: the partition's real offsets (Kafka sends -1; clients reset through
     // ListOffsets either way).
     if (read.status().code() == StatusCode::kOutOfRange) {
-      meta_->Read([&](const metadata::State& s) {
-        const metadata::StreamState* st = s.FindStream(stream);
-        if (st != nullptr) {
-          part->high_watermark = st->end_offset;
-          part->last_stable_offset = st->end_offset;
-          part->log_start_offset = st->start_offset;
-        }
-      });
+      if (auto range = log_->OffsetRange(stream)) {
+        part->high_watermark = range->end;
+        part->last_stable_offset = range->end;
+        part->log_start_offset = range->start;
+      }
     }
     return;
   }
@@ -319,18 +316,11 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
       const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));
       if (auto ahead = ahead_.Take(stream, p.fetch_offset, budget, kReadAheadWait)) {
         // Used when it is what this fetch would encode now (Entry::ServesFetch).
-        bool served = false;
-        meta_->Read([&](const metadata::State& s) {
-          const metadata::StreamState* st = s.FindStream(stream);
-          if (st != nullptr &&
-              ahead->ServesFetch(p.fetch_offset, budget, st->start_offset, st->end_offset)) {
-            part.high_watermark = st->end_offset;
-            part.last_stable_offset = st->end_offset;
-            part.log_start_offset = st->start_offset;
-            served = true;
-          }
-        });
-        if (served) {
+        auto range = log_->OffsetRange(stream);
+        if (range && ahead->ServesFetch(p.fetch_offset, budget, range->start, range->end)) {
+          part.high_watermark = range->end;
+          part.last_stable_offset = range->end;
+          part.log_start_offset = range->start;
           MaybeReadAhead(stream, ahead->next_offset, part.high_watermark, budget, kReadAheadDepth);
           *total_bytes += static_cast<int64_t>(ahead->records.size());
           part.records = std::move(ahead->records);
@@ -370,7 +360,7 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
 void Broker::Fetch(const FetchRequest& request, int16_t version, Respond respond) {
   (void)version;
   int64_t bytes = 0;
-  int64_t seen_seq = meta_->applied_seq();
+  int64_t seen_seq = log_->CommitPosition();
   FetchResponse first = FetchOnce(request, &bytes);
   if (bytes >= std::max(request.min_bytes, 1) || request.max_wait_ms <= 0) {
     respond(Response(std::move(first)));
@@ -383,7 +373,7 @@ void Broker::Fetch(const FetchRequest& request, int16_t version, Respond respond
     while (!stopping_) {
       auto now = SteadyNow();
       if (now >= deadline) break;
-      int64_t applied = meta_->WaitApplied(
+      int64_t applied = log_->WaitForCommit(
           seq, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
                    std::chrono::milliseconds(1));
       if (applied == seq) continue;
@@ -409,10 +399,10 @@ Result<std::pair<int64_t, int64_t>> Broker::OffsetForTimestamp(uint64_t stream, 
   // hour before the timestamp: producers' clocks run ahead, and batches wait to be sent.
   constexpr int64_t kUndeclaredSlackMs = 3600 * 1000;
   MINK_ASSIGN_OR_RETURN(auto decoder, table::PayloadDecoder::Make(TopicSchema()));
-  for (auto [at, range_end] : storage_->RecordTimeRanges(stream, timestamp, kUndeclaredSlackMs)) {
+  for (auto [at, range_end] : log_->RecordTimeRanges(stream, timestamp, kUndeclaredSlackMs)) {
     range_end = std::min(range_end, end);
     while (at < range_end) {
-      MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(stream, at, 1 << 20));
+      MINK_ASSIGN_OR_RETURN(storage::ReadResult r, log_->Read(stream, at, 1 << 20));
       if (r.batches.empty()) break;
       for (const auto& b : r.batches) {
         if (b->base_offset >= range_end) {
@@ -449,16 +439,6 @@ bool Broker::PartitionStream(const std::string& table, const Result<int32_t>& pa
   return true;
 }
 
-std::pair<int64_t, int64_t> Broker::StreamRange(uint64_t stream) const {
-  std::pair<int64_t, int64_t> range{0, 0};
-  meta_->Read([&](const metadata::State& s) {
-    if (const metadata::StreamState* st = s.FindStream(stream)) {
-      range = {st->start_offset, st->end_offset};
-    }
-  });
-  return range;
-}
-
 DeleteRecordsResponse Broker::DeleteRecords(const DeleteRecordsRequest& request) {
   DeleteRecordsResponse response;
   for (const auto& t : request.topics) {
@@ -483,7 +463,7 @@ DeleteRecordsResponse Broker::DeleteRecords(const DeleteRecordsRequest& request)
         continue;
       }
       if (target > start) {
-        Status s = storage_->Trim(stream, target);
+        Status s = log_->TrimBefore(stream, target);
         start = StreamRange(stream).first;  // a retention trim may have passed it meanwhile
         if (!s.ok() && start < target) {
           part.error_code = Code(ErrorCodeFromStatus(s));
