@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "metadata/group_offset_store.h"
 
 namespace mink::metadata {
 
@@ -54,18 +55,6 @@ struct Lease {
   std::string holder;
   int64_t epoch = 0;  // grows each time the lease changes hands
   int64_t expires_ms = 0;
-};
-
-// One committed offset of a consumer group (a row of group_offsets).
-struct GroupOffset {
-  std::string topic;
-  int32_t partition = 0;
-  int64_t offset = -1;
-  int32_t leader_epoch = -1;  // -1 = unknown
-  std::string metadata;       // the client's opaque string (any bytes)
-  int64_t commit_time_ms = 0;
-
-  bool operator==(const GroupOffset&) const = default;
 };
 
 // Bytes of one snapshot part at most.
@@ -115,32 +104,12 @@ class LogStore {
   virtual Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
                                         int64_t now_ms, int64_t ttl_ms) = 0;
 
-  // Consumer-group offsets. The defaults answer Unimplemented, for wrappers that do not need
-  // them; both backends implement them.
-  //
-  // Upserts `offsets` of `group` in one transaction: all rows land or none. When a (topic,
-  // partition) appears more than once, the last one wins.
-  virtual Status CommitGroupOffsets(const std::string& /*group*/,
-                                    const std::vector<GroupOffset>& /*offsets*/) {
-    return NoGroupOffsets();
-  }
-  // Every committed offset of `group`, by topic then partition; empty for an unknown group.
-  virtual Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& /*group*/) {
-    return NoGroupOffsets();
-  }
-  // The groups that have at least one committed offset, sorted.
-  virtual Result<std::vector<std::string>> ListOffsetGroups() { return NoGroupOffsets(); }
-  // Forgets every offset of `group` (Kafka's DeleteGroups).
-  virtual Status DeleteGroupOffsets(const std::string& /*group*/) { return NoGroupOffsets(); }
-  // Forgets the offsets of `topic` in every group (the topic was deleted).
-  virtual Status DeleteTopicOffsets(const std::string& /*topic*/) { return NoGroupOffsets(); }
+  // The consumer groups' committed offsets, kept beside the log (group_offset_store.h); null
+  // when the store keeps none.
+  virtual GroupOffsetStore* group_offsets() { return nullptr; }
 
   virtual std::string Describe() const = 0;
 
- private:
-  Status NoGroupOffsets() const {
-    return UnimplementedError("consumer-group offsets are not supported by " + Describe());
-  }
 };
 
 // A LogStore that passes every call to `inner`: wrappers that observe or delay some calls (a
@@ -178,22 +147,7 @@ class ForwardingLogStore : public LogStore {
                                 int64_t now_ms, int64_t ttl_ms) override {
     return inner_->TryAcquireLease(name, holder, now_ms, ttl_ms);
   }
-  Status CommitGroupOffsets(const std::string& group,
-                            const std::vector<GroupOffset>& offsets) override {
-    return inner_->CommitGroupOffsets(group, offsets);
-  }
-  Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override {
-    return inner_->ListGroupOffsets(group);
-  }
-  Result<std::vector<std::string>> ListOffsetGroups() override {
-    return inner_->ListOffsetGroups();
-  }
-  Status DeleteGroupOffsets(const std::string& group) override {
-    return inner_->DeleteGroupOffsets(group);
-  }
-  Status DeleteTopicOffsets(const std::string& topic) override {
-    return inner_->DeleteTopicOffsets(topic);
-  }
+  GroupOffsetStore* group_offsets() override { return inner_->group_offsets(); }
   std::string Describe() const override { return inner_->Describe(); }
 
  private:

@@ -120,14 +120,52 @@ class State {
   static Result<State> Deserialize(const std::string& text);
 
  private:
-  friend struct Applier;
-  friend struct Validator;
+  // Each command's validation and application, in the file of its domain: state_nodes.cc,
+  // state_streams.cc, state_catalog.cc, state_writers.cc, state_kv.cc. Validate and Apply
+  // (state.cc) dispatch to them; Serialize and Deserialize are in state_json.cc.
+  Status CheckCommand(const RegisterNode& c) const;
+  void ApplyCommand(const RegisterNode& c, int64_t time_ms);
+  Status CheckCommand(const CreateStream& c) const;
+  void ApplyCommand(const CreateStream& c, int64_t time_ms);
+  Status CheckCommand(const OpenStreams& c) const;
+  void ApplyCommand(const OpenStreams& c, int64_t time_ms);
+  Status CheckCommand(const CommitObjects& c) const;
+  void ApplyCommand(const CommitObjects& c, int64_t time_ms);
+  Status CheckCommand(const ReplaceSegments& c) const;
+  void ApplyCommand(const ReplaceSegments& c, int64_t time_ms);
+  Status CheckCommand(const TrimStream& c) const;
+  void ApplyCommand(const TrimStream& c, int64_t time_ms);
+  Status CheckCommand(const DeleteStream& c) const;
+  void ApplyCommand(const DeleteStream& c, int64_t time_ms);
+  Status CheckCommand(const ForgetObjects& c) const;
+  void ApplyCommand(const ForgetObjects& c, int64_t time_ms);
+  Status CheckCommand(const CreateDatabase& c) const;
+  void ApplyCommand(const CreateDatabase& c, int64_t time_ms);
+  Status CheckCommand(const DropDatabase& c) const;
+  void ApplyCommand(const DropDatabase& c, int64_t time_ms);
+  Status CheckCommand(const CreateTable& c) const;
+  void ApplyCommand(const CreateTable& c, int64_t time_ms);
+  Status CheckCommand(const DropTable& c) const;
+  void ApplyCommand(const DropTable& c, int64_t time_ms);
+  Status CheckCommand(const CreatePartition& c) const;
+  void ApplyCommand(const CreatePartition& c, int64_t time_ms);
+  Status CheckCommand(const AlterTable& c) const;
+  void ApplyCommand(const AlterTable& c, int64_t time_ms);
+  Status CheckCommand(const AllocateWriterId& c) const;
+  void ApplyCommand(const AllocateWriterId& c, int64_t time_ms);
+  Status CheckCommand(const CommitKvSnapshot& c) const;
+  void ApplyCommand(const CommitKvSnapshot& c, int64_t time_ms);
+
+  // Streams and objects (state_streams.cc).
+  Status CheckOwner(int32_t node, int64_t node_epoch) const;
+  Status CheckNewObject(const ObjectEntry& object) const;
   void AddObject(const ObjectEntry& object, int64_t time_ms);
   void Unreference(const std::string& key, int64_t time_ms);
   // Creates `count` streams from `first`, open and owned at epoch 1 (owner 0 = unowned).
   std::vector<uint64_t> AddStreams(uint64_t first, int32_t count, const std::string& prefix,
                                    int32_t owner, int64_t owner_epoch);
   void RemoveStream(uint64_t stream_id, int64_t time_ms);
+  // The catalog (state_catalog.cc).
   void RemoveTable(int64_t table_id, int64_t time_ms);
 
   int64_t applied_seq_ = 0;

@@ -84,7 +84,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     bo.auto_create_topics = config.kafka_auto_create_topics;
     bo.max_message_bytes = config.kafka_max_message_bytes;
     kafka::GroupCoordinatorOptions go;
-    go.offsets = node->meta_->store();
+    go.offsets = node->meta_->store()->group_offsets();
     go.partition_exists = [raw = node.get()](const std::string& topic, int32_t partition) {
       auto partitions = raw->broker_->topics().Partitions(topic);
       return partitions.ok() && partition >= 0 && partition < *partitions;

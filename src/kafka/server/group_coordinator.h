@@ -4,7 +4,7 @@
 //
 // - Group state (members, generations, assignments) lives in memory only: after a restart
 //   clients find their member ids unknown and rejoin, as with Kafka when a coordinator moves.
-// - Committed offsets are durable (OffsetStore over metadata::LogStore): every OffsetCommit is in
+// - Committed offsets are durable (OffsetStore over metadata::GroupOffsetStore): every OffsetCommit is in
 //   the database before it is answered, and a group's offsets are read back on first use.
 //
 // Each request method takes the decoded request and answers through `done`. JoinGroup and
@@ -49,7 +49,7 @@ struct GroupCoordinatorOptions {
   // Time for sessions, rebalances and commit timestamps. Not owned.
   const Clock* clock = SystemClock::Get();
   // Where committed offsets are durable (not owned); null keeps them in memory only.
-  metadata::LogStore* offsets = nullptr;
+  metadata::GroupOffsetStore* offsets = nullptr;
   // Whether a partition exists, for OffsetCommit (UNKNOWN_TOPIC_OR_PARTITION otherwise). Called
   // without the coordinator's lock. Null: every partition exists.
   std::function<bool(const std::string& topic, int32_t partition)> partition_exists;

@@ -1,6 +1,6 @@
 #pragma once
 // OffsetStore: the committed offsets of Kafka consumer groups. They are durable in the metadata
-// database's group_offsets table (metadata::LogStore::CommitGroupOffsets), not in the command
+// database's group_offsets table (metadata::GroupOffsetStore), not in the command
 // log (docs/architecture.md, Metadata log), and cached per group: a group's offsets are read from
 // the database on its first use after a start, and every commit is written through before it
 // becomes visible.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "metadata/log_store.h"
+#include "metadata/group_offset_store.h"
 
 namespace mink::kafka {
 
@@ -31,7 +31,7 @@ class OffsetStore {
  public:
   // `store` (not owned, may be null) keeps the offsets durable; without it they live in memory
   // only (tests and tools).
-  explicit OffsetStore(metadata::LogStore* store) : store_(store) {}
+  explicit OffsetStore(metadata::GroupOffsetStore* store) : store_(store) {}
   OffsetStore(const OffsetStore&) = delete;
   OffsetStore& operator=(const OffsetStore&) = delete;
 
@@ -57,7 +57,7 @@ class OffsetStore {
   // Reads the group's offsets from the database unless that was done. Caller holds e.mutex.
   Status LoadLocked(const std::string& group, Entry& e);
 
-  metadata::LogStore* const store_;
+  metadata::GroupOffsetStore* const store_;
   std::mutex mutex_;  // guards entries_ (not the entries)
   std::map<std::string, std::shared_ptr<Entry>> entries_;
 };

@@ -25,7 +25,7 @@ struct pg_conn;
 
 namespace mink::metadata {
 
-class PostgresLogStore final : public LogStore {
+class PostgresLogStore final : public LogStore, public GroupOffsetStore {
  public:
   // Connects (main and LISTEN connections). Does not migrate.
   static Result<std::unique_ptr<PostgresLogStore>> Open(const std::string& url);
@@ -46,6 +46,7 @@ class PostgresLogStore final : public LogStore {
   Result<std::vector<Heartbeat>> ListHeartbeats() override;
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder, int64_t now_ms,
                                 int64_t ttl_ms) override;
+  GroupOffsetStore* group_offsets() override { return this; }
   Status CommitGroupOffsets(const std::string& group,
                             const std::vector<GroupOffset>& offsets) override;
   Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override;

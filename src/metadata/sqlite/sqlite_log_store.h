@@ -21,7 +21,7 @@ namespace mink::metadata {
 class SqliteCheckpointer;
 class SqliteStatements;
 
-class SqliteLogStore final : public LogStore {
+class SqliteLogStore final : public LogStore, public GroupOffsetStore {
  public:
   static Result<std::unique_ptr<SqliteLogStore>> Open(const std::string& path);
   ~SqliteLogStore() override;
@@ -39,6 +39,7 @@ class SqliteLogStore final : public LogStore {
   Result<std::vector<Heartbeat>> ListHeartbeats() override;
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder, int64_t now_ms,
                                 int64_t ttl_ms) override;
+  GroupOffsetStore* group_offsets() override { return this; }
   Status CommitGroupOffsets(const std::string& group,
                             const std::vector<GroupOffset>& offsets) override;
   Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override;

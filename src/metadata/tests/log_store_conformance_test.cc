@@ -208,38 +208,38 @@ GroupOffset Off(std::string topic, int32_t partition, int64_t offset, std::strin
 }
 
 TEST_P(LogStoreConformance, GroupOffsetsUpsertAndListByTopicAndPartition) {
-  auto none = store_->ListGroupOffsets("g1");
+  auto none = store_->group_offsets()->ListGroupOffsets("g1");
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_TRUE(none->empty());
   ASSERT_TRUE(
-      store_->CommitGroupOffsets("g1", {Off("b", 1, 10), Off("a", 2, 20, "m", 3), Off("a", 0, 5)})
+      store_->group_offsets()->CommitGroupOffsets("g1", {Off("b", 1, 10), Off("a", 2, 20, "m", 3), Off("a", 0, 5)})
           .ok());
-  ASSERT_TRUE(store_->CommitGroupOffsets("g2", {Off("a", 0, 99)}).ok());
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g2", {Off("a", 0, 99)}).ok());
   // Upsert one, add one; the others stay.
-  ASSERT_TRUE(store_->CommitGroupOffsets("g1", {Off("a", 0, 7, "new", 4), Off("c", 0, 1)}).ok());
-  auto g1 = store_->ListGroupOffsets("g1");
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g1", {Off("a", 0, 7, "new", 4), Off("c", 0, 1)}).ok());
+  auto g1 = store_->group_offsets()->ListGroupOffsets("g1");
   ASSERT_TRUE(g1.ok()) << g1.status();
   std::vector<GroupOffset> want = {Off("a", 0, 7, "new", 4), Off("a", 2, 20, "m", 3),
                                    Off("b", 1, 10), Off("c", 0, 1)};
   EXPECT_EQ(*g1, want);
-  auto g2 = store_->ListGroupOffsets("g2");
+  auto g2 = store_->group_offsets()->ListGroupOffsets("g2");
   ASSERT_TRUE(g2.ok());
   ASSERT_EQ(g2->size(), 1u);
   EXPECT_EQ((*g2)[0].offset, 99);
-  auto groups = store_->ListOffsetGroups();
+  auto groups = store_->group_offsets()->ListOffsetGroups();
   ASSERT_TRUE(groups.ok()) << groups.status();
   EXPECT_EQ(*groups, (std::vector<std::string>{"g1", "g2"}));
-  EXPECT_TRUE(store_->CommitGroupOffsets("g3", {}).ok());
-  EXPECT_EQ(store_->ListOffsetGroups()->size(), 2u);
+  EXPECT_TRUE(store_->group_offsets()->CommitGroupOffsets("g3", {}).ok());
+  EXPECT_EQ(store_->group_offsets()->ListOffsetGroups()->size(), 2u);
 }
 
 TEST_P(LogStoreConformance, GroupOffsetMetadataKeepsAnyBytesAndTheLastDuplicateWins) {
   const std::string binary = std::string("a\0b", 3) + "\xff\x80'\\x00\"";
-  ASSERT_TRUE(store_
+  ASSERT_TRUE(store_->group_offsets()
                   ->CommitGroupOffsets(
                       "g", {Off("t", 0, 1, "first"), Off("t", 1, 2), Off("t", 0, 3, binary, 9)})
                   .ok());
-  auto listed = store_->ListGroupOffsets("g");
+  auto listed = store_->group_offsets()->ListGroupOffsets("g");
   ASSERT_TRUE(listed.ok()) << listed.status();
   ASSERT_EQ(listed->size(), 2u);
   EXPECT_EQ((*listed)[0], Off("t", 0, 3, binary, 9));
@@ -249,31 +249,31 @@ TEST_P(LogStoreConformance, GroupOffsetMetadataKeepsAnyBytesAndTheLastDuplicateW
 TEST_P(LogStoreConformance, ALargeOffsetBatchLandsWhole) {
   std::vector<GroupOffset> batch;
   for (int i = 0; i < 2500; ++i) batch.push_back(Off("topic-" + std::to_string(i % 7), i, i));
-  ASSERT_TRUE(store_->CommitGroupOffsets("big", batch).ok());
-  auto listed = store_->ListGroupOffsets("big");
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("big", batch).ok());
+  auto listed = store_->group_offsets()->ListGroupOffsets("big");
   ASSERT_TRUE(listed.ok()) << listed.status();
   EXPECT_EQ(listed->size(), 2500u);
 }
 
 TEST_P(LogStoreConformance, AnOffsetCommitInAFailedTransactionIsRolledBack) {
   Status s = store_->WithAppendLock([&]() -> Status {
-    EXPECT_TRUE(store_->CommitGroupOffsets("g", {Off("t", 0, 1), Off("t", 1, 1)}).ok());
+    EXPECT_TRUE(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 1), Off("t", 1, 1)}).ok());
     return InternalError("later step failed");
   });
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(store_->ListGroupOffsets("g")->empty());
+  EXPECT_TRUE(store_->group_offsets()->ListGroupOffsets("g")->empty());
 }
 
 TEST_P(LogStoreConformance, DeletingOffsetsOfATopicOrAGroup) {
-  ASSERT_TRUE(store_->CommitGroupOffsets("g1", {Off("a", 0, 1), Off("b", 0, 2)}).ok());
-  ASSERT_TRUE(store_->CommitGroupOffsets("g2", {Off("a", 0, 3), Off("b", 0, 4)}).ok());
-  ASSERT_TRUE(store_->DeleteTopicOffsets("a").ok());
-  EXPECT_EQ(*store_->ListGroupOffsets("g1"), (std::vector<GroupOffset>{Off("b", 0, 2)}));
-  EXPECT_EQ(*store_->ListGroupOffsets("g2"), (std::vector<GroupOffset>{Off("b", 0, 4)}));
-  ASSERT_TRUE(store_->DeleteGroupOffsets("g1").ok());
-  EXPECT_TRUE(store_->ListGroupOffsets("g1")->empty());
-  EXPECT_EQ(*store_->ListOffsetGroups(), (std::vector<std::string>{"g2"}));
-  EXPECT_TRUE(store_->DeleteGroupOffsets("unknown").ok());
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g1", {Off("a", 0, 1), Off("b", 0, 2)}).ok());
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g2", {Off("a", 0, 3), Off("b", 0, 4)}).ok());
+  ASSERT_TRUE(store_->group_offsets()->DeleteTopicOffsets("a").ok());
+  EXPECT_EQ(*store_->group_offsets()->ListGroupOffsets("g1"), (std::vector<GroupOffset>{Off("b", 0, 2)}));
+  EXPECT_EQ(*store_->group_offsets()->ListGroupOffsets("g2"), (std::vector<GroupOffset>{Off("b", 0, 4)}));
+  ASSERT_TRUE(store_->group_offsets()->DeleteGroupOffsets("g1").ok());
+  EXPECT_TRUE(store_->group_offsets()->ListGroupOffsets("g1")->empty());
+  EXPECT_EQ(*store_->group_offsets()->ListOffsetGroups(), (std::vector<std::string>{"g2"}));
+  EXPECT_TRUE(store_->group_offsets()->DeleteGroupOffsets("unknown").ok());
 }
 
 // The schema exactly as migration 1 left it, with one command in it.
@@ -298,7 +298,7 @@ TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToTheNewestVersion) {
   ASSERT_TRUE(opened.ok()) << opened.status();
   LogStore& old_db = **opened;
   EXPECT_EQ(*old_db.SchemaVersion(), 1);
-  EXPECT_FALSE(old_db.CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());  // no table yet
+  EXPECT_FALSE(old_db.group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());  // no table yet
   ASSERT_TRUE(old_db.Migrate().ok());
   EXPECT_EQ(*old_db.SchemaVersion(), 3);
   auto snapshot = old_db.LatestSnapshot();  // written before snapshots had parts
@@ -308,14 +308,14 @@ TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToTheNewestVersion) {
   ASSERT_TRUE(commands.ok()) << commands.status();
   ASSERT_EQ(commands->size(), 1u);
   EXPECT_EQ((*commands)[0].id, "id1");
-  ASSERT_TRUE(old_db.CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());
-  EXPECT_EQ(*old_db.ListGroupOffsets("g"), (std::vector<GroupOffset>{Off("t", 0, 1)}));
+  ASSERT_TRUE(old_db.group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());
+  EXPECT_EQ(*old_db.group_offsets()->ListGroupOffsets("g"), (std::vector<GroupOffset>{Off("t", 0, 1)}));
   // Migrating again (another node starting) changes nothing.
   auto again = OpenLogStore(url);
   ASSERT_TRUE(again.ok());
   ASSERT_TRUE((*again)->Migrate().ok());
   EXPECT_EQ(*(*again)->SchemaVersion(), 3);
-  EXPECT_EQ((*again)->ListGroupOffsets("g")->size(), 1u);
+  EXPECT_EQ((*again)->group_offsets()->ListGroupOffsets("g")->size(), 1u);
 }
 
 TEST(SplitSnapshotTest, PartsAreBoundedWholeCharactersAndJoinToTheText) {

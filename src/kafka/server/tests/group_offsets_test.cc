@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "group_test_util.h"
+#include "metadata/log_store.h"
 #include "metadata/tests/test_databases.h"
 
 namespace mink::kafka::testing {
@@ -224,7 +225,7 @@ class DurableOffsetsTest : public GroupTest, public ::testing::WithParamInterfac
     ASSERT_TRUE(opened.ok()) << opened.status();
     store_ = std::move(*opened);
     ASSERT_TRUE(store_->Migrate().ok());
-    Start(Options(store_.get()));
+    Start(Options(store_->group_offsets()));
   }
   std::string url_;
   std::unique_ptr<metadata::LogStore> store_;
@@ -239,7 +240,7 @@ TEST_P(DurableOffsetsTest, CommittedOffsetsSurviveARestart) {
   EXPECT_EQ(Commit("g", gen, ids[1], {{"orders", 2, 301}}), std::vector<int16_t>{0});
   EXPECT_EQ(Commit("simple", -1, "", {{"events", 0, 7}}), std::vector<int16_t>{0});
   // The rows are in the database already.
-  auto rows = store_->ListGroupOffsets("g");
+  auto rows = store_->group_offsets()->ListGroupOffsets("g");
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->size(), 3u);
   EXPECT_EQ((*rows)[2].offset, 301);
@@ -280,7 +281,7 @@ TEST_P(DurableOffsetsTest, ACommitThatCannotBeStoredIsNotAcknowledged) {
   auto bare = metadata::OpenLogStore(bare_url);
   ASSERT_TRUE(bare.ok()) << bare.status();
   coord_->Stop();
-  Start(Options(bare->get()));
+  Start(Options((*bare)->group_offsets()));
   std::vector<int16_t> codes = Commit("g", -1, "", {{"orders", 0, 1}});
   ASSERT_EQ(codes.size(), 1u);
   EXPECT_NE(codes[0], 0);

@@ -75,7 +75,7 @@ inline std::vector<JoinGroupRequest::Protocol> Protocols(const std::vector<std::
 class GroupTest : public ::testing::Test {
  protected:
   // Partitions that exist: orders 0-2, events 0.
-  GroupCoordinatorOptions Options(metadata::LogStore* store = nullptr) {
+  GroupCoordinatorOptions Options(metadata::GroupOffsetStore* store = nullptr) {
     GroupCoordinatorOptions o;
     o.clock = &clock_;
     o.offsets = store;

@@ -1,0 +1,65 @@
+#include "metadata/commands_json.h"
+
+namespace mink::metadata {
+
+json ToJson(const CreateDatabase& c) { return {{"name", c.name}}; }
+
+void FromJson(const json& j, CreateDatabase* c) { c->name = j.at("name").get<std::string>(); }
+
+json ToJson(const DropDatabase& c) { return {{"name", c.name}, {"cascade", c.cascade}}; }
+
+void FromJson(const json& j, DropDatabase* c) {
+  c->name = j.at("name").get<std::string>();
+  c->cascade = j.at("cascade").get<bool>();
+}
+
+json ToJson(const CreateTable& c) {
+  return {{"database", c.database},          {"name", c.name},
+          {"table", c.table_id},             {"descriptor", c.descriptor},
+          {"buckets", c.bucket_count},       {"partitioned", c.partitioned},
+          {"first_stream", c.first_stream_id}, {"owner", c.owner_node},
+          {"owner_epoch", c.owner_node_epoch}};
+}
+
+void FromJson(const json& j, CreateTable* c) {
+  c->database = j.at("database").get<std::string>();
+  c->name = j.at("name").get<std::string>();
+  c->table_id = j.at("table").get<int64_t>();
+  c->descriptor = j.at("descriptor").get<std::string>();
+  c->bucket_count = j.at("buckets").get<int32_t>();
+  c->partitioned = j.at("partitioned").get<bool>();
+  c->first_stream_id = j.at("first_stream").get<uint64_t>();
+  c->owner_node = j.at("owner").get<int32_t>();
+  c->owner_node_epoch = j.at("owner_epoch").get<int64_t>();
+}
+
+json ToJson(const DropTable& c) { return {{"database", c.database}, {"name", c.name}}; }
+
+void FromJson(const json& j, DropTable* c) {
+  c->database = j.at("database").get<std::string>();
+  c->name = j.at("name").get<std::string>();
+}
+
+json ToJson(const CreatePartition& c) {
+  return {{"table", c.table_id},         {"name", c.name},
+          {"partition", c.partition_id}, {"first_stream", c.first_stream_id},
+          {"owner", c.owner_node},       {"owner_epoch", c.owner_node_epoch}};
+}
+
+void FromJson(const json& j, CreatePartition* c) {
+  c->table_id = j.at("table").get<int64_t>();
+  c->name = j.at("name").get<std::string>();
+  c->partition_id = j.at("partition").get<int64_t>();
+  c->first_stream_id = j.at("first_stream").get<uint64_t>();
+  c->owner_node = j.at("owner").get<int32_t>();
+  c->owner_node_epoch = j.at("owner_epoch").get<int64_t>();
+}
+
+json ToJson(const AlterTable& c) { return {{"table", c.table_id}, {"descriptor", c.descriptor}}; }
+
+void FromJson(const json& j, AlterTable* c) {
+  c->table_id = j.at("table").get<int64_t>();
+  c->descriptor = j.at("descriptor").get<std::string>();
+}
+
+}  // namespace mink::metadata

@@ -1,0 +1,52 @@
+#pragma once
+// The JSON bodies of the metadata commands, one ToJson/FromJson pair per command, defined in
+// its domain's *_commands.cc. Private to the metadata library (nlohmann's json stays out of
+// its public headers). FromJson throws nlohmann's exceptions on a body that does not match;
+// DecodeCommand (commands.cc) turns them into a Status.
+
+#include <nlohmann/json.hpp>
+
+#include "metadata/commands.h"
+
+namespace mink::metadata {
+
+using nlohmann::json;
+
+json ToJson(const RegisterNode& c);
+void FromJson(const json& j, RegisterNode* c);
+
+json ToJson(const CreateStream& c);
+void FromJson(const json& j, CreateStream* c);
+json ToJson(const OpenStreams& c);
+void FromJson(const json& j, OpenStreams* c);
+json ToJson(const CommitObjects& c);
+void FromJson(const json& j, CommitObjects* c);
+json ToJson(const ReplaceSegments& c);
+void FromJson(const json& j, ReplaceSegments* c);
+json ToJson(const TrimStream& c);
+void FromJson(const json& j, TrimStream* c);
+json ToJson(const DeleteStream& c);
+void FromJson(const json& j, DeleteStream* c);
+json ToJson(const ForgetObjects& c);
+void FromJson(const json& j, ForgetObjects* c);
+
+json ToJson(const CreateDatabase& c);
+void FromJson(const json& j, CreateDatabase* c);
+json ToJson(const DropDatabase& c);
+void FromJson(const json& j, DropDatabase* c);
+json ToJson(const CreateTable& c);
+void FromJson(const json& j, CreateTable* c);
+json ToJson(const DropTable& c);
+void FromJson(const json& j, DropTable* c);
+json ToJson(const CreatePartition& c);
+void FromJson(const json& j, CreatePartition* c);
+json ToJson(const AlterTable& c);
+void FromJson(const json& j, AlterTable* c);
+
+json ToJson(const AllocateWriterId& c);
+void FromJson(const json& j, AllocateWriterId* c);
+
+json ToJson(const CommitKvSnapshot& c);
+void FromJson(const json& j, CommitKvSnapshot* c);
+
+}  // namespace mink::metadata

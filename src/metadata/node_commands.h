@@ -1,0 +1,22 @@
+#pragma once
+// Metadata commands of the nodes domain: node processes and their epochs.
+// A command's `kKind` names it in the log; commands.h has the variant of every command and
+// their JSON bodies; the state machine validates and applies them (state.h).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mink::metadata {
+
+// A node process starts: node_epoch must be the node's previous epoch + 1, which fences every
+// older process of the same node id.
+struct RegisterNode {
+  static constexpr std::string_view kKind = "node.register";
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;
+
+  bool operator==(const RegisterNode&) const = default;
+};
+
+}  // namespace mink::metadata

@@ -1,0 +1,247 @@
+// The state's canonical JSON text (State::Serialize) and loading it back. The large arrays
+// (streams and their segments, objects, unreferenced objects) are written by hand, byte for
+// byte what nlohmann's dump() writes (keys sorted, no spaces; StateTest checks by parsing and
+// dumping), because building a DOM of a large state took 5-10 times as long (decision 0008);
+// the small parts and every read go through nlohmann.
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <string_view>
+#include <type_traits>
+
+#include "metadata/state.h"
+
+namespace mink::metadata {
+
+using nlohmann::json;
+
+namespace {
+
+// JSON text pieces for Serialize, written exactly as json::dump() writes them.
+template <typename Int>
+void AppendJsonInt(std::string* out, Int value) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  out->append(buf, end);
+}
+
+void AppendJsonString(std::string* out, std::string_view text) {
+  out->push_back('"');
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\b': *out += "\\b"; break;
+      case '\f': *out += "\\f"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          constexpr char kHex[] = "0123456789abcdef";
+          *out += "\\u00";
+          out->push_back(kHex[c >> 4]);
+          out->push_back(kHex[c & 0xF]);
+        } else {
+          out->push_back(ch);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendJsonValue(std::string* out, const std::string& text) { AppendJsonString(out, text); }
+template <typename Int>
+  requires std::is_integral_v<Int>
+void AppendJsonValue(std::string* out, Int value) {
+  AppendJsonInt(out, value);
+}
+
+// Appends the array `[v1,v2,...]` as the next element of an enclosing array (a comma first
+// unless *first).
+template <typename... Values>
+void AppendJsonTuple(std::string* out, bool* first, const Values&... values) {
+  if (!*first) out->push_back(',');
+  *first = false;
+  out->push_back('[');
+  const char* sep = "";
+  ((out->append(sep), sep = ",", AppendJsonValue(out, values)), ...);
+  out->push_back(']');
+}
+
+}  // namespace
+
+std::string State::Serialize() const {
+  // Written by hand rather than through a json DOM: the text is the same as json::dump() would
+  // give (keys in order, no spaces, the same escapes), at a fraction of the time and allocations;
+  // a large state has thousands of segments. The small catalog goes through the DOM.
+  std::string out;
+  size_t segments = 0;
+  for (const auto& [id, st] : streams_) segments += st.segments.size();
+  out.reserve(256 + 96 * segments + 64 * objects_.size() + 48 * unreferenced_.size());
+  out += "{\"applied_seq\":";
+  AppendJsonInt(&out, applied_seq_);
+  json databases = json::array();
+  for (const auto& [name, d] : databases_) databases.push_back({name, d.created_ms});
+  out += ",\"databases\":";
+  out += databases.dump();
+  out += ",\"kv_snapshots\":[";
+  bool first = true;
+  for (const auto& [id, k] : kv_snapshots_) {
+    AppendJsonTuple(&out, &first, id, k.key, k.bucket_id, k.size, k.offset);
+  }
+  out += "],\"next_stream_id\":";
+  AppendJsonInt(&out, next_stream_id_);
+  out += ",\"next_table_id\":";
+  AppendJsonInt(&out, next_table_id_);
+  out += ",\"next_writer_id\":";
+  AppendJsonInt(&out, next_writer_id_);
+  out += ",\"nodes\":[";
+  first = true;
+  for (const auto& [id, n] : nodes_) AppendJsonTuple(&out, &first, id, n.node_epoch);
+  out += "],\"objects\":[";
+  first = true;
+  for (const auto& [key, o] : objects_) {
+    AppendJsonTuple(&out, &first, key, o.bucket_id, o.size, o.references, o.committed_ms);
+  }
+  out += "],\"streams\":[";
+  const char* sep = "";
+  for (const auto& [id, st] : streams_) {
+    out += sep;
+    sep = ",";
+    out += "{\"end\":";
+    AppendJsonInt(&out, st.end_offset);
+    out += ",\"epoch\":";
+    AppendJsonInt(&out, st.epoch);
+    out += ",\"id\":";
+    AppendJsonInt(&out, id);
+    out += ",\"name\":";
+    AppendJsonString(&out, st.name);
+    out += ",\"owner\":";
+    AppendJsonInt(&out, st.owner_node);
+    out += ",\"owner_epoch\":";
+    AppendJsonInt(&out, st.owner_node_epoch);
+    out += ",\"segments\":[";
+    bool first_segment = true;
+    for (const auto& [start, seg] : st.segments) {
+      // The record-time bound is an eighth element when there is one.
+      if (seg.max_record_time_ms == kUnknownRecordTime) {
+        AppendJsonTuple(&out, &first_segment, seg.start_offset, seg.end_offset, seg.object_key,
+                        seg.bucket_id, seg.position, seg.length, seg.max_timestamp_ms);
+      } else {
+        AppendJsonTuple(&out, &first_segment, seg.start_offset, seg.end_offset, seg.object_key,
+                        seg.bucket_id, seg.position, seg.length, seg.max_timestamp_ms,
+                        seg.max_record_time_ms);
+      }
+    }
+    out += "],\"start\":";
+    AppendJsonInt(&out, st.start_offset);
+    out += '}';
+  }
+  json tables = json::array();
+  for (const auto& [id, t] : tables_) {
+    json partitions = json::array();
+    for (const auto& [name, p] : t.partitions) {
+      partitions.push_back({p.partition_id, name, p.streams});
+    }
+    tables.push_back({{"id", id},
+                      {"database", t.database},
+                      {"name", t.name},
+                      {"descriptor", t.descriptor},
+                      {"buckets", t.bucket_count},
+                      {"partitioned", t.partitioned},
+                      {"streams", t.streams},
+                      {"partitions", partitions},
+                      {"next_partition", t.next_partition_id},
+                      {"created_ms", t.created_ms}});
+  }
+  out += "],\"tables\":";
+  out += tables.dump();
+  out += ",\"unreferenced\":{";
+  sep = "";
+  for (const auto& [key, since] : unreferenced_) {
+    out += sep;
+    sep = ",";
+    AppendJsonString(&out, key);
+    out += ':';
+    AppendJsonInt(&out, since);
+  }
+  out += "},\"version\":1}";
+  return out;
+}
+
+Result<State> State::Deserialize(const std::string& text) {
+  try {
+    json j = json::parse(text);
+    if (j.at("version").get<int>() != 1) {
+      return InvalidArgumentError("unknown metadata snapshot version");
+    }
+    State s;
+    s.applied_seq_ = j.at("applied_seq").get<int64_t>();
+    s.next_stream_id_ = j.at("next_stream_id").get<uint64_t>();
+    for (const auto& n : j.at("nodes")) {
+      int32_t id = n.at(0).get<int32_t>();
+      s.nodes_[id] = NodeState{id, n.at(1).get<int64_t>()};
+    }
+    for (const auto& js : j.at("streams")) {
+      StreamState st;
+      st.stream_id = js.at("id").get<uint64_t>();
+      st.name = js.at("name").get<std::string>();
+      st.epoch = js.at("epoch").get<int64_t>();
+      st.owner_node = js.at("owner").get<int32_t>();
+      st.owner_node_epoch = js.at("owner_epoch").get<int64_t>();
+      st.start_offset = js.at("start").get<int64_t>();
+      st.end_offset = js.at("end").get<int64_t>();
+      for (const auto& g : js.at("segments")) {
+        Segment seg{g.at(0).get<int64_t>(),  g.at(1).get<int64_t>(),  g.at(2).get<std::string>(),
+                    g.at(3).get<int32_t>(),  g.at(4).get<uint64_t>(), g.at(5).get<uint64_t>(),
+                    g.at(6).get<int64_t>(),
+                    g.size() > 7 ? g.at(7).get<int64_t>() : kUnknownRecordTime};
+        st.segments[seg.start_offset] = seg;
+      }
+      s.streams_[st.stream_id] = std::move(st);
+    }
+    for (const auto& o : j.at("objects")) {
+      std::string key = o.at(0).get<std::string>();
+      s.objects_[key] = ObjectState{key, o.at(1).get<int32_t>(), o.at(2).get<uint64_t>(),
+                                    o.at(3).get<int64_t>(), o.at(4).get<int64_t>()};
+    }
+    s.unreferenced_ = j.at("unreferenced").get<std::map<std::string, int64_t>>();
+    s.next_table_id_ = j.at("next_table_id").get<int64_t>();
+    s.next_writer_id_ = j.at("next_writer_id").get<int64_t>();
+    for (const auto& d : j.at("databases")) {
+      std::string name = d.at(0).get<std::string>();
+      s.databases_[name] = DatabaseState{name, d.at(1).get<int64_t>()};
+    }
+    for (const auto& jt : j.at("tables")) {
+      TableState t;
+      t.table_id = jt.at("id").get<int64_t>();
+      t.database = jt.at("database").get<std::string>();
+      t.name = jt.at("name").get<std::string>();
+      t.descriptor = jt.at("descriptor").get<std::string>();
+      t.bucket_count = jt.at("buckets").get<int32_t>();
+      t.partitioned = jt.at("partitioned").get<bool>();
+      t.streams = jt.at("streams").get<std::vector<uint64_t>>();
+      for (const auto& p : jt.at("partitions")) {
+        PartitionState ps{p.at(0).get<int64_t>(), p.at(1).get<std::string>(),
+                          p.at(2).get<std::vector<uint64_t>>()};
+        t.partitions[ps.name] = std::move(ps);
+      }
+      t.next_partition_id = jt.at("next_partition").get<int64_t>();
+      t.created_ms = jt.at("created_ms").get<int64_t>();
+      s.tables_[t.table_id] = std::move(t);
+    }
+    for (const auto& k : j.at("kv_snapshots")) {
+      s.kv_snapshots_[k.at(0).get<uint64_t>()] =
+          KvSnapshotState{k.at(1).get<std::string>(), k.at(2).get<int32_t>(),
+                          k.at(3).get<uint64_t>(), k.at(4).get<int64_t>()};
+    }
+    return s;
+  } catch (const std::exception& e) {
+    return DataLossError(std::string("metadata snapshot does not parse: ") + e.what());
+  }
+}
+
+}  // namespace mink::metadata
