@@ -1,0 +1,765 @@
+// Broker: the Kafka APIs over an in-process table layer, request struct in, response struct out
+// (no sockets). Each case checks the answer and then what is readable: by Fetch, ListOffsets or
+// the table layer itself.
+
+#include "kafka/server/broker.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "kafka/server/tests/broker_test_util.h"
+
+namespace mink::kafka::broker_test {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr int64_t kT0 = 1'700'000'000'000;  // record timestamps, ms
+
+int16_t Code(ErrorCode c) { return ToWire(c); }
+
+class BrokerTest : public BrokerFixture {};
+
+// ---- Produce and Fetch ----
+
+TEST_F(BrokerTest, ProduceAssignsOffsetsFromZeroAndFetchReturnsTheRecords) {
+  const std::vector<Record> first = {
+      Rec("k0", "v0", kT0, {{"trace", "t-1"}, {"no-value", std::nullopt}}),
+      Rec(std::nullopt, "v1", kT0 + 5),
+      Rec("k2", std::nullopt, kT0 + 9, {{"trace", "t-2"}}),
+  };
+  const std::vector<Record> second = {Rec("k3", "", kT0 + 20), Rec("k4", "v4", kT0 + 21)};
+
+  auto p1 = ProduceOne("events", 0, Batch(first));
+  EXPECT_EQ(p1.error_code, 0);
+  EXPECT_EQ(p1.base_offset, 0);
+  auto p2 = ProduceOne("events", 0, Batch(second));
+  EXPECT_EQ(p2.error_code, 0);
+  EXPECT_EQ(p2.base_offset, 3);
+
+  auto f = FetchOne("events", 0, 0);
+  EXPECT_EQ(f.error_code, 0);
+  EXPECT_EQ(f.high_watermark, 5);
+  EXPECT_EQ(f.log_start_offset, 0);
+  std::vector<Record> all = first;
+  all.insert(all.end(), second.begin(), second.end());
+  EXPECT_EQ(Records(f.records), At(all, 0));
+  // The table layer holds the same rows at the same offsets; null and empty values stay apart.
+  EXPECT_EQ(TableValues("events", 0),
+            (std::vector<std::string>{"0:v0", "1:v1", "2:null", "3:", "4:v4"}));
+}
+
+TEST_F(BrokerTest, ProduceWithAcksZeroIsNotAnsweredButIsStored) {
+  ProduceRequest request = ProduceTo("quiet", {{0, Batch({Rec("k", "v", kT0)})}});
+  request.acks = 0;
+  auto future = Begin(request, kProduceVersion);
+  auto answer = Await(future);
+  ASSERT_TRUE(answer.has_value()) << "the broker never finished the request";
+  EXPECT_FALSE(answer->has_value()) << "acks=0 must get no response";
+
+  auto f = FetchOne("quiet", 0, 0, {.max_wait_ms = 5000, .min_bytes = 1});
+  EXPECT_EQ(f.error_code, 0);
+  EXPECT_EQ(Records(f.records), At({Rec("k", "v", kT0)}, 0));
+  EXPECT_EQ(TableValues("quiet", 0), (std::vector<std::string>{"0:v"}));
+}
+
+TEST_F(BrokerTest, ProduceToTwoPartitionsInOneRequestStoresEachInItsOwnLog) {
+  ASSERT_EQ(CreateOne("pair", 2).error_code, 0);
+  const std::vector<Record> to1 = {Rec("a", "one-a", kT0), Rec("b", "one-b", kT0 + 1)};
+  const std::vector<Record> to0 = {Rec("c", "zero-c", kT0 + 2)};
+  auto r = Call<ProduceResponse>(
+      ProduceTo("pair", {{1, Batch(to1)}, {0, Batch(to0)}, {5, Batch(to0)}}), kProduceVersion);
+  ASSERT_EQ(r.responses.size(), 1u);
+  const auto& parts = r.responses[0].partition_responses;
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].index, 1);
+  EXPECT_EQ(parts[0].error_code, 0);
+  EXPECT_EQ(parts[0].base_offset, 0);
+  EXPECT_EQ(parts[1].index, 0);
+  EXPECT_EQ(parts[1].error_code, 0);
+  EXPECT_EQ(parts[1].base_offset, 0);
+  EXPECT_EQ(parts[2].index, 5);
+  EXPECT_EQ(parts[2].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(parts[2].base_offset, -1);
+
+  auto f = Call<FetchResponse>(FetchOf("pair", {{0, 0}, {1, 0}}), kFetchVersion);
+  ASSERT_EQ(f.responses.size(), 1u);
+  ASSERT_EQ(f.responses[0].partitions.size(), 2u);
+  const auto& f0 = f.responses[0].partitions[0];
+  const auto& f1 = f.responses[0].partitions[1];
+  EXPECT_EQ(f0.partition_index, 0);
+  EXPECT_EQ(f0.high_watermark, 1);
+  EXPECT_EQ(Records(f0.records), At(to0, 0));
+  EXPECT_EQ(f1.partition_index, 1);
+  EXPECT_EQ(f1.high_watermark, 2);
+  EXPECT_EQ(Records(f1.records), At(to1, 0));
+  EXPECT_EQ(TableValues("pair", 0), (std::vector<std::string>{"0:zero-c"}));
+  EXPECT_EQ(TableValues("pair", 1), (std::vector<std::string>{"0:one-a", "1:one-b"}));
+}
+
+TEST_F(BrokerTest, ProduceWithoutAutoCreationToAnUnknownTopicIsRefused) {
+  BrokerOptions options = DefaultOptions();
+  options.auto_create_topics = false;
+  StartBroker(options);
+  auto p = ProduceOne("absent", 0, Batch({Rec("k", "v", kT0)}));
+  EXPECT_EQ(p.error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(p.base_offset, -1);
+  EXPECT_FALSE(TableExists("absent"));
+  auto bad = ProduceOne("no spaces", 0, Batch({Rec("k", "v", kT0)}));
+  EXPECT_EQ(bad.error_code, Code(ErrorCode::kInvalidTopicException));
+}
+
+TEST_F(BrokerTest, FetchFromTheMiddleOfABatchReturnsTheRecordsFromTheFetchOffset) {
+  std::vector<Record> five;
+  for (int i = 0; i < 5; ++i) {
+    five.push_back(Rec("k" + std::to_string(i), "v" + std::to_string(i), kT0 + i));
+  }
+  ASSERT_EQ(ProduceOne("middle", 0, Batch(five)).base_offset, 0);
+  auto f = FetchOne("middle", 0, 2);
+  EXPECT_EQ(f.error_code, 0);
+  EXPECT_EQ(f.high_watermark, 5);
+  auto got = Records(f.records);
+  // Records before the fetch offset may come with their batch (clients skip them); from the
+  // fetch offset on, every record and nothing else.
+  ASSERT_FALSE(got.empty());
+  EXPECT_LE(got.front().offset, 2);
+  EXPECT_EQ(From(got, 2), From(At(five, 0), 2));
+  EXPECT_EQ(got.back().offset, 4);
+}
+
+TEST_F(BrokerTest, FetchAtTheEndWaitsMaxWaitAndReturnsNoRecords) {
+  ASSERT_EQ(ProduceOne("idle", 0, Batch({Rec("a", "1", kT0), Rec("b", "2", kT0)})).base_offset, 0);
+  const auto begin = std::chrono::steady_clock::now();
+  auto f = FetchOne("idle", 0, 2, {.max_wait_ms = 300, .min_bytes = 1});
+  const auto waited = std::chrono::steady_clock::now() - begin;
+  EXPECT_GE(waited, milliseconds(290));
+  EXPECT_EQ(f.error_code, 0);
+  EXPECT_EQ(f.high_watermark, 2);
+  ASSERT_TRUE(f.records.has_value());
+  EXPECT_TRUE(f.records->empty());
+}
+
+TEST_F(BrokerTest, FetchWaitingAtTheEndIsAnsweredWhenRecordsArrive) {
+  ASSERT_EQ(CreateOne("late", 1).error_code, 0);
+  auto future =
+      Begin(FetchOf("late", {{0, 0}}, {.max_wait_ms = 8000, .min_bytes = 1}), kFetchVersion);
+  ASSERT_EQ(future.wait_for(milliseconds(100)), std::future_status::timeout)
+      << "a fetch at the end must wait for records";
+  const auto begin = std::chrono::steady_clock::now();
+  ASSERT_EQ(ProduceOne("late", 0, Batch({Rec("k", "arrived", kT0)})).base_offset, 0);
+  auto answer = Await(future);
+  ASSERT_TRUE(answer && *answer);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(4));
+  const auto& f = std::get<FetchResponse>(**answer);
+  ASSERT_EQ(f.responses.size(), 1u);
+  ASSERT_EQ(f.responses[0].partitions.size(), 1u);
+  EXPECT_EQ(f.responses[0].partitions[0].high_watermark, 1);
+  EXPECT_EQ(Records(f.responses[0].partitions[0].records), At({Rec("k", "arrived", kT0)}, 0));
+}
+
+TEST_F(BrokerTest, FetchBeyondTheEndIsOffsetOutOfRangeWithTheRealOffsets) {
+  ASSERT_EQ(
+      ProduceOne("short", 0, Batch({Rec("a", "1", kT0), Rec("b", "2", kT0), Rec("c", "3", kT0)}))
+          .base_offset,
+      0);
+  for (int64_t offset : {4, 100}) {
+    auto f = FetchOne("short", 0, offset);
+    EXPECT_EQ(f.error_code, Code(ErrorCode::kOffsetOutOfRange)) << offset;
+    ASSERT_TRUE(f.records.has_value()) << "an error carries an empty record set, not a null one";
+    EXPECT_TRUE(f.records->empty());
+    EXPECT_EQ(f.high_watermark, 3);
+    EXPECT_EQ(f.log_start_offset, 0);
+  }
+}
+
+TEST_F(BrokerTest, FetchBelowTheLogStartIsOffsetOutOfRangeWithTheRealOffsets) {
+  ASSERT_EQ(
+      ProduceOne("trimmed", 0, Batch({Rec("a", "1", kT0), Rec("b", "2", kT0), Rec("c", "3", kT0)}))
+          .base_offset,
+      0);
+  const std::vector<Record> kept = {Rec("d", "4", kT0), Rec("e", "5", kT0), Rec("f", "6", kT0)};
+  ASSERT_EQ(ProduceOne("trimmed", 0, Batch(kept)).base_offset, 3);
+  auto d = DeleteOne("trimmed", 0, 3);
+  ASSERT_EQ(d.error_code, 0);
+  EXPECT_EQ(d.low_watermark, 3);
+
+  auto f = FetchOne("trimmed", 0, 1);
+  EXPECT_EQ(f.error_code, Code(ErrorCode::kOffsetOutOfRange));
+  ASSERT_TRUE(f.records.has_value());
+  EXPECT_TRUE(f.records->empty());
+  EXPECT_EQ(f.high_watermark, 6);
+  EXPECT_EQ(f.log_start_offset, 3);
+  // From the new start the records are there.
+  auto from_start = FetchOne("trimmed", 0, 3);
+  EXPECT_EQ(from_start.error_code, 0);
+  EXPECT_EQ(from_start.log_start_offset, 3);
+  EXPECT_EQ(Records(from_start.records), At(kept, 3));
+}
+
+TEST_F(BrokerTest, FetchKeepsToMaxBytesInPartitionOrder) {
+  ASSERT_EQ(CreateOne("wide", 3).error_code, 0);
+  std::map<int32_t, Record> stored;
+  for (int32_t p = 0; p < 3; ++p) {
+    stored[p] = Rec("k", Noise(600, static_cast<uint32_t>(p + 1)), kT0 + p);
+    ASSERT_EQ(ProduceOne("wide", p, Batch({stored[p]})).base_offset, 0);
+  }
+  const size_t batch_bytes = Batch({stored[0]}).size();  // each partition holds one such batch
+
+  // Which partitions came back with records, in response order; all partitions must answer.
+  auto fetch = [&](int32_t max_bytes) {
+    auto r = Call<FetchResponse>(
+        FetchOf("wide", {{2, 0}, {0, 0}, {1, 0}}, {.max_bytes = max_bytes}), kFetchVersion);
+    std::vector<int32_t> with_records;
+    EXPECT_EQ(r.responses.size(), 1u);
+    if (r.responses.size() != 1) return with_records;
+    EXPECT_EQ(r.responses[0].partitions.size(), 3u);
+    for (const auto& part : r.responses[0].partitions) {
+      EXPECT_EQ(part.error_code, 0);
+      EXPECT_EQ(part.high_watermark, 1);
+      EXPECT_TRUE(part.records.has_value());
+      auto records = Records(part.records);
+      if (records.empty()) continue;
+      EXPECT_EQ(records, At({stored[part.partition_index]}, 0)) << part.partition_index;
+      with_records.push_back(part.partition_index);
+    }
+    return with_records;
+  };
+  // The first partition asked for is returned even when it alone is over max_bytes.
+  EXPECT_EQ(fetch(100), (std::vector<int32_t>{2}));
+  EXPECT_EQ(fetch(static_cast<int32_t>(batch_bytes + batch_bytes / 2)), (std::vector<int32_t>{2}));
+  EXPECT_EQ(fetch(static_cast<int32_t>(2 * batch_bytes + batch_bytes / 2)),
+            (std::vector<int32_t>{2, 0}));
+  EXPECT_EQ(fetch(1 << 20), (std::vector<int32_t>{2, 0, 1}));
+}
+
+TEST_F(BrokerTest, FetchPartitionMaxBytesLimitsOnePartitionButReturnsAtLeastOneBatch) {
+  std::vector<Record> all;
+  for (int i = 0; i < 4; ++i) {
+    all.push_back(Rec("k", Noise(600, static_cast<uint32_t>(10 + i)), kT0 + i));
+    ASSERT_EQ(ProduceOne("limited", 0, Batch({all.back()})).base_offset, i);
+  }
+  all = At(all, 0);
+  const size_t batch_bytes = Batch({all[0]}).size();
+
+  auto tiny = FetchOne("limited", 0, 0, {.partition_max_bytes = 10});
+  EXPECT_EQ(tiny.error_code, 0);
+  EXPECT_EQ(Records(tiny.records), std::vector<Record>{all[0]});
+
+  auto two =
+      FetchOne("limited", 0, 1, {.partition_max_bytes = static_cast<int32_t>(2 * batch_bytes)});
+  EXPECT_EQ(two.error_code, 0);
+  auto got = Records(two.records);
+  // Kafka (KIP-74) goes over partition_max_bytes only for a first batch larger than it; Mink's
+  // limit is approximate (stored Arrow sizes), so allow one batch more but not the whole rest.
+  ASSERT_GE(got.size(), 1u);
+  EXPECT_LE(got.size(), 2u);
+  EXPECT_EQ(got, std::vector<Record>(all.begin() + 1, all.begin() + 1 + got.size()));
+  EXPECT_LE(two.records->size(), 2 * batch_bytes + batch_bytes / 2);
+}
+
+TEST_F(BrokerTest, FetchOfAnUnknownTopicOrPartitionIsAnErrorAndTheRestIsServed) {
+  auto unknown = FetchOne("nowhere", 0, 0);
+  EXPECT_EQ(unknown.error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(unknown.high_watermark, -1);
+  ASSERT_TRUE(unknown.records.has_value());
+  EXPECT_TRUE(unknown.records->empty());
+  EXPECT_FALSE(TableExists("nowhere")) << "a Fetch must not create a topic";
+
+  ASSERT_EQ(ProduceOne("one", 0, Batch({Rec("k", "v", kT0)})).base_offset, 0);
+  auto r = Call<FetchResponse>(FetchOf("one", {{3, 0}, {0, 0}, {-1, 0}}), kFetchVersion);
+  ASSERT_EQ(r.responses.size(), 1u);
+  const auto& parts = r.responses[0].partitions;
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].partition_index, 3);
+  EXPECT_EQ(parts[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(parts[0].high_watermark, -1);
+  ASSERT_TRUE(parts[0].records.has_value());
+  EXPECT_TRUE(parts[0].records->empty());
+  EXPECT_EQ(parts[1].error_code, 0);
+  EXPECT_EQ(Records(parts[1].records), At({Rec("k", "v", kT0)}, 0));
+  EXPECT_EQ(parts[2].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+}
+
+// ---- ListOffsets ----
+
+class ListOffsetsTest : public BrokerFixture {
+ protected:
+  // Offsets 0-2 at kT0 + 1000, 2000, 3000; offsets 3-4 at kT0 + 4000, 5000.
+  void SetUp() override {
+    BrokerFixture::SetUp();
+    ASSERT_EQ(ProduceOne("times", 0,
+                         Batch({Rec("a", "0", kT0 + 1000), Rec("b", "1", kT0 + 2000),
+                                Rec("c", "2", kT0 + 3000)}))
+                  .base_offset,
+              0);
+    ASSERT_EQ(ProduceOne("times", 0, Batch({Rec("d", "3", kT0 + 4000), Rec("e", "4", kT0 + 5000)}))
+                  .base_offset,
+              3);
+  }
+  // (offset, timestamp) for a timestamp query; (error, error) on a partition error.
+  std::pair<int64_t, int64_t> ByTime(int64_t timestamp) {
+    auto p = ListOne("times", 0, timestamp);
+    EXPECT_EQ(p.error_code, 0) << timestamp;
+    if (p.error_code != 0) return {p.error_code, p.error_code};
+    return {p.offset, p.timestamp};
+  }
+};
+
+TEST_F(ListOffsetsTest, EarliestAndLatestAreTheLogStartAndTheHighWatermark) {
+  EXPECT_EQ(ListOne("times", 0, kListOffsetsEarliest).offset, 0);
+  EXPECT_EQ(ListOne("times", 0, kListOffsetsLatest).offset, 5);
+  // v0 answers in the old list.
+  EXPECT_EQ(ListOne("times", 0, kListOffsetsLatest, 0).old_style_offsets,
+            (std::vector<int64_t>{5}));
+  ASSERT_EQ(CreateOne("empty", 1).error_code, 0);
+  EXPECT_EQ(ListOne("empty", 0, kListOffsetsEarliest).offset, 0);
+  EXPECT_EQ(ListOne("empty", 0, kListOffsetsLatest).offset, 0);
+  EXPECT_EQ(ListOne("nowhere", 0, kListOffsetsLatest).error_code,
+            Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(ListOne("times", 1, kListOffsetsLatest).error_code,
+            Code(ErrorCode::kUnknownTopicOrPartition));
+}
+
+TEST_F(ListOffsetsTest, ByTimestampFindsTheFirstRecordAtOrAfterIt) {
+  EXPECT_EQ(ByTime(kT0), (std::pair<int64_t, int64_t>{0, kT0 + 1000}));         // before the first
+  EXPECT_EQ(ByTime(kT0 + 2000), (std::pair<int64_t, int64_t>{1, kT0 + 2000}));  // at one
+  EXPECT_EQ(ByTime(kT0 + 2001), (std::pair<int64_t, int64_t>{2, kT0 + 3000}));
+  EXPECT_EQ(ByTime(kT0 + 3500), (std::pair<int64_t, int64_t>{3, kT0 + 4000}));  // the next batch
+  EXPECT_EQ(ByTime(kT0 + 5000), (std::pair<int64_t, int64_t>{4, kT0 + 5000}));  // the last
+  EXPECT_EQ(ByTime(kT0 + 5001), (std::pair<int64_t, int64_t>{-1, -1}));         // after the last
+}
+
+TEST_F(ListOffsetsTest, AfterDeleteRecordsNothingBelowTheNewStartIsAnswered) {
+  auto d = DeleteOne("times", 0, 4);  // the middle of the second batch
+  ASSERT_EQ(d.error_code, 0);
+  EXPECT_EQ(d.low_watermark, 4);
+  EXPECT_EQ(ListOne("times", 0, kListOffsetsEarliest).offset, 4);
+  EXPECT_EQ(ListOne("times", 0, kListOffsetsLatest).offset, 5);
+  EXPECT_EQ(ByTime(kT0), (std::pair<int64_t, int64_t>{4, kT0 + 5000}));
+  EXPECT_EQ(ByTime(kT0 + 2000), (std::pair<int64_t, int64_t>{4, kT0 + 5000}));
+  EXPECT_EQ(ByTime(kT0 + 5001), (std::pair<int64_t, int64_t>{-1, -1}));
+}
+
+// ---- Metadata ----
+
+TEST_F(BrokerTest, MetadataListsEveryTopicWithItsPartitionsOnThisBroker) {
+  ASSERT_EQ(CreateOne("alpha", 1).error_code, 0);
+  ASSERT_EQ(CreateOne("beta", 3).error_code, 0);
+  auto m = Metadata(std::nullopt, 9, true);
+  ASSERT_EQ(m.brokers.size(), 1u);
+  EXPECT_EQ(m.brokers[0].node_id, 7);
+  EXPECT_EQ(m.brokers[0].host, "broker.test");
+  EXPECT_EQ(m.brokers[0].port, 19092);
+  EXPECT_EQ(m.controller_id, 7);
+  std::map<std::string, std::vector<int32_t>> topics;
+  for (const auto& t : m.topics) {
+    EXPECT_EQ(t.error_code, 0) << t.name;
+    for (const auto& p : t.partitions) {
+      EXPECT_EQ(p.leader_id, 7);
+      EXPECT_EQ(p.replica_nodes, std::vector<int32_t>{7});
+      topics[t.name].push_back(p.partition_index);
+    }
+  }
+  EXPECT_EQ(topics,
+            (std::map<std::string, std::vector<int32_t>>{{"alpha", {0}}, {"beta", {0, 1, 2}}}));
+  // Listing creates nothing.
+  EXPECT_EQ(Metadata(std::nullopt, 1, true).topics.size(), 2u);
+}
+
+TEST_F(BrokerTest, MetadataCreatesAnUnknownTopicWhenAllowed) {
+  BrokerOptions options = DefaultOptions();
+  options.default_partitions = 2;
+  StartBroker(options);
+  auto v4 = Metadata(std::vector<std::string>{"made-v4"}, 4, true);
+  ASSERT_EQ(v4.topics.size(), 1u);
+  EXPECT_EQ(v4.topics[0].error_code, 0);
+  EXPECT_EQ(v4.topics[0].partitions.size(), 2u);
+  // Before v4 the broker's setting alone decides.
+  auto v1 = Metadata(std::vector<std::string>{"made-v1"}, 1, false);
+  ASSERT_EQ(v1.topics.size(), 1u);
+  EXPECT_EQ(v1.topics[0].error_code, 0);
+  EXPECT_EQ(v1.topics[0].partitions.size(), 2u);
+  for (const char* topic : {"made-v4", "made-v1"}) {
+    auto info = tables_->DescribeTable(TopicCatalog::TableName(topic));
+    ASSERT_TRUE(info.ok()) << topic;
+    EXPECT_EQ(info->descriptor.bucket_count, 2) << topic;
+  }
+  // A created topic takes records at once.
+  EXPECT_EQ(ProduceOne("made-v4", 1, Batch({Rec("k", "v", kT0)})).base_offset, 0);
+  EXPECT_EQ(TableValues("made-v4", 1), (std::vector<std::string>{"0:v"}));
+}
+
+TEST_F(BrokerTest, MetadataDoesNotCreateATopicWhenTheClientOrTheBrokerSaysNo) {
+  auto refused = Metadata(std::vector<std::string>{"not-v4"}, 4, false);
+  ASSERT_EQ(refused.topics.size(), 1u);
+  EXPECT_EQ(refused.topics[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_TRUE(refused.topics[0].partitions.empty());
+  EXPECT_FALSE(TableExists("not-v4"));
+
+  BrokerOptions options = DefaultOptions();
+  options.auto_create_topics = false;
+  StartBroker(options);
+  for (int16_t version : {1, 4, 9}) {
+    auto m = Metadata(std::vector<std::string>{"not-off"}, version, true);
+    ASSERT_EQ(m.topics.size(), 1u);
+    EXPECT_EQ(m.topics[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition)) << version;
+  }
+  EXPECT_FALSE(TableExists("not-off"));
+}
+
+TEST_F(BrokerTest, MetadataForAnInvalidTopicNameIsInvalidTopic) {
+  for (bool create : {true, false}) {
+    BrokerOptions options = DefaultOptions();
+    options.auto_create_topics = create;
+    StartBroker(options);
+    auto m = Metadata(std::vector<std::string>{"bad/name", "__internal"}, 9, true);
+    ASSERT_EQ(m.topics.size(), 2u);
+    for (const auto& t : m.topics) {
+      EXPECT_EQ(t.error_code, Code(ErrorCode::kInvalidTopicException)) << t.name << create;
+      EXPECT_TRUE(t.partitions.empty());
+    }
+  }
+  EXPECT_TRUE(Metadata(std::nullopt, 9, true).topics.empty());
+}
+
+TEST_F(BrokerTest, ATableOfTheTopicSchemaIsATopicAndAnotherTableIsNot) {
+  ASSERT_TRUE(tables_->CreateDatabase(kKafkaDatabase).ok());
+  table::TableSpec topic;
+  topic.columns = {"key BYTES", "value BYTES", "headers ARRAY<ROW<key STRING, value BYTES>>",
+                   "timestamp TIMESTAMP_LTZ(3)"};
+  topic.bucket_count = 2;
+  ASSERT_TRUE(tables_->CreateTable("kafka.made-by-hand", topic).ok());
+  table::TableSpec other;
+  other.columns = {"id BIGINT NOT NULL", "note STRING"};
+  ASSERT_TRUE(tables_->CreateTable("kafka.notes", other).ok());
+
+  auto all = Metadata(std::nullopt, 9, true);
+  ASSERT_EQ(all.topics.size(), 1u);
+  EXPECT_EQ(all.topics[0].name, "made-by-hand");
+  EXPECT_EQ(all.topics[0].partitions.size(), 2u);
+  EXPECT_EQ(ProduceOne("made-by-hand", 1, Batch({Rec("k", "v", kT0)})).base_offset, 0);
+  EXPECT_EQ(TableValues("made-by-hand", 1), (std::vector<std::string>{"0:v"}));
+
+  auto notes = Metadata(std::vector<std::string>{"notes"}, 9, true);
+  ASSERT_EQ(notes.topics.size(), 1u);
+  EXPECT_NE(notes.topics[0].error_code, 0);
+  auto refused = ProduceOne("notes", 0, Batch({Rec("k", "v", kT0)}));
+  EXPECT_NE(refused.error_code, 0);
+  EXPECT_EQ(refused.base_offset, -1);
+  auto offsets = tables_->Offsets("kafka.notes", std::nullopt);
+  ASSERT_TRUE(offsets.ok());
+  for (const auto& b : *offsets) EXPECT_EQ(b.end, 0) << b.bucket;
+}
+
+// ---- Topic administration ----
+
+TEST_F(BrokerTest, CreateTopicsMakesATableWithThePartitionsAndRetentionAsked) {
+  auto created = CreateOne("orders", 3, {{"retention.ms", "60000"}, {"cleanup.policy", "delete"}});
+  EXPECT_EQ(created.error_code, 0);
+  EXPECT_EQ(created.num_partitions, 3);
+  auto info = tables_->DescribeTable("kafka.orders");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->descriptor.bucket_count, 3);
+  EXPECT_EQ(info->descriptor.log_ttl_ms, 60000);
+
+  // -1 partitions: the broker's default; retention -1: kept forever (no TTL).
+  auto defaults = CreateOne("forever", -1, {{"retention.ms", "-1"}});
+  EXPECT_EQ(defaults.error_code, 0);
+  EXPECT_EQ(defaults.num_partitions, 1);
+  auto forever = tables_->DescribeTable("kafka.forever");
+  ASSERT_TRUE(forever.ok());
+  EXPECT_EQ(forever->descriptor.bucket_count, 1);
+  EXPECT_EQ(forever->descriptor.log_ttl_ms, 0);
+
+  // validate_only checks and creates nothing.
+  EXPECT_EQ(CreateOne("dry-run", 2, {}, /*validate_only=*/true).error_code, 0);
+  EXPECT_FALSE(TableExists("dry-run"));
+  // Every partition takes records.
+  EXPECT_EQ(ProduceOne("orders", 2, Batch({Rec("k", "v", kT0)})).base_offset, 0);
+}
+
+TEST_F(BrokerTest, CreateTopicsRefusesAnExistingTopicAndABadName) {
+  ASSERT_EQ(CreateOne("taken", 2).error_code, 0);
+  ASSERT_EQ(ProduceOne("taken", 0, Batch({Rec("k", "kept", kT0)})).base_offset, 0);
+  auto again = CreateOne("taken", 5);
+  EXPECT_EQ(again.error_code, Code(ErrorCode::kTopicAlreadyExists));
+  auto info = tables_->DescribeTable("kafka.taken");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->descriptor.bucket_count, 2);
+  EXPECT_EQ(TableValues("taken", 0), (std::vector<std::string>{"0:kept"}));
+
+  for (const char* name : {"has space", "", "..", "__consumer_offsets"}) {
+    auto bad = CreateOne(name, 1);
+    EXPECT_EQ(bad.error_code, Code(ErrorCode::kInvalidTopicException)) << name;
+    EXPECT_TRUE(bad.error_message.has_value());
+  }
+  EXPECT_EQ(Metadata(std::nullopt, 9, true).topics.size(), 1u);
+}
+
+TEST_F(BrokerTest, DeleteTopicsDropsTheTableAndARecreatedTopicStartsAtZero) {
+  ASSERT_EQ(
+      ProduceOne("gone", 0, Batch({Rec("a", "old-0", kT0), Rec("b", "old-1", kT0)})).base_offset,
+      0);
+  // A committed offset of the topic, to see it forgotten with it.
+  OffsetCommitRequest commit;
+  commit.group_id = "readers";
+  commit.topics.push_back({"gone", {{0, 2}}});
+  auto committed = Call<OffsetCommitResponse>(commit, 2);
+  ASSERT_EQ(committed.topics.size(), 1u);
+  ASSERT_EQ(committed.topics[0].partitions.size(), 1u);
+  ASSERT_EQ(committed.topics[0].partitions[0].error_code, 0);
+
+  DeleteTopicsRequest del;
+  del.topics.push_back({std::string("gone"), {}});
+  del.topics.push_back({std::string("never-was"), {}});
+  auto deleted = Call<DeleteTopicsResponse>(del, 6);
+  ASSERT_EQ(deleted.responses.size(), 2u);
+  EXPECT_EQ(deleted.responses[0].error_code, 0);
+  EXPECT_EQ(deleted.responses[1].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+
+  EXPECT_FALSE(TableExists("gone"));
+  EXPECT_EQ(FetchOne("gone", 0, 0).error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_TRUE(Metadata(std::nullopt, 9, true).topics.empty());
+  OffsetFetchRequest offsets;
+  offsets.group_id = "readers";
+  offsets.topics = std::vector<OffsetFetchRequest::Topic>{{"gone", {0}}};
+  auto fetched = Call<OffsetFetchResponse>(offsets, 5);
+  ASSERT_EQ(fetched.topics.size(), 1u);
+  ASSERT_EQ(fetched.topics[0].partitions.size(), 1u);
+  EXPECT_EQ(fetched.topics[0].partitions[0].committed_offset, -1);
+
+  // Made again, the topic starts empty at offset 0.
+  ASSERT_EQ(CreateOne("gone", 1).error_code, 0);
+  EXPECT_EQ(ListOne("gone", 0, kListOffsetsLatest).offset, 0);
+  EXPECT_EQ(ProduceOne("gone", 0, Batch({Rec("c", "new-0", kT0)})).base_offset, 0);
+  EXPECT_EQ(Records(FetchOne("gone", 0, 0).records), At({Rec("c", "new-0", kT0)}, 0));
+  EXPECT_EQ(TableValues("gone", 0), (std::vector<std::string>{"0:new-0"}));
+
+  // Before v6 topics are named in a list of strings.
+  DeleteTopicsRequest old;
+  old.topic_names = {"gone"};
+  auto v5 = Call<DeleteTopicsResponse>(old, 5);
+  ASSERT_EQ(v5.responses.size(), 1u);
+  EXPECT_EQ(v5.responses[0].error_code, 0);
+  EXPECT_FALSE(TableExists("gone"));
+}
+
+TEST_F(BrokerTest, DescribeConfigsAnswersTheTopicsAndTheBrokersSettings) {
+  BrokerOptions options = DefaultOptions();
+  options.max_message_bytes = 2'000'000;
+  options.default_partitions = 4;
+  StartBroker(options);
+  ASSERT_EQ(CreateOne("configured", 1, {{"retention.ms", "60000"}}).error_code, 0);
+  ASSERT_EQ(CreateOne("plain", 1).error_code, 0);
+
+  DescribeConfigsRequest request;
+  request.resources.push_back({kResourceTopic, "configured", std::nullopt});
+  request.resources.push_back({kResourceTopic, "plain", std::vector<std::string>{"retention.ms"}});
+  request.resources.push_back({kResourceBroker, "7", std::nullopt});
+  request.resources.push_back({kResourceTopic, "nowhere", std::nullopt});
+  auto r = Call<DescribeConfigsResponse>(request, 2);
+  ASSERT_EQ(r.results.size(), 4u);
+  auto configs = [](const DescribeConfigsResponse::ResourceResult& result, int8_t source) {
+    std::map<std::string, std::string> out;
+    for (const auto& c : result.configs) {
+      EXPECT_EQ(c.config_source, source) << c.name;
+      out[c.name] = c.value.value_or("null");
+    }
+    return out;
+  };
+  EXPECT_EQ(r.results[0].error_code, 0);
+  auto topic = configs(r.results[0], kConfigSourceTopic);
+  EXPECT_EQ(topic["retention.ms"], "60000");
+  EXPECT_EQ(topic["max.message.bytes"], "2000000");
+  EXPECT_EQ(topic["cleanup.policy"], "delete");
+  // Only the keys asked for; the default retention is Kafka's week.
+  EXPECT_EQ(configs(r.results[1], kConfigSourceTopic),
+            (std::map<std::string, std::string>{{"retention.ms", "604800000"}}));
+  EXPECT_EQ(r.results[2].error_code, 0);
+  auto broker = configs(r.results[2], kConfigSourceStaticBroker);
+  EXPECT_EQ(broker["broker.id"], "7");
+  EXPECT_EQ(broker["message.max.bytes"], "2000000");
+  EXPECT_EQ(broker["num.partitions"], "4");
+  EXPECT_EQ(broker["auto.create.topics.enable"], "true");
+  EXPECT_EQ(r.results[3].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_TRUE(r.results[3].configs.empty());
+}
+
+TEST_F(BrokerTest, DeleteRecordsBeyondTheHighWatermarkIsRefusedAndDeletesNothing) {
+  const std::vector<Record> three = {Rec("a", "0", kT0), Rec("b", "1", kT0), Rec("c", "2", kT0)};
+  ASSERT_EQ(ProduceOne("keep", 0, Batch(three)).base_offset, 0);
+  auto refused = DeleteOne("keep", 0, 4);
+  EXPECT_EQ(refused.error_code, Code(ErrorCode::kOffsetOutOfRange));
+  EXPECT_EQ(ListOne("keep", 0, kListOffsetsEarliest).offset, 0);
+  EXPECT_EQ(Records(FetchOne("keep", 0, 0).records), At(three, 0));
+  EXPECT_EQ(DeleteOne("nowhere", 0, 0).error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(DeleteOne("keep", 1, 0).error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+}
+
+TEST_F(BrokerTest, DeleteRecordsToMinusOneDeletesUpToTheHighWatermark) {
+  ASSERT_EQ(ProduceOne("drain", 0, Batch({Rec("a", "0", kT0), Rec("b", "1", kT0)})).base_offset, 0);
+  // Below the start changes nothing.
+  auto first = DeleteOne("drain", 0, 1);
+  ASSERT_EQ(first.error_code, 0);
+  EXPECT_EQ(first.low_watermark, 1);
+  auto lower = DeleteOne("drain", 0, 0);
+  EXPECT_EQ(lower.error_code, 0);
+  EXPECT_EQ(lower.low_watermark, 1);
+
+  auto all = DeleteOne("drain", 0, kDeleteRecordsToHighWatermark);
+  EXPECT_EQ(all.error_code, 0);
+  EXPECT_EQ(all.low_watermark, 2);
+  EXPECT_EQ(ListOne("drain", 0, kListOffsetsEarliest).offset, 2);
+  EXPECT_EQ(FetchOne("drain", 0, 1).error_code, Code(ErrorCode::kOffsetOutOfRange));
+  EXPECT_TRUE(TableValues("drain", 0).empty());
+  // The log goes on from where it was.
+  EXPECT_EQ(ProduceOne("drain", 0, Batch({Rec("c", "2", kT0)})).base_offset, 2);
+  EXPECT_EQ(Records(FetchOne("drain", 0, 2).records), At({Rec("c", "2", kT0)}, 2));
+  EXPECT_EQ(TableValues("drain", 0), (std::vector<std::string>{"2:2"}));
+}
+
+// ---- Idempotent producers ----
+
+// `n` records with values prefix0, prefix1, ...
+std::vector<Record> Numbered(const std::string& prefix, int n) {
+  std::vector<Record> records;
+  for (int i = 0; i < n; ++i) records.push_back(Rec("k", prefix + std::to_string(i), kT0 + i));
+  return records;
+}
+
+TEST_F(BrokerTest, InitProducerIdGivesNewIdsAndRefusesTransactionalIds) {
+  auto a = InitProducerId();
+  auto b = InitProducerId();
+  EXPECT_EQ(a.error_code, 0);
+  EXPECT_EQ(b.error_code, 0);
+  EXPECT_GE(a.producer_id, 0);
+  EXPECT_NE(a.producer_id, b.producer_id);
+  EXPECT_EQ(a.producer_epoch, 0);
+  auto txn = InitProducerId(std::string("txn-1"));
+  EXPECT_EQ(txn.error_code, Code(ErrorCode::kInvalidTxnState));
+  EXPECT_EQ(txn.producer_id, -1);
+}
+
+TEST_F(BrokerTest, IdempotentRetryIsAnsweredWithItsFirstOffsetAndStoredOnce) {
+  auto producer = InitProducerId();
+  ASSERT_EQ(producer.error_code, 0);
+  const int64_t pid = producer.producer_id;
+  const std::string first = Batch(Numbered("a", 3), Idempotent(pid, 0, 0));
+  const std::string second = Batch(Numbered("b", 2), Idempotent(pid, 0, 3));
+  EXPECT_EQ(ProduceOne("idem", 0, first).base_offset, 0);
+  EXPECT_EQ(ProduceOne("idem", 0, second).base_offset, 3);
+  // Retries of either batch: their original offsets, nothing appended.
+  auto retry_second = ProduceOne("idem", 0, second);
+  EXPECT_EQ(retry_second.error_code, 0);
+  EXPECT_EQ(retry_second.base_offset, 3);
+  auto retry_first = ProduceOne("idem", 0, first);
+  EXPECT_EQ(retry_first.error_code, 0);
+  EXPECT_EQ(retry_first.base_offset, 0);
+
+  auto f = FetchOne("idem", 0, 0);
+  EXPECT_EQ(f.high_watermark, 5);
+  std::vector<Record> expected = Numbered("a", 3);
+  for (const auto& r : Numbered("b", 2)) expected.push_back(r);
+  EXPECT_EQ(Records(f.records), At(expected, 0));
+  EXPECT_EQ(TableValues("idem", 0),
+            (std::vector<std::string>{"0:a0", "1:a1", "2:a2", "3:b0", "4:b1"}));
+  // The next batch in sequence is taken.
+  EXPECT_EQ(ProduceOne("idem", 0, Batch(Numbered("c", 1), Idempotent(pid, 0, 5))).base_offset, 5);
+}
+
+TEST_F(BrokerTest, IdempotentSequenceGapOrOverlapIsOutOfOrderAndStoresNothing) {
+  const int64_t pid = InitProducerId().producer_id;
+  ASSERT_GE(pid, 0);
+  ASSERT_EQ(ProduceOne("gaps", 0, Batch(Numbered("a", 2), Idempotent(pid, 0, 0))).base_offset, 0);
+  auto gap = ProduceOne("gaps", 0, Batch(Numbered("x", 1), Idempotent(pid, 0, 5)));
+  EXPECT_EQ(gap.error_code, Code(ErrorCode::kOutOfOrderSequenceNumber));
+  EXPECT_EQ(gap.base_offset, -1);
+  auto overlap = ProduceOne("gaps", 0, Batch(Numbered("y", 2), Idempotent(pid, 0, 1)));
+  EXPECT_EQ(overlap.error_code, Code(ErrorCode::kOutOfOrderSequenceNumber));
+  EXPECT_EQ(ListOne("gaps", 0, kListOffsetsLatest).offset, 2);
+  EXPECT_EQ(TableValues("gaps", 0), (std::vector<std::string>{"0:a0", "1:a1"}));
+  // The batch that follows on is still taken.
+  EXPECT_EQ(ProduceOne("gaps", 0, Batch(Numbered("b", 1), Idempotent(pid, 0, 2))).base_offset, 2);
+  // A producer the partition has no state for may start at any sequence.
+  const int64_t other = InitProducerId().producer_id;
+  EXPECT_EQ(ProduceOne("gaps", 0, Batch(Numbered("o", 1), Idempotent(other, 0, 42))).base_offset,
+            3);
+}
+
+TEST_F(BrokerTest, ANewProducerEpochStartsAtSequenceZeroAndFencesTheOlder) {
+  const int64_t pid = InitProducerId().producer_id;
+  ASSERT_GE(pid, 0);
+  ASSERT_EQ(ProduceOne("epochs", 0, Batch(Numbered("e0-", 3), Idempotent(pid, 0, 0))).base_offset,
+            0);
+  // A new epoch that does not start at 0 is out of order.
+  auto not_zero = ProduceOne("epochs", 0, Batch(Numbered("bad", 1), Idempotent(pid, 1, 3)));
+  EXPECT_EQ(not_zero.error_code, Code(ErrorCode::kOutOfOrderSequenceNumber));
+  auto bumped = ProduceOne("epochs", 0, Batch(Numbered("e1-", 2), Idempotent(pid, 1, 0)));
+  EXPECT_EQ(bumped.error_code, 0);
+  EXPECT_EQ(bumped.base_offset, 3);
+  // The old epoch is fenced, even where its sequence would follow on.
+  auto old = ProduceOne("epochs", 0, Batch(Numbered("old", 1), Idempotent(pid, 0, 3)));
+  EXPECT_EQ(old.error_code, Code(ErrorCode::kInvalidProducerEpoch));
+  EXPECT_EQ(old.base_offset, -1);
+  EXPECT_EQ(TableValues("epochs", 0),
+            (std::vector<std::string>{"0:e0-0", "1:e0-1", "2:e0-2", "3:e1-0", "4:e1-1"}));
+}
+
+TEST_F(BrokerTest, TransactionalProduceIsRefusedAndStoresNothing) {
+  ProduceRequest with_id = ProduceTo("txn", {{0, Batch(Numbered("t", 1))}});
+  with_id.transactional_id = "txn-1";
+  auto r = Call<ProduceResponse>(with_id, kProduceVersion);
+  ASSERT_EQ(r.responses.size(), 1u);
+  ASSERT_EQ(r.responses[0].partition_responses.size(), 1u);
+  EXPECT_EQ(r.responses[0].partition_responses[0].error_code, Code(ErrorCode::kInvalidTxnState));
+
+  BatchOptions txn = Idempotent(InitProducerId().producer_id, 0, 0);
+  txn.transactional = true;
+  auto batch = ProduceOne("txn", 0, Batch(Numbered("t", 1), txn));
+  EXPECT_EQ(batch.error_code, Code(ErrorCode::kInvalidTxnState));
+  EXPECT_EQ(ListOne("txn", 0, kListOffsetsLatest).offset, 0);
+  EXPECT_TRUE(TableValues("txn", 0).empty());
+}
+
+// ---- Batch size limit ----
+
+TEST_F(BrokerTest, ABatchOverMaxMessageBytesIsTooLargeAndNothingOfItsPartitionIsStored) {
+  BrokerOptions options = DefaultOptions();
+  options.max_message_bytes = 1000;
+  StartBroker(options);
+  ASSERT_EQ(CreateOne("sized", 2).error_code, 0);
+  const std::string small = Batch({Rec("k", "small", kT0)});
+  const std::string large = Batch({Rec("k", Noise(1500, 1), kT0)});
+  ASSERT_LT(small.size(), 1000u);
+  ASSERT_GT(large.size(), 1000u);
+
+  auto alone = ProduceOne("sized", 0, large);
+  EXPECT_EQ(alone.error_code, Code(ErrorCode::kMessageTooLarge));
+  EXPECT_EQ(alone.base_offset, -1);
+  // A small batch before the large one in the same partition is not stored either; another
+  // partition of the request is.
+  auto r =
+      Call<ProduceResponse>(ProduceTo("sized", {{0, small + large}, {1, small}}), kProduceVersion);
+  ASSERT_EQ(r.responses.size(), 1u);
+  ASSERT_EQ(r.responses[0].partition_responses.size(), 2u);
+  EXPECT_EQ(r.responses[0].partition_responses[0].error_code, Code(ErrorCode::kMessageTooLarge));
+  EXPECT_EQ(r.responses[0].partition_responses[0].base_offset, -1);
+  EXPECT_EQ(r.responses[0].partition_responses[1].error_code, 0);
+  EXPECT_EQ(r.responses[0].partition_responses[1].base_offset, 0);
+
+  EXPECT_EQ(ListOne("sized", 0, kListOffsetsLatest).offset, 0);
+  EXPECT_TRUE(TableValues("sized", 0).empty());
+  EXPECT_EQ(TableValues("sized", 1), (std::vector<std::string>{"0:small"}));
+  // A batch of exactly the limit is taken.
+  std::string exact;
+  for (size_t n = 800; n < 1000 && exact.size() != 1000; ++n) {
+    exact = Batch({Rec("k", Noise(n, 2), kT0)});
+  }
+  ASSERT_EQ(exact.size(), 1000u);
+  EXPECT_EQ(ProduceOne("sized", 0, exact).base_offset, 0);
+  EXPECT_EQ(ListOne("sized", 0, kListOffsetsLatest).offset, 1);
+}
+
+}  // namespace
+}  // namespace mink::kafka::broker_test
