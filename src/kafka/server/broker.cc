@@ -177,7 +177,8 @@ CreateTopicsResponse Broker::CreateTopics(const CreateTopicsRequest& request, in
   for (const auto& t : request.topics) {
     CreateTopicsResponse::Topic result;
     result.name = t.name;
-    int32_t partitions = t.num_partitions <= 0 ? options_.default_partitions : t.num_partitions;
+    // -1 asks for the broker's default; zero or another negative count is invalid, as in Kafka.
+    int32_t partitions = t.num_partitions == -1 ? options_.default_partitions : t.num_partitions;
     Status valid = ValidateTopicName(t.name);
     if (!valid.ok()) {
       result.error_code = Code(ErrorCode::kInvalidTopicException);
@@ -185,9 +186,9 @@ CreateTopicsResponse Broker::CreateTopics(const CreateTopicsRequest& request, in
     } else if (!t.assignments.empty()) {
       result.error_code = Code(ErrorCode::kInvalidRequest);
       result.error_message = "manual partition assignments are not supported";
-    } else if (partitions > 4096) {
+    } else if (partitions < 1 || partitions > 4096) {
       result.error_code = Code(ErrorCode::kInvalidPartitions);
-      result.error_message = "at most 4096 partitions";
+      result.error_message = "a topic has 1 to 4096 partitions, not " + std::to_string(partitions);
     } else if (topics_.Partitions(t.name).ok()) {
       result.error_code = Code(ErrorCode::kTopicAlreadyExists);
       result.error_message = "topic " + t.name + " already exists";

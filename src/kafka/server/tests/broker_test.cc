@@ -494,6 +494,11 @@ TEST_F(BrokerTest, CreateTopicsRefusesAnExistingTopicAndABadName) {
     EXPECT_EQ(bad.error_code, Code(ErrorCode::kInvalidTopicException)) << name;
     EXPECT_TRUE(bad.error_message.has_value());
   }
+  // Zero or another negative count than -1 (the default) is INVALID_PARTITIONS, as in Kafka.
+  for (int32_t count : {0, -2, 5000}) {
+    EXPECT_EQ(CreateOne("counted", count).error_code, Code(ErrorCode::kInvalidPartitions)) << count;
+  }
+  EXPECT_FALSE(TableExists("counted"));
   EXPECT_EQ(Metadata(std::nullopt, 9, true).topics.size(), 1u);
 }
 
