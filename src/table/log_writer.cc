@@ -1,6 +1,8 @@
 #include "table/log_writer.h"
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include "table/arrow_rows.h"
 #include "table/payload.h"
@@ -10,59 +12,80 @@ namespace mink::table {
 
 Result<WriteResult> LogWriter::Write(const ResolvedTable& table, const WriteRequest& request,
                                      std::vector<RoutedRow>& rows) {
-  auto groups = GroupByBucket(rows);
-  std::vector<PendingAppend> pending;
+  // Every bucket's batch is prepared and checked before any is appended, so a write that is
+  // refused in one bucket stores nothing in the others.
+  struct Work {
+    std::string label;
+    uint64_t stream = 0;
+    BucketState* bucket = nullptr;  // idempotent writes only
+    std::vector<RoutedRow*> rows;
+    std::optional<WrittenBatch> written;  // a retry: the batch already stored
+    storage::BatchInput input;
+  };
+  std::vector<Work> work;
+  for (auto& [where, group] : GroupByBucket(rows)) {
+    Work& w = work.emplace_back();
+    MINK_ASSIGN_OR_RETURN(w.stream,
+                          catalog_->EnsurePartition(table, where.first, where.second, &w.label));
+    w.rows = std::move(group);
+  }
+  // An idempotent writer's sequence is checked and recorded under the buckets' locks, taken in
+  // stream order so that two writes never wait on each other in a cycle.
   std::vector<std::unique_lock<std::mutex>> locks;
-  std::vector<BucketState*> buckets;
+  if (request.writer_id >= 0) {
+    std::vector<Work*> order;
+    for (auto& w : work) order.push_back(&w);
+    std::sort(order.begin(), order.end(), [](Work* a, Work* b) { return a->stream < b->stream; });
+    for (Work* w : order) {
+      w->bucket = buckets_->Get(w->stream, w->label);
+      locks.emplace_back(w->bucket->mutex);
+      MINK_RETURN_IF_ERROR(buckets_->Load(table, w->bucket));
+      MINK_ASSIGN_OR_RETURN(w->written,
+                            w->bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
+                                                     request.sequence, false));
+    }
+  }
+  for (auto& w : work) {
+    if (w.written) continue;
+    std::vector<const Row*> group_rows;
+    for (auto* r : w.rows) group_rows.push_back(&r->row);
+    MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(group_rows, table.schema, table.types));
+    w.input.record_count = static_cast<int32_t>(group_rows.size());
+    w.input.writer_id = request.writer_id;
+    w.input.batch_sequence = request.sequence;
+    w.input.schema_id = table.d.schema.schema_id;
+    MINK_ASSIGN_OR_RETURN(w.input.payload, EncodePayload(*batch, table.codec));
+  }
+
   WriteResult result;
   result.rows = static_cast<int64_t>(rows.size());
   Status failure;
-  for (auto& [where, group] : groups) {
-    std::string label;
-    MINK_ASSIGN_OR_RETURN(uint64_t stream,
-                          catalog_->EnsurePartition(table, where.first, where.second, &label));
-    BucketState* bucket = nullptr;
-    if (request.writer_id >= 0) {
-      // An idempotent writer: check and record its sequence under the bucket's lock.
-      bucket = buckets_->Get(stream, label);
-      locks.emplace_back(bucket->mutex);
-      MINK_RETURN_IF_ERROR(buckets_->Load(table, bucket));
-      MINK_ASSIGN_OR_RETURN(auto written,
-                            bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
-                                                  request.sequence, false));
-      if (written) {
-        result.buckets.push_back({label, written->base_offset, written->end_offset});
-        continue;
-      }
+  std::vector<std::pair<Work*, PendingAppend>> pending;
+  for (auto& w : work) {
+    if (w.written) {
+      result.buckets.push_back({w.label, w.written->base_offset, w.written->end_offset});
+      continue;
     }
-    std::vector<const Row*> group_rows;
-    for (auto* r : group) group_rows.push_back(&r->row);
-    MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(group_rows, table.schema, table.types));
-    storage::BatchInput input;
-    input.record_count = static_cast<int32_t>(group_rows.size());
-    input.writer_id = request.writer_id;
-    input.batch_sequence = request.sequence;
-    input.schema_id = table.d.schema.schema_id;
-    MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(*batch, table.codec));
-    auto submitted = SubmitAppend(storage_, stream, label, std::move(input));
+    auto submitted = SubmitAppend(storage_, w.stream, w.label, std::move(w.input));
     if (!submitted.ok()) {
       failure = submitted.status();
       break;
     }
-    pending.push_back(std::move(*submitted));
-    buckets.push_back(bucket);
+    pending.emplace_back(&w, std::move(*submitted));
   }
-  for (size_t i = 0; i < pending.size(); ++i) {
-    Status s = pending[i].done.get();
+  for (auto& [w, append] : pending) {
+    Status s = append.done.get();
     if (!s.ok()) {
       if (failure.ok()) failure = s;
+      // The commit may still have landed (an ambiguous failure): rebuild from the log.
+      if (w->bucket != nullptr) w->bucket->writers_stale = true;
       continue;
     }
-    if (buckets[i] != nullptr) {
-      buckets[i]->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
-                                 WrittenBatch{request.sequence, pending[i].base, pending[i].end});
+    if (w->bucket != nullptr) {
+      w->bucket->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
+                                WrittenBatch{request.sequence, append.base, append.end});
     }
-    result.buckets.push_back({pending[i].label, pending[i].base, pending[i].end});
+    result.buckets.push_back({append.label, append.base, append.end});
   }
   if (!failure.ok()) return failure;
   return result;

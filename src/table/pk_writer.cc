@@ -31,6 +31,7 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
     PendingAppend pending;
     bool duplicate = false;
     WrittenBatch written;
+    storage::BatchInput input;  // the changelog batch; no records: nothing to append
   };
   std::vector<Work> work;
   for (auto& [where, group] : groups) {
@@ -38,7 +39,7 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
     MINK_ASSIGN_OR_RETURN(uint64_t stream,
                           catalog_->EnsurePartition(table, where.first, where.second, &label));
     BucketState* bucket = buckets_->Get(stream, label);
-    work.push_back(Work{bucket, label, stream, group, {}, {}, false, {}});
+    work.push_back(Work{bucket, label, stream, group, {}, {}, false, {}, {}});
   }
   // Lock the buckets in stream order (two writers never wait on each other in a cycle).
   std::vector<Work*> order;
@@ -49,9 +50,9 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
     locks.emplace_back(w->bucket->mutex);
     MINK_RETURN_IF_ERROR(buckets_->Load(table, w->bucket));
   }
-  WriteResult result;
-  result.rows = static_cast<int64_t>(rows.size());
-  Status failure;
+  // Every bucket's changelog is computed and checked before any is appended, so a write that is
+  // refused in one bucket (a sequence out of order, a row the engine refuses) stores nothing in
+  // the others, and no KV state is left behind its changelog.
   for (auto& w : work) {
     if (request.writer_id >= 0) {
       MINK_ASSIGN_OR_RETURN(auto written,
@@ -80,24 +81,25 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       }
       w.updates[r->key] = std::move(*next);
     }
-    if (changes.empty()) {
-      // Nothing changed (deletes of missing keys, first_row duplicates): nothing to append.
-      w.pending.label = w.label;
-      continue;
-    }
+    if (changes.empty()) continue;  // nothing changed (deletes of missing keys, first_row)
     std::vector<const Row*> change_rows;
-    storage::BatchInput input;
     for (const auto& c : changes) {
       change_rows.push_back(&c.row);
-      input.change_types.push_back(static_cast<char>(c.type));
+      w.input.change_types.push_back(static_cast<char>(c.type));
     }
     MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(change_rows, table.schema, table.types));
-    input.record_count = static_cast<int32_t>(changes.size());
-    input.writer_id = request.writer_id;
-    input.batch_sequence = request.sequence;
-    input.schema_id = table.d.schema.schema_id;
-    MINK_ASSIGN_OR_RETURN(input.payload, EncodePayload(*batch, table.codec));
-    auto submitted = SubmitAppend(storage_, w.stream, w.label, std::move(input));
+    w.input.record_count = static_cast<int32_t>(changes.size());
+    w.input.writer_id = request.writer_id;
+    w.input.batch_sequence = request.sequence;
+    w.input.schema_id = table.d.schema.schema_id;
+    MINK_ASSIGN_OR_RETURN(w.input.payload, EncodePayload(*batch, table.codec));
+  }
+  WriteResult result;
+  result.rows = static_cast<int64_t>(rows.size());
+  Status failure;
+  for (auto& w : work) {
+    if (w.duplicate || w.input.record_count == 0) continue;
+    auto submitted = SubmitAppend(storage_, w.stream, w.label, std::move(w.input));
     if (!submitted.ok()) {
       failure = submitted.status();
       break;
@@ -110,7 +112,7 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       continue;
     }
     if (!w.pending.appended) {
-      if (w.pending.label == w.label) {
+      if (w.input.record_count == 0) {  // nothing to append: the bucket's end, unchanged
         int64_t end = w.bucket->applied_offset;
         result.buckets.push_back({w.label, end, end});
       }

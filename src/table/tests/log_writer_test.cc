@@ -195,9 +195,9 @@ TEST_F(LogWriterTest, AppendToBucketRefusesWhatItCannotAppend) {
   EXPECT_EQ(Ends(), (std::vector<int64_t>{0, 0}));
 }
 
-// KNOWN BUG (reported): LogWriter::Write checks an idempotent writer's sequence bucket by bucket
-// while it submits the appends, and returns at the first refusal: the buckets before it keep
-// their appended rows (unrecorded in the writer's state), so a refused write is partly stored.
+// An idempotent write's sequence is checked in every bucket before anything is appended: a write
+// refused in one bucket stores nothing in the others. (It once did: the buckets checked before
+// the refusal kept their appended rows, unrecorded in the writer's state.)
 TEST_F(LogWriterTest, AnIdempotentWriteRefusedInOneBucketStoresNothingInAnother) {
   WriteRequest w{"shop.events"};
   w.writer_id = *rooms_->catalog.AllocateWriterId();
@@ -212,11 +212,9 @@ TEST_F(LogWriterTest, AnIdempotentWriteRefusedInOneBucketStoresNothingInAnother)
   EXPECT_EQ(Stored(), (std::vector<std::string>{"1,later,b0,0,+A", "300,x,b1,0,+A"}));
 }
 
-// KNOWN BUG (reported): LogWriter::Write locks the buckets of an idempotent write in the order
-// the write's rows first reach them, not in stream order as PrimaryKeyWriter does (and as
-// table/README.md says every write does), and holds the locks until every commit. Two
-// idempotent writes that reach the same two buckets in opposite orders can each hold one lock
-// and wait for the other's forever.
+// The buckets of an idempotent write are locked in stream order, whatever order its rows reach
+// them in: two idempotent writes that reach the same two buckets in opposite orders both
+// finish. (They once deadlocked, each holding one bucket's lock and waiting for the other's.)
 TEST_F(LogWriterTest, TwoIdempotentWritesReachingTwoBucketsInOppositeOrdersBothFinish) {
   const int64_t first = *rooms_->catalog.AllocateWriterId();
   const int64_t second = *rooms_->catalog.AllocateWriterId();

@@ -264,11 +264,10 @@ TEST_F(PkWriterTest, PeriodicSnapshotsCoverAWriteWithoutFurtherWrites) {
   EXPECT_EQ(snapshot->offset, 2);
 }
 
-// KNOWN BUG (reported): PrimaryKeyWriter::Write checks an idempotent writer's sequence bucket by
-// bucket while it submits the appends, and returns at the first refusal; the buckets before it
-// have their changelog appended (and committed) but their KV state is never updated. The
-// refused write is partly stored, and the bucket's state no longer matches its changelog: the
-// next write of the same key is logged as an insert of a key the log already has.
+// Every bucket's changelog is computed and checked before any is appended: a write refused in one
+// bucket stores nothing in the others, and the KV state stays with its changelog. (It once
+// appended the buckets checked before the refusal without updating their KV state, so the next
+// write of the same key was logged as an insert of a key the log already had.)
 TEST_F(PkWriterTest, AWriteRefusedInOneBucketStoresNothingInAnother) {
   TableSpec two;
   two.columns = {"id BIGINT NOT NULL", "a STRING"};
