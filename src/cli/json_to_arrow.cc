@@ -32,19 +32,7 @@ using table::TypeKind;
 using table::Value;
 
 // Fractional digits of the Arrow unit a TIME/TIMESTAMP precision is stored in.
-int UnitDigits(int precision) {
-  switch (table::TimeUnitOf(precision)) {
-    case arrow::TimeUnit::kSecond:
-      return 0;
-    case arrow::TimeUnit::kMilli:
-      return 3;
-    case arrow::TimeUnit::kMicro:
-      return 6;
-    case arrow::TimeUnit::kNano:
-      return 9;
-  }
-  return 0;
-}
+int UnitDigits(int precision) { return table::DigitsOf(table::TimeUnitOf(precision)); }
 
 class Converter {
  public:

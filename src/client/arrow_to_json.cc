@@ -10,25 +10,13 @@
 #include "client/json_string.h"
 #include "client/numbers.h"
 #include "client/temporal.h"
+#include "table/arrow_rows.h"
 
 namespace mink::client {
 namespace {
 
 using arrow::TypeId;
-
-int DigitsOf(arrow::TimeUnit unit) {
-  switch (unit) {
-    case arrow::TimeUnit::kSecond:
-      return 0;
-    case arrow::TimeUnit::kMilli:
-      return 3;
-    case arrow::TimeUnit::kMicro:
-      return 6;
-    case arrow::TimeUnit::kNano:
-      return 9;
-  }
-  return 0;
-}
+using table::DigitsOf;
 
 template <typename T>
 T Load(const uint8_t* values, int64_t i) {

@@ -4,6 +4,20 @@
 
 namespace mink::table {
 
+int DigitsOf(arrow::TimeUnit unit) {
+  switch (unit) {
+    case arrow::TimeUnit::kSecond:
+      return 0;
+    case arrow::TimeUnit::kMilli:
+      return 3;
+    case arrow::TimeUnit::kMicro:
+      return 6;
+    case arrow::TimeUnit::kNano:
+      return 9;
+  }
+  return 0;
+}
+
 arrow::TimeUnit TimeUnitOf(int precision) {
   if (precision == 0) return arrow::TimeUnit::kSecond;
   if (precision <= 3) return arrow::TimeUnit::kMilli;

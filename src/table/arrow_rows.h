@@ -21,6 +21,8 @@ arrow::DataTypePtr ToArrowType(const LogicalType& type);
 arrow::SchemaPtr ToArrowSchema(const TableSchema& schema);
 // The Arrow unit of a TIME/TIMESTAMP precision.
 arrow::TimeUnit TimeUnitOf(int precision);
+// The fractional-second digits of a time unit: 0, 3, 6 or 9.
+int DigitsOf(arrow::TimeUnit unit);
 
 // Reads the values of one Arrow column as the given logical type (the column's Arrow type must
 // be ToArrowType(type); check with ArrowTypeMatches first).

@@ -49,12 +49,7 @@ Result<WriteResult> LogWriter::Write(const ResolvedTable& table, const WriteRequ
     if (w.written) continue;
     std::vector<const Row*> group_rows;
     for (auto* r : w.rows) group_rows.push_back(&r->row);
-    MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(group_rows, table.schema, table.types));
-    w.input.record_count = static_cast<int32_t>(group_rows.size());
-    w.input.writer_id = request.writer_id;
-    w.input.batch_sequence = request.sequence;
-    w.input.schema_id = table.d.schema.schema_id;
-    MINK_ASSIGN_OR_RETURN(w.input.payload, EncodePayload(*batch, table.codec));
+    MINK_RETURN_IF_ERROR(FillBatchInput(table, group_rows, request, &w.input));
   }
 
   WriteResult result;

@@ -1,13 +1,19 @@
 #pragma once
-// An append submitted to a bucket's stream whose commit a write waits for: log and
-// primary-key writes submit every bucket's batch first, then wait for all of them.
+// What the log and primary-key writers share: a batch of a table's rows as a bucket's stream
+// stores it, and an append submitted to the stream whose commit a write waits for (writes
+// submit every bucket's batch first, then wait for all of them).
 
 #include <cstdint>
 #include <future>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "storage/stream_store.h"
+#include "table/arrow_rows.h"
+#include "table/catalog.h"
+#include "table/payload.h"
+#include "table/requests.h"
 
 namespace mink::table {
 
@@ -19,6 +25,19 @@ struct PendingAppend {
   std::future<Status> done;  // the commit's status
   bool appended = false;     // false: nothing was submitted
 };
+
+// The stored batch of `rows` of `table` for a write of `request` (its writer and sequence), its
+// payload encoded with the table's compression; change types are the caller's to add.
+inline Status FillBatchInput(const ResolvedTable& table, const std::vector<const Row*>& rows,
+                             const WriteRequest& request, storage::BatchInput* input) {
+  MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(rows, table.schema, table.types));
+  input->record_count = static_cast<int32_t>(rows.size());
+  input->writer_id = request.writer_id;
+  input->batch_sequence = request.sequence;
+  input->schema_id = table.d.schema.schema_id;
+  MINK_ASSIGN_OR_RETURN(input->payload, EncodePayload(*batch, table.codec));
+  return Status::Ok();
+}
 
 // Submits `input` to the stream; the offsets are known at once, the commit later.
 inline Result<PendingAppend> SubmitAppend(storage::StreamStore* storage, uint64_t stream_id,

@@ -87,12 +87,7 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       change_rows.push_back(&c.row);
       w.input.change_types.push_back(static_cast<char>(c.type));
     }
-    MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(change_rows, table.schema, table.types));
-    w.input.record_count = static_cast<int32_t>(changes.size());
-    w.input.writer_id = request.writer_id;
-    w.input.batch_sequence = request.sequence;
-    w.input.schema_id = table.d.schema.schema_id;
-    MINK_ASSIGN_OR_RETURN(w.input.payload, EncodePayload(*batch, table.codec));
+    MINK_RETURN_IF_ERROR(FillBatchInput(table, change_rows, request, &w.input));
   }
   WriteResult result;
   result.rows = static_cast<int64_t>(rows.size());
