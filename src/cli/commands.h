@@ -12,6 +12,7 @@ namespace mink::cli {
 void AddServeCommand(CLI::App* app, int* exit_code);
 // mink db create|list|drop
 void AddDbCommands(CLI::App* app, int* exit_code);
+void AddClusterCommands(CLI::App* app, int* exit_code);
 // mink table create|list|describe|drop|offsets
 void AddTableCommands(CLI::App* app, int* exit_code);
 // mink write

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   int exit_code = mink::cli::kExitOk;
   mink::cli::AddServeCommand(&app, &exit_code);
   mink::cli::AddDbCommands(&app, &exit_code);
+  mink::cli::AddClusterCommands(&app, &exit_code);
   mink::cli::AddTableCommands(&app, &exit_code);
   mink::cli::AddWriteCommand(&app, &exit_code);
   mink::cli::AddReadCommand(&app, &exit_code);

@@ -87,6 +87,11 @@ const std::vector<Setting>& Settings() {
       {{"wal-uri", "Object store for WAL objects", "storage URI with bucket id minus one"},
        Text(&ServeConfig::wal_uri)},
       {{"log-level", "debug, info, warn or error", "info"}, Text(&ServeConfig::log_level)},
+      {{"session-timeout",
+        "A node is live while its last heartbeat (one a second) is younger than this; near "
+        "Kafka's broker session timeout, so clients' retries outlast a node's expiry",
+        "9s"},
+       Duration(&ServeConfig::session_timeout)},
       {{"wal.flush-interval", "Seal a WAL object at least this often", "10ms"},
        Duration(&ServeConfig::wal_flush_interval)},
       {{"wal.max-bytes", "Seal a WAL object when it reaches this size", "8MiB"},

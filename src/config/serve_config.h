@@ -32,6 +32,8 @@ struct ServeConfig {
   uint64_t wal_seal_bytes = 512 << 10;  // seal at once at this size when an upload slot is free
   std::chrono::milliseconds retention{7LL * 24 * 3600 * 1000};
   std::chrono::milliseconds retention_check_interval{60'000};
+  // A node is live while its heartbeat is younger than this (Kafka's brokers: 9 s).
+  std::chrono::milliseconds session_timeout{9'000};
   std::chrono::milliseconds compaction_interval{30'000};
   std::chrono::milliseconds gc_delete_grace{5 * 60'000};
   std::chrono::milliseconds gc_orphan_grace{60 * 60'000};

@@ -10,7 +10,7 @@
 // commit_time_ms): the Kafka consumer groups' committed offsets, high-rate data kept out of the
 // command log (docs/architecture.md, Metadata log), and (migration 3)
 // snapshot_parts(seq, part, body) with snapshots.parts: a snapshot is stored in parts, see
-// WriteSnapshot.
+// WriteSnapshot, and (migration 4) heartbeats.kafka_address.
 //
 // Thread-safety: every method may be called from any thread; a backend serialises use of its
 // connection internally.
@@ -46,8 +46,9 @@ struct SnapshotRecord {
 struct Heartbeat {
   int32_t node_id = 0;
   int64_t node_epoch = 0;
-  std::string address;
+  std::string address;  // the node's advertised Flight address
   int64_t updated_ms = 0;
+  std::string kafka_address;  // its advertised Kafka address ("" without a Kafka listener)
 };
 
 struct Lease {

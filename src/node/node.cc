@@ -63,9 +63,10 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                                                                    stores, node->identity_));
   node->tables_ = std::make_unique<table::TableStore>(node->meta_.get(), node->storage_.get());
   MINK_RETURN_IF_ERROR(node->tables_->Start());
-  node->heartbeat_ = std::thread([raw = node.get()] { raw->HeartbeatLoop(); });
+  node->membership_ = std::make_unique<cluster::Membership>(node->meta_.get(), config.session_timeout);
   std::string advertise = config.advertise.empty() ? "grpc://" + config.listen : config.advertise;
-  node->flight_service_ = std::make_unique<flight::TableFlightService>(node->tables_.get(), advertise);
+  node->flight_service_ = std::make_unique<flight::TableFlightService>(
+      node->tables_.get(), advertise, node->membership_.get());
   MINK_ASSIGN_OR_RETURN(node->flight_,
                         flight::FlightServer::Start(config.listen, node->flight_service_.get()));
   if (!config.kafka_listen.empty()) {
@@ -96,6 +97,13 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     ko.max_frame_bytes = config.kafka_max_request_bytes;
     MINK_ASSIGN_OR_RETURN(node->kafka_, kafka::KafkaServer::Start(ko, node->broker_.get()));
   }
+  std::string kafka_advertise;
+  if (!config.kafka_listen.empty()) {
+    kafka_advertise = config.kafka_advertise.empty() ? config.kafka_listen : config.kafka_advertise;
+  }
+  node->heartbeater_ = std::make_unique<cluster::Heartbeater>(
+      node->meta_.get(),
+      metadata::Heartbeat{config.node_id, node->identity_.node_epoch, advertise, 0, kafka_advertise});
   MINK_LOG_INFO("node", "node={} epoch={} started: metadata={} storage={} wal={}", config.node_id,
                 node->identity_.node_epoch, node->meta_->store()->Describe(),
                 data_uri.ToString(), wal_uri.ToString());
@@ -112,28 +120,14 @@ void Node::Stop() {
     if (stopping_) return;
     stopping_ = true;
   }
-  stop_cv_.notify_all();
+  if (heartbeater_) heartbeater_->Stop();
   if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));
   if (kafka_) kafka_->Stop();
   if (broker_) broker_->Stop();
   if (groups_) groups_->Stop();
-  if (heartbeat_.joinable()) heartbeat_.join();
   if (tables_) tables_->Stop();
   if (storage_) storage_->Stop();
   MINK_LOG_INFO("node", "node={} stopped", config_.node_id);
-}
-
-void Node::HeartbeatLoop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    metadata::Heartbeat beat{config_.node_id, identity_.node_epoch, config_.advertise,
-                             meta_->clock()->NowMillis()};
-    Status s = meta_->store()->UpsertHeartbeat(beat);
-    if (!s.ok()) MINK_LOG_WARN("node", "heartbeat failed: {}", s.ToString());
-    lock.lock();
-    stop_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_; });
-  }
 }
 
 }  // namespace mink::node

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cluster/membership.h"
 #include "config/serve_config.h"
 #include "flight/server/flight_server.h"
 #include "flight/service/table_flight_service.h"
@@ -35,23 +36,23 @@ class Node {
 
  private:
   explicit Node(config::ServeConfig config) : config_(std::move(config)) {}
-  void HeartbeatLoop();
 
   const config::ServeConfig config_;
   std::unique_ptr<metadata::MetadataLog> meta_;
   storage::NodeIdentity identity_;
   std::unique_ptr<storage::StreamStore> storage_;
   std::unique_ptr<table::TableStore> tables_;
+  std::unique_ptr<cluster::Membership> membership_;
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<kafka::GroupCoordinator> groups_;  // before broker_: the broker uses it
   std::unique_ptr<kafka::Broker> broker_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
 
+  std::unique_ptr<cluster::Heartbeater> heartbeater_;  // last: it announces a node that serves
+
   std::mutex mutex_;
-  std::condition_variable stop_cv_;
   bool stopping_ = false;
-  std::thread heartbeat_;
 };
 
 }  // namespace mink::node

@@ -33,6 +33,20 @@ Result<size_t> BucketOwnership::TakeAssigned() {
   return take.size();
 }
 
+std::map<int32_t, int64_t> BucketOwnership::BucketsPerNode() const {
+  return meta_->Read([](const metadata::State& s) {
+    std::map<int32_t, int64_t> owned;
+    for (uint64_t stream : AllBucketStreams(s)) {
+      const metadata::StreamState* st = s.FindStream(stream);
+      if (st != nullptr && st->owner_node != 0 &&
+          st->owner_node_epoch == s.NodeEpoch(st->owner_node)) {
+        ++owned[st->owner_node];
+      }
+    }
+    return owned;
+  });
+}
+
 void BucketOwnership::Release(const std::vector<uint64_t>& streams) {
   for (uint64_t s : streams) storage_->CloseStream(s);
 }

@@ -15,6 +15,7 @@
 // Thread-safe.
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "base/result.h"
@@ -62,6 +63,9 @@ class BucketOwnership {
   void AdoptNew(const std::vector<uint64_t>& streams) { storage_->AdoptOwned(streams); }
   // Stops writing the streams of dropped buckets.
   void Release(const std::vector<uint64_t>& streams);
+  // How many buckets each node process owns now (by node id; owners fenced by a newer process
+  // of their node id do not count).
+  std::map<int32_t, int64_t> BucketsPerNode() const;
 
  private:
   metadata::MetadataLog* const meta_;

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -121,6 +122,8 @@ class TableStore {
   Result<uint64_t> BucketStream(const std::string& name, int32_t bucket) const {
     return catalog_.BucketStream(name, bucket);
   }
+  // How many buckets each node owns now (BucketOwnership::BucketsPerNode).
+  std::map<int32_t, int64_t> BucketsPerNode() const { return ownership_.BucketsPerNode(); }
   // A bucket's log: its stored batches, offsets, trimming, waiting for commits.
   BucketLog& bucket_log() { return bucket_log_; }
   // LogWriter::AppendToBucket.

@@ -23,6 +23,7 @@ TEST(ServeConfig, DefaultsMatchTheQuickStart) {
   EXPECT_EQ(c->listen, "127.0.0.1:9123");
   EXPECT_EQ(c->advertise, "grpc://127.0.0.1:9123");
   EXPECT_TRUE(c->kafka_listen.empty());
+  EXPECT_EQ(c->session_timeout.count(), 9000);  // Kafka's broker session timeout
 }
 
 TEST(ServeConfig, FlagsOverrideEnvironmentOverrideFile) {

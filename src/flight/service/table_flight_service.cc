@@ -369,6 +369,22 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
       buckets.push_back(std::move(bucket));
     }
     out = {{"buckets", buckets}};
+  } else if (action.type == "list-nodes") {
+    if (membership_ == nullptr) return UnimplementedError("this node does not track membership");
+    MINK_ASSIGN_OR_RETURN(auto members, membership_->Members());
+    const auto owned = tables_->BucketsPerNode();
+    json nodes = json::array();
+    for (const auto& m : members) {
+      auto buckets = owned.find(m.node_id);
+      nodes.push_back({{"node", m.node_id},
+                       {"epoch", m.node_epoch},
+                       {"flight", m.flight_address},
+                       {"kafka", m.kafka_address},
+                       {"live", m.live},
+                       {"heartbeat_ms", m.heartbeat_ms},
+                       {"buckets", buckets == owned.end() ? 0 : buckets->second}});
+    }
+    out = {{"nodes", nodes}, {"session_timeout_ms", membership_->session_timeout().count()}};
   } else if (action.type == "init-writer") {
     MINK_ASSIGN_OR_RETURN(int64_t id, tables_->InitWriter());
     out = {{"writer_id", id}};
@@ -394,6 +410,8 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
       {"column-stats", "{\"table\"}: per bucket of a log table, min/max and null count of its "
                        "integer-valued columns over the log below \"end\""},
       {"init-writer", "{}: a writer id for idempotent writes"},
+      {"list-nodes", "{}: every node that heartbeats: id, epoch, advertised Flight and Kafka "
+                     "addresses, whether it is live, the buckets it owns"},
   };
 }
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "cluster/membership.h"
 #include "flight/server/flight_handler.h"
 #include "table/table_store.h"
 
@@ -12,9 +13,11 @@ namespace mink::flight {
 
 class TableFlightService final : public FlightHandler {
  public:
-  // `advertise` is the location handed out in FlightInfo endpoints (grpc://host:port).
-  TableFlightService(table::TableStore* tables, std::string advertise)
-      : tables_(tables), advertise_(std::move(advertise)) {}
+  // `advertise` is the location handed out in FlightInfo endpoints (grpc://host:port);
+  // `membership` (may be null) answers list-nodes.
+  TableFlightService(table::TableStore* tables, std::string advertise,
+                     const cluster::Membership* membership = nullptr)
+      : tables_(tables), advertise_(std::move(advertise)), membership_(membership) {}
 
   Result<std::vector<FlightInfo>> ListFlights(const std::string& criteria) override;
   Result<FlightInfo> GetFlightInfo(const FlightDescriptor& descriptor) override;
@@ -30,6 +33,7 @@ class TableFlightService final : public FlightHandler {
 
   table::TableStore* const tables_;
   const std::string advertise_;
+  const cluster::Membership* const membership_;
 };
 
 }  // namespace mink::flight

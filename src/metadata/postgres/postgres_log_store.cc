@@ -34,6 +34,8 @@ const char* const kMigrations[] = {
     "CREATE TABLE snapshot_parts (seq BIGINT NOT NULL, part INTEGER NOT NULL,"
     " body TEXT NOT NULL, PRIMARY KEY (seq, part));"
     "ALTER TABLE snapshots ADD COLUMN parts INTEGER NOT NULL DEFAULT 0;",
+    // 4: each node's advertised Kafka address beside its Flight address.
+    "ALTER TABLE heartbeats ADD COLUMN kafka_address TEXT NOT NULL DEFAULT '';",
 };
 
 // Rows per INSERT of CommitGroupOffsets (7 parameters each; PostgreSQL allows 65535).
@@ -472,24 +474,24 @@ Status PostgresLogStore::Prune(int64_t commands_up_to_seq, int keep_snapshots) {
 
 Status PostgresLogStore::UpsertHeartbeat(const Heartbeat& h) {
   return Query(
-             "INSERT INTO heartbeats (node_id, node_epoch, address, updated_ms)"
-             " VALUES ($1, $2, $3, $4) ON CONFLICT (node_id) DO UPDATE SET"
+             "INSERT INTO heartbeats (node_id, node_epoch, address, updated_ms, kafka_address)"
+             " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (node_id) DO UPDATE SET"
              " node_epoch = excluded.node_epoch, address = excluded.address,"
-             " updated_ms = excluded.updated_ms",
+             " updated_ms = excluded.updated_ms, kafka_address = excluded.kafka_address",
              {std::to_string(h.node_id), std::to_string(h.node_epoch), h.address,
-              std::to_string(h.updated_ms)},
+              std::to_string(h.updated_ms), h.kafka_address},
              "upsert heartbeat")
       .status();
 }
 
 Result<std::vector<Heartbeat>> PostgresLogStore::ListHeartbeats() {
-  MINK_ASSIGN_OR_RETURN(Rows rows, Query("SELECT node_id, node_epoch, address, updated_ms"
-                                         " FROM heartbeats ORDER BY node_id",
+  MINK_ASSIGN_OR_RETURN(Rows rows, Query("SELECT node_id, node_epoch, address, updated_ms,"
+                                         " kafka_address FROM heartbeats ORDER BY node_id",
                                          {}, "list heartbeats"));
   std::vector<Heartbeat> out;
   for (int i = 0; i < rows.count(); ++i) {
     out.push_back(Heartbeat{static_cast<int32_t>(rows.Int(i, 0)), rows.Int(i, 1), rows.Text(i, 2),
-                            rows.Int(i, 3)});
+                            rows.Int(i, 3), rows.Text(i, 4)});
   }
   return out;
 }

@@ -71,6 +71,8 @@ const char* const kMigrations[] = {
     "CREATE TABLE snapshot_parts (seq INTEGER NOT NULL, part INTEGER NOT NULL,"
     " body TEXT NOT NULL, PRIMARY KEY (seq, part)) WITHOUT ROWID;"
     "ALTER TABLE snapshots ADD COLUMN parts INTEGER NOT NULL DEFAULT 0;",
+    // 4: each node's advertised Kafka address beside its Flight address.
+    "ALTER TABLE heartbeats ADD COLUMN kafka_address TEXT NOT NULL DEFAULT '';",
 };
 
 constexpr std::chrono::milliseconds kPollInterval{100};
@@ -448,15 +450,16 @@ Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
   return InTransaction(
       [&]() -> Status {
         Stmt stmt(*statements_,
-                  "INSERT INTO heartbeats (node_id, node_epoch, address, updated_ms)"
-                  " VALUES (?, ?, ?, ?) ON CONFLICT(node_id) DO UPDATE SET"
+                  "INSERT INTO heartbeats (node_id, node_epoch, address, updated_ms,"
+                  " kafka_address) VALUES (?, ?, ?, ?, ?) ON CONFLICT(node_id) DO UPDATE SET"
                   " node_epoch = excluded.node_epoch, address = excluded.address,"
-                  " updated_ms = excluded.updated_ms");
+                  " updated_ms = excluded.updated_ms, kafka_address = excluded.kafka_address");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         stmt.Bind(1, static_cast<int64_t>(h.node_id));
         stmt.Bind(2, h.node_epoch);
         stmt.Bind(3, h.address);
         stmt.Bind(4, h.updated_ms);
+        stmt.Bind(5, h.kafka_address);
         if (stmt.Step() != SQLITE_DONE) return SqliteError(db_, "upsert heartbeat");
         return Status::Ok();
       },
@@ -466,13 +469,14 @@ Status SqliteLogStore::UpsertHeartbeat(const Heartbeat& h) {
 Result<std::vector<Heartbeat>> SqliteLogStore::ListHeartbeats() {
   Connection lock(this);
   Stmt stmt(*statements_,
-            "SELECT node_id, node_epoch, address, updated_ms FROM heartbeats ORDER BY node_id");
+            "SELECT node_id, node_epoch, address, updated_ms, kafka_address FROM heartbeats"
+            " ORDER BY node_id");
   MINK_RETURN_IF_ERROR(stmt.prepared());
   std::vector<Heartbeat> out;
   int rc;
   while ((rc = stmt.Step()) == SQLITE_ROW) {
     out.push_back(Heartbeat{static_cast<int32_t>(stmt.Int(0)), stmt.Int(1), stmt.Text(2),
-                            stmt.Int(3)});
+                            stmt.Int(3), stmt.Text(4)});
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, "list heartbeats");
   return out;

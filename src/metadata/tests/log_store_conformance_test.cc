@@ -56,7 +56,7 @@ TEST_P(LogStoreConformance, MigrateIsIdempotentAndVersioned) {
   ASSERT_TRUE(store_->Migrate().ok());
   auto v = store_->SchemaVersion();
   ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_EQ(*v, 3);
+  EXPECT_EQ(*v, 4);
 }
 
 TEST_P(LogStoreConformance, InsertedCommandsReadBackInOrder) {
@@ -175,13 +175,15 @@ TEST_P(LogStoreConformance, AnUnfinishedSnapshotIsInvisibleAndAMissingPartIsData
 TEST_P(LogStoreConformance, HeartbeatsUpsert) {
   ASSERT_TRUE(store_->UpsertHeartbeat({1, 1, "a:1", 100}).ok());
   ASSERT_TRUE(store_->UpsertHeartbeat({2, 1, "b:1", 100}).ok());
-  ASSERT_TRUE(store_->UpsertHeartbeat({1, 2, "a:2", 200}).ok());
+  ASSERT_TRUE(store_->UpsertHeartbeat({1, 2, "a:2", 200, "a:9092"}).ok());
   auto beats = store_->ListHeartbeats();
   ASSERT_TRUE(beats.ok()) << beats.status();
   ASSERT_EQ(beats->size(), 2u);
   EXPECT_EQ((*beats)[0].node_epoch, 2);
   EXPECT_EQ((*beats)[0].address, "a:2");
   EXPECT_EQ((*beats)[0].updated_ms, 200);
+  EXPECT_EQ((*beats)[0].kafka_address, "a:9092");
+  EXPECT_EQ((*beats)[1].kafka_address, "");
 }
 
 TEST_P(LogStoreConformance, LeaseIsExclusiveUntilItExpires) {
@@ -300,7 +302,7 @@ TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToTheNewestVersion) {
   EXPECT_EQ(*old_db.SchemaVersion(), 1);
   EXPECT_FALSE(old_db.group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 1)}).ok());  // no table yet
   ASSERT_TRUE(old_db.Migrate().ok());
-  EXPECT_EQ(*old_db.SchemaVersion(), 3);
+  EXPECT_EQ(*old_db.SchemaVersion(), 4);
   auto snapshot = old_db.LatestSnapshot();  // written before snapshots had parts
   ASSERT_TRUE(snapshot.ok() && snapshot->has_value()) << snapshot.status();
   EXPECT_EQ((*snapshot)->body, "state at 1");
@@ -314,7 +316,7 @@ TEST_P(LogStoreConformance, MigratesAVersion1DatabaseToTheNewestVersion) {
   auto again = OpenLogStore(url);
   ASSERT_TRUE(again.ok());
   ASSERT_TRUE((*again)->Migrate().ok());
-  EXPECT_EQ(*(*again)->SchemaVersion(), 3);
+  EXPECT_EQ(*(*again)->SchemaVersion(), 4);
   EXPECT_EQ((*again)->group_offsets()->ListGroupOffsets("g")->size(), 1u);
 }
 

@@ -149,7 +149,7 @@ TEST_F(PostgresLogStoreTest, NodesMigratingConcurrentlyAllSucceed) {
   }
   for (auto& t : threads) t.join();
   for (const Status& s : results) EXPECT_TRUE(s.ok()) << s;
-  EXPECT_EQ(*nodes[0]->SchemaVersion(), 3);
+  EXPECT_EQ(*nodes[0]->SchemaVersion(), 4);
 }
 
 TEST_F(PostgresLogStoreTest, ThePasswordIsNeitherDescribedNorInErrors) {
