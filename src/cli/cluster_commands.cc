@@ -28,15 +28,17 @@ int Nodes(const ClusterOptions& o) {
   if (!result.ok()) return ReportError(kCommand, result.status());
   const bool as_json = o.format.empty() ? !IsTerminal(STDOUT_FILENO) : o.format == "json";
   std::string out;
-  client::TablePrinter printer({"node", "epoch", "flight", "kafka", "live", "buckets"},
-                               {true, true, false, false, false, true});
+  client::TablePrinter printer(
+      {"node", "epoch", "flight", "kafka", "live", "coordinator", "buckets"},
+      {true, true, false, false, false, false, true});
   if (auto it = result->find("nodes"); it != result->end() && it->is_array()) {
     for (const auto& n : *it) {
       if (!n.is_object()) continue;
       // One object per line, the keys as the node sends them.
       json line = {{"node", n.value("node", 0)},       {"epoch", n.value("epoch", 0)},
                    {"flight", n.value("flight", "")},  {"kafka", n.value("kafka", "")},
-                   {"live", n.value("live", false)},   {"buckets", n.value("buckets", 0)}};
+                   {"live", n.value("live", false)},   {"buckets", n.value("buckets", 0)},
+                   {"coordinator", n.value("coordinator", false)}};
       if (as_json) {
         out += line.dump() + "\n";
       } else {
@@ -44,6 +46,7 @@ int Nodes(const ClusterOptions& o) {
                         std::to_string(line["epoch"].get<int64_t>()),
                         line["flight"].get<std::string>(), line["kafka"].get<std::string>(),
                         line["live"].get<bool>() ? "yes" : "no",
+                        line["coordinator"].get<bool>() ? "yes" : "",
                         std::to_string(line["buckets"].get<int64_t>())});
       }
     }
@@ -60,7 +63,8 @@ void AddClusterCommands(CLI::App* app, int* exit_code) {
   cluster->require_subcommand(1);
   auto o = std::make_shared<ClusterOptions>();
   CLI::App* nodes = cluster->add_subcommand(
-      "nodes", "Every node: id, epoch, advertised Flight and Kafka addresses, live, buckets owned");
+      "nodes",
+      "Every node: id, epoch, advertised Flight and Kafka addresses, live, coordinator, buckets");
   nodes->add_option("--format", o->format, "json (one object per line) or text (default: text on "
                                            "a terminal, json otherwise)")
       ->check(CLI::IsMember({"json", "text"}));

@@ -11,9 +11,12 @@ Result<std::vector<Member>> Membership::Members() const {
   for (const auto& b : beats) {
     Member m{b.node_id, b.node_epoch, b.address, b.kafka_address, b.updated_ms, false};
     // A row of an older process (the newest registered epoch is higher) is not a live node.
-    const int64_t registered =
-        meta_->Read([&](const metadata::State& s) { return s.NodeEpoch(b.node_id); });
-    m.live = b.node_epoch == registered && now - b.updated_ms < session_timeout_.count();
+    meta_->Read([&](const metadata::State& s) {
+      m.live = b.node_epoch == s.NodeEpoch(b.node_id) &&
+               now - b.updated_ms < session_timeout_.count();
+      m.coordinator = s.coordinator().node_id == b.node_id &&
+                      s.coordinator().node_epoch == b.node_epoch;
+    });
     members.push_back(std::move(m));
   }
   return members;

@@ -34,6 +34,7 @@ struct Member {
   std::string kafka_address;   // host:port, "" without a Kafka listener
   int64_t heartbeat_ms = 0;    // when the last heartbeat was written (the writer's clock)
   bool live = false;
+  bool coordinator = false;  // the elected coordinator (coordinator.h)
 };
 
 class Membership {

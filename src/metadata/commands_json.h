@@ -14,6 +14,8 @@ using nlohmann::json;
 
 json ToJson(const RegisterNode& c);
 void FromJson(const json& j, RegisterNode* c);
+json ToJson(const ElectCoordinator& c);
+void FromJson(const json& j, ElectCoordinator* c);
 
 json ToJson(const CreateStream& c);
 void FromJson(const json& j, CreateStream* c);

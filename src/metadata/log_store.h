@@ -104,6 +104,9 @@ class LogStore {
   // the caller holds it iff lease.holder == holder.
   virtual Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
                                         int64_t now_ms, int64_t ttl_ms) = 0;
+  // Lease `name` as it is, or nothing if it was never taken. Inside WithAppendLock it reads in
+  // that transaction, so an append can check that its writer still holds a lease.
+  virtual Result<std::optional<Lease>> ReadLease(const std::string& name) = 0;
 
   // The consumer groups' committed offsets, kept beside the log (group_offset_store.h); null
   // when the store keeps none.
@@ -147,6 +150,9 @@ class ForwardingLogStore : public LogStore {
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
                                 int64_t now_ms, int64_t ttl_ms) override {
     return inner_->TryAcquireLease(name, holder, now_ms, ttl_ms);
+  }
+  Result<std::optional<Lease>> ReadLease(const std::string& name) override {
+    return inner_->ReadLease(name);
   }
   GroupOffsetStore* group_offsets() override { return inner_->group_offsets(); }
   std::string Describe() const override { return inner_->Describe(); }

@@ -135,7 +135,9 @@ Status MetadataLog::CatchUpLocked(const std::string& our_id, int64_t* our_seq) {
   }
 }
 
-Result<int64_t> MetadataLog::Append(const Builder& build) {
+Result<int64_t> MetadataLog::Append(const Builder& build) { return AppendGuarded(build, nullptr); }
+
+Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& guard) {
   const std::string id = NewAppendId();
   const auto deadline = SteadyNow() + options_.append_timeout;
   Backoff backoff(std::chrono::milliseconds(2), std::chrono::milliseconds(200));
@@ -162,6 +164,13 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
         refused = command.status();
         return refused;
       }
+      if (guard) {
+        Status allowed = guard(store_.get());
+        if (!allowed.ok()) {
+          refused = allowed;
+          return refused;
+        }
+      }
       record.id = id;
       record.time_ms = options_.clock->NowMillis();
       record.node = options_.node_label;
@@ -174,7 +183,8 @@ Result<int64_t> MetadataLog::Append(const Builder& build) {
     {
       // Lock order: catch_up_mutex_, then the store's connection (the tailer takes the same).
       std::lock_guard<std::mutex> lock(catch_up_mutex_);
-      s = options_.use_append_lock ? store_->WithAppendLock(attempt) : attempt();
+      // A guard must see the database in the insert's transaction: always under the lock.
+      s = options_.use_append_lock || guard ? store_->WithAppendLock(attempt) : attempt();
     }
     if (!refused.ok()) return refused;
     if (s.ok()) {

@@ -55,6 +55,11 @@ class MetadataLog {
   // command once it is durable in the log and applied to this node's state.
   using Builder = std::function<Result<Command>(const State&)>;
   Result<int64_t> Append(const Builder& build);
+  // As Append, with `guard` run in the same database transaction as the insert, under the
+  // append lock, before it (a coordinator checks that it still holds its lease). A guard that
+  // fails refuses the append with its error; the command is not written.
+  using Guard = std::function<Status(LogStore*)>;
+  Result<int64_t> AppendGuarded(const Builder& build, const Guard& guard);
   Result<int64_t> Append(const Command& command) {
     return Append([command](const State&) -> Result<Command> { return command; });
   }

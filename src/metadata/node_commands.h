@@ -19,4 +19,16 @@ struct RegisterNode {
   bool operator==(const RegisterNode&) const = default;
 };
 
+// The holder of the coordinator lease (a row of the leases table, not a command) announces
+// itself. lease_epoch must be higher than the last elected coordinator's, and the node process
+// registered and current; from then on only this coordinator's assignments are valid.
+struct ElectCoordinator {
+  static constexpr std::string_view kKind = "coordinator.elect";
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;
+  int64_t lease_epoch = 0;
+
+  bool operator==(const ElectCoordinator&) const = default;
+};
+
 }  // namespace mink::metadata

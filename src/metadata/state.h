@@ -19,6 +19,13 @@ struct NodeState {
   int64_t node_epoch = 0;  // the newest registered process of this node
 };
 
+// The last elected coordinator (ElectCoordinator); node_id 0 before any.
+struct CoordinatorState {
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;
+  int64_t lease_epoch = 0;
+};
+
 // Where one run of a stream's offsets lives.
 struct Segment {
   int64_t start_offset = 0;
@@ -97,6 +104,7 @@ class State {
   uint64_t next_stream_id() const { return next_stream_id_; }
 
   const StreamState* FindStream(uint64_t id) const;
+  const CoordinatorState& coordinator() const { return coordinator_; }
   int64_t NodeEpoch(int32_t node_id) const;
 
   const std::map<std::string, DatabaseState>& databases() const { return databases_; }
@@ -125,6 +133,8 @@ class State {
   // (state.cc) dispatch to them; Serialize and Deserialize are in state_json.cc.
   Status CheckCommand(const RegisterNode& c) const;
   void ApplyCommand(const RegisterNode& c, int64_t time_ms);
+  Status CheckCommand(const ElectCoordinator& c) const;
+  void ApplyCommand(const ElectCoordinator& c, int64_t time_ms);
   Status CheckCommand(const CreateStream& c) const;
   void ApplyCommand(const CreateStream& c, int64_t time_ms);
   Status CheckCommand(const OpenStreams& c) const;
@@ -171,6 +181,7 @@ class State {
   int64_t applied_seq_ = 0;
   uint64_t next_stream_id_ = 1;
   std::map<int32_t, NodeState> nodes_;
+  CoordinatorState coordinator_;
   std::map<uint64_t, StreamState> streams_;
   std::map<std::string, ObjectState> objects_;
   std::map<std::string, int64_t> unreferenced_;

@@ -83,6 +83,13 @@ std::string State::Serialize() const {
   out.reserve(256 + 96 * segments + 64 * objects_.size() + 48 * unreferenced_.size());
   out += "{\"applied_seq\":";
   AppendJsonInt(&out, applied_seq_);
+  out += ",\"coordinator\":[";
+  AppendJsonInt(&out, coordinator_.node_id);
+  out += ',';
+  AppendJsonInt(&out, coordinator_.node_epoch);
+  out += ',';
+  AppendJsonInt(&out, coordinator_.lease_epoch);
+  out += ']';
   json databases = json::array();
   for (const auto& [name, d] : databases_) databases.push_back({name, d.created_ms});
   out += ",\"databases\":";
@@ -180,6 +187,10 @@ Result<State> State::Deserialize(const std::string& text) {
     }
     State s;
     s.applied_seq_ = j.at("applied_seq").get<int64_t>();
+    if (auto c = j.find("coordinator"); c != j.end()) {  // absent in snapshots before it existed
+      s.coordinator_ = CoordinatorState{c->at(0).get<int32_t>(), c->at(1).get<int64_t>(),
+                                        c->at(2).get<int64_t>()};
+    }
     s.next_stream_id_ = j.at("next_stream_id").get<uint64_t>();
     for (const auto& n : j.at("nodes")) {
       int32_t id = n.at(0).get<int32_t>();

@@ -25,4 +25,23 @@ void State::ApplyCommand(const RegisterNode& c, int64_t /*time_ms*/) {
     nodes_[c.node_id] = NodeState{c.node_id, c.node_epoch};
   }
 
+Status State::CheckCommand(const ElectCoordinator& c) const {
+  if (c.node_id <= 0) return InvalidArgumentError("node id must be positive");
+  if (NodeEpoch(c.node_id) != c.node_epoch) {
+    return AbortedError("node " + std::to_string(c.node_id) + " epoch " +
+                        std::to_string(c.node_epoch) + " is fenced (current " +
+                        std::to_string(NodeEpoch(c.node_id)) + ")");
+  }
+  if (c.lease_epoch <= coordinator_.lease_epoch) {
+    return AbortedError("coordinator lease epoch " + std::to_string(c.lease_epoch) +
+                        " is not newer than the elected one's " +
+                        std::to_string(coordinator_.lease_epoch));
+  }
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const ElectCoordinator& c, int64_t /*time_ms*/) {
+  coordinator_ = CoordinatorState{c.node_id, c.node_epoch, c.lease_epoch};
+}
+
 }  // namespace mink::metadata

@@ -101,6 +101,10 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   if (!config.kafka_listen.empty()) {
     kafka_advertise = config.kafka_advertise.empty() ? config.kafka_listen : config.kafka_advertise;
   }
+  node->coordinator_ = std::make_unique<cluster::Coordinator>(
+      node->meta_.get(), cluster::NodeProcess{config.node_id, node->identity_.node_epoch},
+      config.session_timeout);
+  node->coordinator_->Start();
   node->heartbeater_ = std::make_unique<cluster::Heartbeater>(
       node->meta_.get(),
       metadata::Heartbeat{config.node_id, node->identity_.node_epoch, advertise, 0, kafka_advertise});
@@ -121,6 +125,7 @@ void Node::Stop() {
     stopping_ = true;
   }
   if (heartbeater_) heartbeater_->Stop();
+  if (coordinator_) coordinator_->Stop();
   if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));
   if (kafka_) kafka_->Stop();
   if (broker_) broker_->Stop();

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cluster/coordinator.h"
 #include "cluster/membership.h"
 #include "config/serve_config.h"
 #include "flight/server/flight_server.h"
@@ -49,6 +50,7 @@ class Node {
   std::unique_ptr<kafka::Broker> broker_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
 
+  std::unique_ptr<cluster::Coordinator> coordinator_;  // every node competes for the lease
   std::unique_ptr<cluster::Heartbeater> heartbeater_;  // last: it announces a node that serves
 
   std::mutex mutex_;

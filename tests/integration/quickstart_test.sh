@@ -112,9 +112,10 @@ expect "mink table offsets shop.events --format text" "b0  start=0 end=2" \
   "$(mink table offsets shop.events --format text)"
 expect "mink table offsets shop.events --at 0" '{"bucket":"b0","start":0,"end":2,"at":0}' \
   "$(mink table offsets shop.events --at 0)"
-# One node, live, advertising its listeners, owning the five buckets (two partitions of two, one).
+# One node, live, the coordinator, advertising its listeners, owning the five buckets (two
+# partitions of two buckets, and one).
 expect "mink cluster nodes" \
-  "{\"buckets\":5,\"epoch\":1,\"flight\":\"grpc://127.0.0.1:$FLIGHT_PORT\",\"kafka\":\"$BROKER\",\"live\":true,\"node\":1}" \
+  "{\"buckets\":5,\"coordinator\":true,\"epoch\":1,\"flight\":\"grpc://127.0.0.1:$FLIGHT_PORT\",\"kafka\":\"$BROKER\",\"live\":true,\"node\":1}" \
   "$(mink cluster nodes)"
 
 # mink read shop.events -f: a tail that new writes reach, ended by Ctrl-C with status 0.

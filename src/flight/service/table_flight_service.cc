@@ -381,6 +381,7 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
                        {"flight", m.flight_address},
                        {"kafka", m.kafka_address},
                        {"live", m.live},
+                       {"coordinator", m.coordinator},
                        {"heartbeat_ms", m.heartbeat_ms},
                        {"buckets", buckets == owned.end() ? 0 : buckets->second}});
     }
@@ -411,7 +412,7 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
                        "integer-valued columns over the log below \"end\""},
       {"init-writer", "{}: a writer id for idempotent writes"},
       {"list-nodes", "{}: every node that heartbeats: id, epoch, advertised Flight and Kafka "
-                     "addresses, whether it is live, the buckets it owns"},
+                     "addresses, whether it is live and the coordinator, the buckets it owns"},
   };
 }
 

@@ -522,6 +522,21 @@ Result<Lease> PostgresLogStore::TryAcquireLease(const std::string& name, const s
   return lease;
 }
 
+Result<std::optional<Lease>> PostgresLogStore::ReadLease(const std::string& name) {
+  std::optional<Lease> lease;
+  Status s = InTransaction([&]() -> Status {
+    MINK_ASSIGN_OR_RETURN(Rows rows,
+                          Exec("SELECT name, holder, epoch, expires_ms FROM leases WHERE name = $1",
+                               {name}, "read lease"));
+    if (rows.count() == 1) {
+      lease = Lease{rows.Text(0, 0), rows.Text(0, 1), rows.Int(0, 2), rows.Int(0, 3)};
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return lease;
+}
+
 Status PostgresLogStore::CommitGroupOffsets(const std::string& group,
                                             const std::vector<GroupOffset>& offsets) {
   const std::vector<GroupOffset> rows = LastPerPartition(offsets);

@@ -517,6 +517,23 @@ Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std
   return lease;
 }
 
+Result<std::optional<Lease>> SqliteLogStore::ReadLease(const std::string& name) {
+  std::optional<Lease> lease;
+  Status s = InTransaction(
+      [&]() -> Status {
+        Stmt sel(*statements_, "SELECT name, holder, epoch, expires_ms FROM leases WHERE name = ?");
+        MINK_RETURN_IF_ERROR(sel.prepared());
+        sel.Bind(1, name);
+        int rc = sel.Step();
+        if (rc == SQLITE_ROW) lease = Lease{sel.Text(0), sel.Text(1), sel.Int(2), sel.Int(3)};
+        else if (rc != SQLITE_DONE) return SqliteError(db_, "read lease");
+        return Status::Ok();
+      },
+      /*immediate=*/false);
+  if (!s.ok()) return s;
+  return lease;
+}
+
 Status SqliteLogStore::CommitGroupOffsets(const std::string& group,
                                           const std::vector<GroupOffset>& offsets) {
   if (offsets.empty()) return Status::Ok();

@@ -39,6 +39,7 @@ class SqliteLogStore final : public LogStore, public GroupOffsetStore {
   Result<std::vector<Heartbeat>> ListHeartbeats() override;
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder, int64_t now_ms,
                                 int64_t ttl_ms) override;
+  Result<std::optional<Lease>> ReadLease(const std::string& name) override;
   GroupOffsetStore* group_offsets() override { return this; }
   Status CommitGroupOffsets(const std::string& group,
                             const std::vector<GroupOffset>& offsets) override;

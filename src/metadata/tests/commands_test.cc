@@ -59,6 +59,7 @@ std::vector<Command> OneOfEachKind() {
       AlterTable{44, R"({"columns":[]})"},
       AllocateWriterId{1234567890123},
       CommitKvSnapshot{17, "kv/17/000001.snap", -1, 5555, 640},
+      ElectCoordinator{3, 7, 12},
   };
 }
 

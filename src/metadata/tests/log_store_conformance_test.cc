@@ -186,6 +186,25 @@ TEST_P(LogStoreConformance, HeartbeatsUpsert) {
   EXPECT_EQ((*beats)[1].kafka_address, "");
 }
 
+TEST_P(LogStoreConformance, ALeaseReadsBackAsItIsAlsoInsideTheAppendLock) {
+  auto none = store_->ReadLease("coordinator");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(store_->TryAcquireLease("coordinator", "node-1", 1000, 500).ok());
+  std::optional<Lease> seen;
+  ASSERT_TRUE(store_
+                  ->WithAppendLock([&]() -> Status {
+                    auto lease = store_->ReadLease("coordinator");
+                    if (!lease.ok()) return lease.status();
+                    seen = *lease;
+                    return Status::Ok();
+                  })
+                  .ok());
+  ASSERT_TRUE(seen.has_value());
+  EXPECT_EQ(seen->holder, "node-1");
+  EXPECT_EQ(seen->expires_ms, 1500);
+}
+
 TEST_P(LogStoreConformance, LeaseIsExclusiveUntilItExpires) {
   auto a = store_->TryAcquireLease("coordinator", "node-1", 1000, 500);
   ASSERT_TRUE(a.ok()) << a.status();

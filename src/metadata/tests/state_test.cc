@@ -155,6 +155,23 @@ TEST_F(StateTest, ASegmentsRecordTimeBoundSurvivesTheSnapshot) {
   EXPECT_EQ(loaded->Serialize(), s_.Serialize());
 }
 
+// The elected coordinator survives a snapshot; a snapshot written before elections existed loads
+// with none.
+TEST_F(StateTest, TheElectedCoordinatorSurvivesTheSnapshot) {
+  MustApply(&s_, ElectCoordinator{1, 1, 4});
+  EXPECT_FALSE(s_.Validate(ElectCoordinator{1, 1, 4}).ok()) << "not a newer lease epoch";
+  nlohmann::json j = nlohmann::json::parse(s_.Serialize());
+  EXPECT_EQ(j["coordinator"], nlohmann::json::array({1, 1, 4}));
+  auto loaded = State::Deserialize(j.dump());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->coordinator().lease_epoch, 4);
+  EXPECT_EQ(loaded->Serialize(), s_.Serialize());
+  j.erase("coordinator");
+  auto old = State::Deserialize(j.dump());
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->coordinator().node_id, 0);
+}
+
 // Serialize writes its text by hand; it must be exactly what the json library writes for the
 // same document (sorted keys, no spaces, its escapes), so parsing and dumping it changes nothing.
 TEST_F(StateTest, SerializeWritesCanonicalJson) {

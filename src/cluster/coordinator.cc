@@ -1,0 +1,109 @@
+#include "cluster/coordinator.h"
+
+#include "base/log.h"
+#include "cluster/membership.h"
+
+namespace mink::cluster {
+
+Coordinator::Coordinator(metadata::MetadataLog* meta, NodeProcess self,
+                         std::chrono::milliseconds lease_ttl)
+    : meta_(meta), self_(self), holder_(HolderName(self)), lease_ttl_(lease_ttl) {}
+
+std::string Coordinator::HolderName(NodeProcess node) {
+  return "node-" + std::to_string(node.node_id) + "-e" + std::to_string(node.node_epoch);
+}
+
+Status Coordinator::CheckLease(metadata::LogStore* store, int64_t lease_epoch) const {
+  MINK_ASSIGN_OR_RETURN(auto lease, store->ReadLease(kCoordinatorLease));
+  const int64_t now = meta_->clock()->NowMillis();
+  if (!lease || lease->holder != holder_ || lease->epoch != lease_epoch ||
+      lease->expires_ms <= now) {
+    return FailedPreconditionError(
+        "node " + std::to_string(self_.node_id) + " is not the coordinator: the lease is " +
+        (lease ? "held by " + lease->holder + " at epoch " + std::to_string(lease->epoch)
+               : std::string("not taken")));
+  }
+  return Status::Ok();
+}
+
+Result<bool> Coordinator::Tick() {
+  auto lease = meta_->store()->TryAcquireLease(kCoordinatorLease, holder_,
+                                               meta_->clock()->NowMillis(), lease_ttl_.count());
+  if (!lease.ok()) {
+    // The database is out of reach: a coordinator that cannot renew stops acting as one.
+    lease_epoch_ = 0;
+    return lease.status();
+  }
+  if (lease->holder != holder_) {
+    if (lease_epoch_.exchange(0) != 0) {
+      MINK_LOG_INFO("cluster", "node {} is no longer the coordinator: {} holds the lease",
+                    self_.node_id, lease->holder);
+    }
+    return false;
+  }
+  const int64_t epoch = lease->epoch;
+  const bool elected = meta_->Read([&](const metadata::State& s) {
+    const auto& c = s.coordinator();
+    return c.node_id == self_.node_id && c.node_epoch == self_.node_epoch &&
+           c.lease_epoch == epoch;
+  });
+  if (!elected) {
+    auto seq = meta_->AppendGuarded(
+        [&](const metadata::State&) -> Result<metadata::Command> {
+          return metadata::Command(
+              metadata::ElectCoordinator{self_.node_id, self_.node_epoch, epoch});
+        },
+        [&](metadata::LogStore* store) { return CheckLease(store, epoch); });
+    if (!seq.ok()) {
+      lease_epoch_ = 0;
+      return seq.status();
+    }
+    MINK_LOG_INFO("cluster", "node {} is the coordinator (lease epoch {})", self_.node_id, epoch);
+  }
+  lease_epoch_ = epoch;
+  return true;
+}
+
+Result<int64_t> Coordinator::Append(const metadata::MetadataLog::Builder& build) {
+  const int64_t epoch = lease_epoch_.load();
+  if (epoch == 0) {
+    return FailedPreconditionError("node " + std::to_string(self_.node_id) +
+                                   " is not the coordinator");
+  }
+  return meta_->AppendGuarded(build,
+                              [&](metadata::LogStore* store) { return CheckLease(store, epoch); });
+}
+
+void Coordinator::Start() {
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+      lock.unlock();
+      auto held = Tick();
+      if (!held.ok()) MINK_LOG_WARN("cluster", "coordinator lease: {}", held.status().ToString());
+      lock.lock();
+      cv_.wait_for(lock, kHeartbeatInterval, [&] { return stopping_; });
+    }
+  });
+}
+
+void Coordinator::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  // A node that stops hands the lease on at once rather than after its time to live: renewed
+  // with none left, any other node takes it at its next round.
+  if (lease_epoch_.exchange(0) != 0) {
+    auto released = meta_->store()->TryAcquireLease(kCoordinatorLease, holder_,
+                                                    meta_->clock()->NowMillis(), 0);
+    if (!released.ok()) {
+      MINK_LOG_WARN("cluster", "releasing the coordinator lease: {}", released.status().ToString());
+    }
+  }
+}
+
+}  // namespace mink::cluster
