@@ -22,7 +22,8 @@ namespace mink::metadata {
 using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObjects,
                              ReplaceSegments, TrimStream, DeleteStream, ForgetObjects,
                              CreateDatabase, DropDatabase, CreateTable, DropTable, CreatePartition,
-                             AlterTable, AllocateWriterId, CommitKvSnapshot, ElectCoordinator>;
+                             AlterTable, AllocateWriterId, CommitKvSnapshot, ElectCoordinator,
+                             AssignStreams>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

@@ -29,6 +29,8 @@ json ToJson(const TrimStream& c);
 void FromJson(const json& j, TrimStream* c);
 json ToJson(const DeleteStream& c);
 void FromJson(const json& j, DeleteStream* c);
+json ToJson(const AssignStreams& c);
+void FromJson(const json& j, AssignStreams* c);
 json ToJson(const ForgetObjects& c);
 void FromJson(const json& j, ForgetObjects* c);
 

@@ -44,6 +44,7 @@ struct StreamState {
   int64_t epoch = 0;            // 0 until first opened
   int32_t owner_node = 0;       // 0 = no owner
   int64_t owner_node_epoch = 0;
+  int32_t assigned_node = 0;    // who the coordinator gave it to (AssignStreams); 0 = nobody yet
   int64_t start_offset = 0;     // first readable offset (moves with trimming)
   int64_t end_offset = 0;       // one past the last committed offset (the high watermark)
   std::map<int64_t, Segment> segments;  // by start offset; contiguous up to end_offset
@@ -149,6 +150,8 @@ class State {
   void ApplyCommand(const DeleteStream& c, int64_t time_ms);
   Status CheckCommand(const ForgetObjects& c) const;
   void ApplyCommand(const ForgetObjects& c, int64_t time_ms);
+  Status CheckCommand(const AssignStreams& c) const;
+  void ApplyCommand(const AssignStreams& c, int64_t time_ms);
   Status CheckCommand(const CreateDatabase& c) const;
   void ApplyCommand(const CreateDatabase& c, int64_t time_ms);
   Status CheckCommand(const DropDatabase& c) const;

@@ -118,7 +118,13 @@ std::string State::Serialize() const {
   for (const auto& [id, st] : streams_) {
     out += sep;
     sep = ",";
-    out += "{\"end\":";
+    out += '{';
+    if (st.assigned_node != 0) {  // only once a coordinator assigned the stream
+      out += "\"assigned\":";
+      AppendJsonInt(&out, st.assigned_node);
+      out += ',';
+    }
+    out += "\"end\":";
     AppendJsonInt(&out, st.end_offset);
     out += ",\"epoch\":";
     AppendJsonInt(&out, st.epoch);
@@ -203,6 +209,7 @@ Result<State> State::Deserialize(const std::string& text) {
       st.epoch = js.at("epoch").get<int64_t>();
       st.owner_node = js.at("owner").get<int32_t>();
       st.owner_node_epoch = js.at("owner_epoch").get<int64_t>();
+      st.assigned_node = js.value("assigned", 0);
       st.start_offset = js.at("start").get<int64_t>();
       st.end_offset = js.at("end").get<int64_t>();
       for (const auto& g : js.at("segments")) {

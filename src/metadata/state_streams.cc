@@ -273,4 +273,30 @@ void State::RemoveStream(uint64_t stream_id, int64_t time_ms) {
   }
 }
 
+Status State::CheckCommand(const AssignStreams& c) const {
+  if (c.coordinator == 0 || c.coordinator != coordinator_.node_id ||
+      c.lease_epoch != coordinator_.lease_epoch) {
+    return AbortedError("node " + std::to_string(c.coordinator) + " at lease epoch " +
+                        std::to_string(c.lease_epoch) + " is not the elected coordinator (node " +
+                        std::to_string(coordinator_.node_id) + " at lease epoch " +
+                        std::to_string(coordinator_.lease_epoch) + ")");
+  }
+  if (c.assignments.empty()) return InvalidArgumentError("no streams to assign");
+  std::map<uint64_t, bool> seen;
+  for (const auto& a : c.assignments) {
+    if (FindStream(a.stream_id) == nullptr) return NotFoundError("no " + StreamName(a.stream_id));
+    if (!seen.emplace(a.stream_id, true).second) {
+      return InvalidArgumentError(StreamName(a.stream_id) + " appears twice");
+    }
+    if (NodeEpoch(a.node_id) == 0) {
+      return NotFoundError("node " + std::to_string(a.node_id) + " never registered");
+    }
+  }
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const AssignStreams& c, int64_t /*time_ms*/) {
+  for (const auto& a : c.assignments) streams_[a.stream_id].assigned_node = a.node_id;
+}
+
 }  // namespace mink::metadata

@@ -99,6 +99,21 @@ json ToJson(const DeleteStream& c) { return {{"stream", c.stream_id}}; }
 
 void FromJson(const json& j, DeleteStream* c) { c->stream_id = j.at("stream").get<uint64_t>(); }
 
+json ToJson(const AssignStreams& c) {
+  json assignments = json::array();
+  for (const auto& a : c.assignments) assignments.push_back({a.stream_id, a.node_id});
+  return {{"coordinator", c.coordinator}, {"lease_epoch", c.lease_epoch},
+          {"assignments", assignments}};
+}
+
+void FromJson(const json& j, AssignStreams* c) {
+  c->coordinator = j.at("coordinator").get<int32_t>();
+  c->lease_epoch = j.at("lease_epoch").get<int64_t>();
+  for (const auto& a : j.at("assignments")) {
+    c->assignments.push_back(StreamAssignment{a.at(0).get<uint64_t>(), a.at(1).get<int32_t>()});
+  }
+}
+
 json ToJson(const ForgetObjects& c) { return {{"keys", c.keys}}; }
 
 void FromJson(const json& j, ForgetObjects* c) {

@@ -108,6 +108,25 @@ struct DeleteStream {
   bool operator==(const DeleteStream&) const = default;
 };
 
+// The coordinator gives streams to nodes: each named node is to serve its stream from now on
+// (it opens it at epoch + 1, which fences the previous owner). Valid only from the elected
+// coordinator at its lease epoch (ElectCoordinator), for registered nodes.
+struct StreamAssignment {
+  uint64_t stream_id = 0;
+  int32_t node_id = 0;
+
+  bool operator==(const StreamAssignment&) const = default;
+};
+
+struct AssignStreams {
+  static constexpr std::string_view kKind = "streams.assign";
+  int32_t coordinator = 0;
+  int64_t lease_epoch = 0;
+  std::vector<StreamAssignment> assignments;
+
+  bool operator==(const AssignStreams&) const = default;
+};
+
 // Objects that lost their last segment and waited out the grace period were deleted.
 struct ForgetObjects {
   static constexpr std::string_view kKind = "objects.forget";

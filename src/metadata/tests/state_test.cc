@@ -172,6 +172,26 @@ TEST_F(StateTest, TheElectedCoordinatorSurvivesTheSnapshot) {
   EXPECT_EQ(old->coordinator().node_id, 0);
 }
 
+// Only the elected coordinator at its lease epoch assigns streams, to registered nodes; the
+// assignment survives a snapshot.
+TEST_F(StateTest, StreamsAreAssignedByTheElectedCoordinatorOnly) {
+  EXPECT_EQ(s_.Validate(AssignStreams{1, 1, {StreamAssignment{1, 1}}}).code(), StatusCode::kAborted)
+      << "nobody is elected yet";
+  MustApply(&s_, ElectCoordinator{1, 1, 3});
+  EXPECT_EQ(s_.Validate(AssignStreams{1, 2, {StreamAssignment{1, 1}}}).code(), StatusCode::kAborted)
+      << "an older lease epoch";
+  EXPECT_EQ(s_.Validate(AssignStreams{1, 3, {StreamAssignment{99, 1}}}).code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(s_.Validate(AssignStreams{1, 3, {StreamAssignment{1, 42}}}).code(),
+            StatusCode::kNotFound) << "node 42 never registered";
+  MustApply(&s_, AssignStreams{1, 3, {StreamAssignment{1, 1}}});
+  EXPECT_EQ(s_.FindStream(1)->assigned_node, 1);
+  auto loaded = State::Deserialize(s_.Serialize());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->FindStream(1)->assigned_node, 1);
+  EXPECT_EQ(loaded->Serialize(), s_.Serialize());
+}
+
 // Serialize writes its text by hand; it must be exactly what the json library writes for the
 // same document (sorted keys, no spaces, its escapes), so parsing and dumping it changes nothing.
 TEST_F(StateTest, SerializeWritesCanonicalJson) {
