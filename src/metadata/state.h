@@ -152,6 +152,8 @@ class State {
   void ApplyCommand(const ForgetObjects& c, int64_t time_ms);
   Status CheckCommand(const AssignStreams& c) const;
   void ApplyCommand(const AssignStreams& c, int64_t time_ms);
+  Status CheckCommand(const ReleaseStreams& c) const;
+  void ApplyCommand(const ReleaseStreams& c, int64_t time_ms);
   Status CheckCommand(const CreateDatabase& c) const;
   void ApplyCommand(const CreateDatabase& c, int64_t time_ms);
   Status CheckCommand(const DropDatabase& c) const;

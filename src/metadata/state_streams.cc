@@ -296,7 +296,36 @@ Status State::CheckCommand(const AssignStreams& c) const {
 }
 
 void State::ApplyCommand(const AssignStreams& c, int64_t /*time_ms*/) {
-  for (const auto& a : c.assignments) streams_[a.stream_id].assigned_node = a.node_id;
+  for (const auto& a : c.assignments) {
+    StreamState& st = streams_[a.stream_id];
+    st.assigned_node = a.node_id;
+    if (a.takeover) {
+      st.owner_node = 0;
+      st.owner_node_epoch = 0;
+    }
+  }
+}
+
+Status State::CheckCommand(const ReleaseStreams& c) const {
+  MINK_RETURN_IF_ERROR(CheckOwner(c.node_id, c.node_epoch));
+  if (c.stream_ids.empty()) return InvalidArgumentError("no streams to release");
+  for (uint64_t id : c.stream_ids) {
+    const StreamState* st = FindStream(id);
+    if (st == nullptr) return NotFoundError("no " + StreamName(id));
+    if (st->owner_node != c.node_id || st->owner_node_epoch != c.node_epoch) {
+      return AbortedError(StreamName(id) + " is not owned by node " + std::to_string(c.node_id) +
+                          " epoch " + std::to_string(c.node_epoch));
+    }
+  }
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const ReleaseStreams& c, int64_t /*time_ms*/) {
+  for (uint64_t id : c.stream_ids) {
+    StreamState& st = streams_[id];
+    st.owner_node = 0;
+    st.owner_node_epoch = 0;
+  }
 }
 
 }  // namespace mink::metadata

@@ -101,7 +101,11 @@ void FromJson(const json& j, DeleteStream* c) { c->stream_id = j.at("stream").ge
 
 json ToJson(const AssignStreams& c) {
   json assignments = json::array();
-  for (const auto& a : c.assignments) assignments.push_back({a.stream_id, a.node_id});
+  for (const auto& a : c.assignments) {
+    json one = {a.stream_id, a.node_id};
+    if (a.takeover) one.push_back(1);
+    assignments.push_back(std::move(one));
+  }
   return {{"coordinator", c.coordinator}, {"lease_epoch", c.lease_epoch},
           {"assignments", assignments}};
 }
@@ -110,8 +114,19 @@ void FromJson(const json& j, AssignStreams* c) {
   c->coordinator = j.at("coordinator").get<int32_t>();
   c->lease_epoch = j.at("lease_epoch").get<int64_t>();
   for (const auto& a : j.at("assignments")) {
-    c->assignments.push_back(StreamAssignment{a.at(0).get<uint64_t>(), a.at(1).get<int32_t>()});
+    c->assignments.push_back(StreamAssignment{a.at(0).get<uint64_t>(), a.at(1).get<int32_t>(),
+                                              a.size() > 2 && a.at(2).get<int>() != 0});
   }
+}
+
+json ToJson(const ReleaseStreams& c) {
+  return {{"node", c.node_id}, {"node_epoch", c.node_epoch}, {"streams", c.stream_ids}};
+}
+
+void FromJson(const json& j, ReleaseStreams* c) {
+  c->node_id = j.at("node").get<int32_t>();
+  c->node_epoch = j.at("node_epoch").get<int64_t>();
+  c->stream_ids = j.at("streams").get<std::vector<uint64_t>>();
 }
 
 json ToJson(const ForgetObjects& c) { return {{"keys", c.keys}}; }

@@ -108,12 +108,16 @@ struct DeleteStream {
   bool operator==(const DeleteStream&) const = default;
 };
 
-// The coordinator gives streams to nodes: each named node is to serve its stream from now on
-// (it opens it at epoch + 1, which fences the previous owner). Valid only from the elected
-// coordinator at its lease epoch (ElectCoordinator), for registered nodes.
+// The coordinator gives streams to nodes: each named node is to serve its stream from now on.
+// The node opens it (at epoch + 1) once it has no owner: after the previous owner flushed and
+// released it (ReleaseStreams), or at once with `takeover`, which the coordinator sets when the
+// owner is dead: applying it clears the owner, so the dead owner's commits are refused from
+// then on. Valid only from the elected coordinator at its lease epoch (ElectCoordinator), for
+// registered nodes.
 struct StreamAssignment {
   uint64_t stream_id = 0;
   int32_t node_id = 0;
+  bool takeover = false;
 
   bool operator==(const StreamAssignment&) const = default;
 };
@@ -125,6 +129,18 @@ struct AssignStreams {
   std::vector<StreamAssignment> assignments;
 
   bool operator==(const AssignStreams&) const = default;
+};
+
+// A node process gives up streams it owns (a planned move, or its shutdown) after every append
+// of them was committed or failed: they keep their epoch and have no owner until their
+// assigned node opens them. All or none.
+struct ReleaseStreams {
+  static constexpr std::string_view kKind = "streams.release";
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;
+  std::vector<uint64_t> stream_ids;
+
+  bool operator==(const ReleaseStreams&) const = default;
 };
 
 // Objects that lost their last segment and waited out the grace period were deleted.

@@ -60,7 +60,8 @@ std::vector<Command> OneOfEachKind() {
       AllocateWriterId{1234567890123},
       CommitKvSnapshot{17, "kv/17/000001.snap", -1, 5555, 640},
       ElectCoordinator{3, 7, 12},
-      AssignStreams{3, 12, {StreamAssignment{17, 2}, StreamAssignment{18, 3}}},
+      AssignStreams{3, 12, {StreamAssignment{17, 2}, StreamAssignment{18, 3, true}}},
+      ReleaseStreams{2, 4, {17, 18}},
   };
 }
 

@@ -192,6 +192,28 @@ TEST_F(StateTest, StreamsAreAssignedByTheElectedCoordinatorOnly) {
   EXPECT_EQ(loaded->Serialize(), s_.Serialize());
 }
 
+// A planned move: the owner releases (only its own streams, at its current epoch), the stream
+// keeps its epoch and has no owner. A takeover clears the owner at once, so the dead owner's
+// commits are refused.
+TEST_F(StateTest, ReleasedAndTakenOverStreamsHaveNoOwner) {
+  ASSERT_EQ(s_.FindStream(1)->owner_node, 1);
+  const int64_t epoch = s_.FindStream(1)->epoch;
+  EXPECT_EQ(s_.Validate(ReleaseStreams{2, 1, {1}}).code(), StatusCode::kAborted) << "not node 2's";
+  EXPECT_EQ(s_.Validate(ReleaseStreams{1, 1, {99}}).code(), StatusCode::kNotFound);
+  MustApply(&s_, ReleaseStreams{1, 1, {1}});
+  EXPECT_EQ(s_.FindStream(1)->owner_node, 0);
+  EXPECT_EQ(s_.FindStream(1)->epoch, epoch);
+  EXPECT_EQ(s_.Validate(ReleaseStreams{1, 1, {1}}).code(), StatusCode::kAborted) << "twice";
+
+  MustApply(&s_, OpenStreams{1, 1, {{1, epoch + 1}}});
+  MustApply(&s_, ElectCoordinator{2, 1, 1});
+  MustApply(&s_, AssignStreams{2, 1, {StreamAssignment{1, 2, true}}});
+  EXPECT_EQ(s_.FindStream(1)->owner_node, 0);
+  EXPECT_EQ(s_.FindStream(1)->assigned_node, 2);
+  CommitObjects late{1, 1, {Obj("wal/late", 1, epoch + 1, 0, 1)}};
+  EXPECT_EQ(s_.Validate(late).code(), StatusCode::kAborted) << "the dead owner is fenced";
+}
+
 // Serialize writes its text by hand; it must be exactly what the json library writes for the
 // same document (sorted keys, no spaces, its escapes), so parsing and dumping it changes nothing.
 TEST_F(StateTest, SerializeWritesCanonicalJson) {
