@@ -179,6 +179,32 @@ void StreamStore::CloseStream(uint64_t stream_id) {
   tail_.Drop(stream_id);
 }
 
+Status StreamStore::ReleaseStreams(const std::vector<uint64_t>& stream_ids,
+                                   std::chrono::milliseconds drain_timeout) {
+  if (stream_ids.empty()) return Status::Ok();
+  if (!writer_->Drain(stream_ids, drain_timeout)) {
+    MINK_LOG_WARN("storage", "releasing {} streams: appends still in flight after {} ms fail",
+                  stream_ids.size(), drain_timeout.count());
+  }
+  for (uint64_t id : stream_ids) tail_.Drop(id);
+  bool nothing = false;
+  auto seq = meta_->Append([&](const State& s) -> Result<Command> {
+    metadata::ReleaseStreams release{node_.node_id, node_.node_epoch, {}};
+    for (uint64_t id : stream_ids) {
+      const metadata::StreamState* st = s.FindStream(id);
+      if (st != nullptr && st->owner_node == node_.node_id &&
+          st->owner_node_epoch == node_.node_epoch) {
+        release.stream_ids.push_back(id);
+      }
+    }
+    nothing = release.stream_ids.empty();
+    if (nothing) return AbortedError("none of the streams is owned here any more");
+    return Command(std::move(release));
+  });
+  if (!seq.ok() && !nothing) return seq.status();
+  return Status::Ok();
+}
+
 Status StreamStore::DeleteStream(uint64_t stream_id) {
   CloseStream(stream_id);
   auto seq = meta_->Append(Command(metadata::DeleteStream{stream_id}));

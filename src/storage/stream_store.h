@@ -79,6 +79,11 @@ class StreamStore {
   bool Writes(uint64_t stream_id) const { return writer_->Owns(stream_id); }
   // Stops writing a stream here (local; the next owner fences us anyway).
   void CloseStream(uint64_t stream_id);
+  // Gives streams up for another node to open (a planned move, a shutdown): stops taking
+  // appends of them, waits at most `drain_timeout` for those taken to be committed or failed,
+  // then releases the ones this node process still owns (one metadata command).
+  Status ReleaseStreams(const std::vector<uint64_t>& stream_ids,
+                        std::chrono::milliseconds drain_timeout);
   Status DeleteStream(uint64_t stream_id);
 
   // Queues a batch and returns its base offset; `done` gets OK once the batch is committed.

@@ -50,9 +50,26 @@ void WalWriter::Release(uint64_t stream_id) {
   owned_.erase(stream_id);
 }
 
+bool WalWriter::Drain(const std::vector<uint64_t>& stream_ids, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (uint64_t id : stream_ids) {
+    auto it = owned_.find(id);
+    if (it != owned_.end()) it->second.draining = true;
+  }
+  const bool settled = space_cv_.wait_for(lock, timeout, [&] {
+    for (uint64_t id : stream_ids) {
+      if (unsettled_.count(id)) return false;
+    }
+    return true;
+  });
+  for (uint64_t id : stream_ids) owned_.erase(id);
+  return settled;
+}
+
 bool WalWriter::Owns(uint64_t stream_id) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return owned_.count(stream_id) > 0;
+  auto it = owned_.find(stream_id);
+  return it != owned_.end() && !it->second.draining;
 }
 
 Result<int64_t> WalWriter::Append(uint64_t stream_id, BatchInput input, AppendCallback done) {
@@ -68,7 +85,11 @@ Result<int64_t> WalWriter::Append(uint64_t stream_id, BatchInput input, AppendCa
                                    " is not open for writing on node " +
                                    std::to_string(node_.node_id));
   };
-  if (!owned_.count(stream_id)) return not_owner();
+  auto draining = [&] {
+    auto it = owned_.find(stream_id);
+    return it == owned_.end() || it->second.draining;
+  };
+  if (draining()) return not_owner();
   bool has_space = space_cv_.wait_for(lock, options_.append_wait_timeout, [&] {
     return stopping_ || pending_bytes_ == 0 || pending_bytes_ + size <= options_.max_pending_bytes;
   });
@@ -77,8 +98,9 @@ Result<int64_t> WalWriter::Append(uint64_t stream_id, BatchInput input, AppendCa
     return ResourceExhaustedError("too much data waiting for the object store (" +
                                   std::to_string(pending_bytes_) + " bytes)");
   }
+  if (draining()) return not_owner();
   auto it = owned_.find(stream_id);
-  if (it == owned_.end()) return not_owner();
+  ++unsettled_[stream_id];
   int64_t base = it->second.next_offset;
   it->second.next_offset += input.record_count;
   pending_bytes_ += size;
@@ -149,6 +171,7 @@ void WalWriter::SealLoop() {
         live.push_back(std::move(p));
       } else {
         dropped_bytes += EncodedBatchSize(p.input);
+        Settle(p.stream_id, 1);
         dropped.push_back(std::move(p));
       }
     }
@@ -405,8 +428,18 @@ void WalWriter::Finish(const std::vector<std::shared_ptr<Sealed>>& group) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_bytes_ -= bytes;
+    for (const auto& s : group) {
+      for (const auto& run : s->runs) Settle(run.stream_id, static_cast<int64_t>(run.callbacks.size()));
+    }
   }
   space_cv_.notify_all();
+}
+
+void WalWriter::Settle(uint64_t stream_id, int64_t appends) {
+  auto it = unsettled_.find(stream_id);
+  if (it == unsettled_.end()) return;
+  it->second -= appends;
+  if (it->second <= 0) unsettled_.erase(it);
 }
 
 void WalWriter::Stop() {

@@ -51,6 +51,10 @@ class WalWriter {
   void Adopt(uint64_t stream_id, int64_t epoch, int64_t committed_end);
   // Stops writing a stream; its appends not yet sealed fail with Aborted.
   void Release(uint64_t stream_id);
+  // Stops taking appends of these streams and waits (at most `timeout`) until every append
+  // already taken was committed or failed, then stops writing them. Whether all settled.
+  bool Drain(const std::vector<uint64_t>& stream_ids, std::chrono::milliseconds timeout);
+  // Whether this node writes the stream (and is not draining it).
   bool Owns(uint64_t stream_id) const;
 
   // Assigns the batch its offsets and queues it; returns its base offset. `done` is called once
@@ -95,6 +99,7 @@ class WalWriter {
     int64_t epoch;
     uint64_t generation = 0;  // bumps when offsets are rewound after a failure
     int64_t next_offset;      // offset of the next append
+    bool draining = false;    // Drain: no new appends
   };
 
   void SealLoop();
@@ -107,6 +112,8 @@ class WalWriter {
   void Commit(const std::vector<std::shared_ptr<Sealed>>& group);
   // Fails every append of a run, and rewinds or releases its stream.
   void FailRun(SealedRun* run, const Status& why, bool fenced);
+  // Counts a stream's settled appends down (unsettled_). Called with mutex_ held.
+  void Settle(uint64_t stream_id, int64_t appends);
   void Finish(const std::vector<std::shared_ptr<Sealed>>& group);
 
   const StorageOptions options_;
@@ -120,6 +127,7 @@ class WalWriter {
   std::condition_variable seal_cv_;    // open object grew, or uploads finished
   std::condition_variable space_cv_;   // pending bytes went down
   std::map<uint64_t, Owned> owned_;
+  std::map<uint64_t, int64_t> unsettled_;  // appends taken, not yet committed or failed
   std::vector<Pending> open_;          // the open WAL object
   size_t open_bytes_ = 0;
   SteadyTime open_since_;

@@ -228,6 +228,41 @@ TEST_F(StreamStoreTest, ANewOwnerFencesTheOldOwner) {
             StatusCode::kFailedPrecondition);
 }
 
+// A planned hand-off: every append taken before the release is committed (none fails), later
+// ones are refused, and the next node opens at the released end.
+TEST_F(StreamStoreTest, AReleaseCommitsWhatItTookAndHandsTheStreamOnAtItsEnd) {
+  options_.wal_flush_interval = std::chrono::milliseconds(50);
+  auto a = Node(1);
+  auto b = Node(2);
+  uint64_t s = NewOpenStream(a.get());
+  std::vector<std::future<Status>> taken;
+  for (int i = 0; i < 20; ++i) {
+    auto p = std::make_shared<std::promise<Status>>();
+    taken.push_back(p->get_future());
+    auto base = a->store->Append(s, Records("a" + std::to_string(i)),
+                                 [p](Status st) { p->set_value(st); });
+    ASSERT_TRUE(base.ok()) << base.status();
+    EXPECT_EQ(*base, i);
+  }
+  ASSERT_TRUE(a->store->ReleaseStreams({s}, std::chrono::seconds(10)).ok());
+  for (auto& f : taken) EXPECT_TRUE(f.get().ok());
+  EXPECT_FALSE(a->store->Writes(s));
+  EXPECT_EQ(a->store->Append(s, Records("late"), [](Status) {}).status().code(),
+            StatusCode::kFailedPrecondition);
+  a->meta->Read([&](const metadata::State& state) {
+    EXPECT_EQ(state.FindStream(s)->owner_node, 0);
+    EXPECT_EQ(state.FindStream(s)->end_offset, 20);
+  });
+  // Releasing again is a no-op; the next owner continues at 20.
+  EXPECT_TRUE(a->store->ReleaseStreams({s}, std::chrono::seconds(1)).ok());
+  ASSERT_TRUE(b->meta->CatchUp().ok());
+  ASSERT_TRUE(b->store->OpenStream(s).ok());
+  auto r = b->store->AppendAndWait(s, Records("b0"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->base_offset, 20);
+  EXPECT_EQ(ReadAll(b->store.get(), s).size(), 21u);
+}
+
 TEST_F(StreamStoreTest, ARestartedNodeFencesItsOldProcess) {
   auto old_process = Node(1);
   uint64_t s = NewOpenStream(old_process.get());
