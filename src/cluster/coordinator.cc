@@ -74,6 +74,21 @@ Result<int64_t> Coordinator::Append(const metadata::MetadataLog::Builder& build)
                               [&](metadata::LogStore* store) { return CheckLease(store, epoch); });
 }
 
+Result<size_t> Coordinator::Balance(const std::set<int32_t>& live_nodes,
+                                    const BalanceOptions& options) {
+  const int64_t epoch = lease_epoch_.load();
+  size_t assigned = 0;
+  auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
+    metadata::AssignStreams c{self_.node_id, epoch, PlanAssignments(s, live_nodes, options)};
+    assigned = c.assignments.size();
+    if (assigned == 0) return AbortedError("nothing to assign");
+    return metadata::Command(std::move(c));
+  });
+  if (!seq.ok()) return assigned == 0 ? Result<size_t>(size_t{0}) : Result<size_t>(seq.status());
+  MINK_LOG_DEBUG("cluster", "coordinator {} assigned {} streams", self_.node_id, assigned);
+  return assigned;
+}
+
 void Coordinator::Start() {
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mutex_);

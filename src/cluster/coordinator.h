@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "base/result.h"
+#include "cluster/balancer.h"
 #include "metadata/metadata_log.h"
 
 namespace mink::cluster {
@@ -49,6 +50,9 @@ class Coordinator {
   // Appends `build`'s command while this node holds the lease: the lease row is read again in
   // the transaction that inserts the command. FailedPrecondition when it does not hold it.
   Result<int64_t> Append(const metadata::MetadataLog::Builder& build);
+  // One assignment round (PlanAssignments on the caught-up state) appended while this node
+  // holds the lease; how many streams it assigned.
+  Result<size_t> Balance(const std::set<int32_t>& live_nodes, const BalanceOptions& options = {});
 
   // The holder name of a node process in the lease row.
   static std::string HolderName(NodeProcess node);

@@ -31,6 +31,8 @@ json ToJson(const DeleteStream& c);
 void FromJson(const json& j, DeleteStream* c);
 json ToJson(const AssignStreams& c);
 void FromJson(const json& j, AssignStreams* c);
+json ToJson(const LeaveCluster& c);
+void FromJson(const json& j, LeaveCluster* c);
 json ToJson(const ReleaseStreams& c);
 void FromJson(const json& j, ReleaseStreams* c);
 json ToJson(const ForgetObjects& c);

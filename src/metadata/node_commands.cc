@@ -13,6 +13,13 @@ json ToJson(const ElectCoordinator& c) {
   return {{"node", c.node_id}, {"node_epoch", c.node_epoch}, {"lease_epoch", c.lease_epoch}};
 }
 
+json ToJson(const LeaveCluster& c) { return {{"node", c.node_id}, {"node_epoch", c.node_epoch}}; }
+
+void FromJson(const json& j, LeaveCluster* c) {
+  c->node_id = j.at("node").get<int32_t>();
+  c->node_epoch = j.at("node_epoch").get<int64_t>();
+}
+
 void FromJson(const json& j, ElectCoordinator* c) {
   c->node_id = j.at("node").get<int32_t>();
   c->node_epoch = j.at("node_epoch").get<int64_t>();

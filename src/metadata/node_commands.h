@@ -31,4 +31,15 @@ struct ElectCoordinator {
   bool operator==(const ElectCoordinator&) const = default;
 };
 
+// A node process is shutting down: the coordinator moves its buckets to other nodes (each
+// released after its appends settled) and assigns it nothing more. A new process of the node
+// id (RegisterNode) is a member again.
+struct LeaveCluster {
+  static constexpr std::string_view kKind = "node.leave";
+  int32_t node_id = 0;
+  int64_t node_epoch = 0;
+
+  bool operator==(const LeaveCluster&) const = default;
+};
+
 }  // namespace mink::metadata

@@ -17,6 +17,7 @@ namespace mink::metadata {
 struct NodeState {
   int32_t node_id = 0;
   int64_t node_epoch = 0;  // the newest registered process of this node
+  bool leaving = false;    // that process is shutting down (LeaveCluster)
 };
 
 // The last elected coordinator (ElectCoordinator); node_id 0 before any.
@@ -136,6 +137,8 @@ class State {
   void ApplyCommand(const RegisterNode& c, int64_t time_ms);
   Status CheckCommand(const ElectCoordinator& c) const;
   void ApplyCommand(const ElectCoordinator& c, int64_t time_ms);
+  Status CheckCommand(const LeaveCluster& c) const;
+  void ApplyCommand(const LeaveCluster& c, int64_t time_ms);
   Status CheckCommand(const CreateStream& c) const;
   void ApplyCommand(const CreateStream& c, int64_t time_ms);
   Status CheckCommand(const OpenStreams& c) const;

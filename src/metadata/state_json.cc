@@ -107,7 +107,13 @@ std::string State::Serialize() const {
   AppendJsonInt(&out, next_writer_id_);
   out += ",\"nodes\":[";
   first = true;
-  for (const auto& [id, n] : nodes_) AppendJsonTuple(&out, &first, id, n.node_epoch);
+  for (const auto& [id, n] : nodes_) {
+    if (n.leaving) {
+      AppendJsonTuple(&out, &first, id, n.node_epoch, 1);
+    } else {
+      AppendJsonTuple(&out, &first, id, n.node_epoch);
+    }
+  }
   out += "],\"objects\":[";
   first = true;
   for (const auto& [key, o] : objects_) {
@@ -200,7 +206,7 @@ Result<State> State::Deserialize(const std::string& text) {
     s.next_stream_id_ = j.at("next_stream_id").get<uint64_t>();
     for (const auto& n : j.at("nodes")) {
       int32_t id = n.at(0).get<int32_t>();
-      s.nodes_[id] = NodeState{id, n.at(1).get<int64_t>()};
+      s.nodes_[id] = NodeState{id, n.at(1).get<int64_t>(), n.size() > 2 && n.at(2).get<int>() != 0};
     }
     for (const auto& js : j.at("streams")) {
       StreamState st;

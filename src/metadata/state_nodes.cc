@@ -40,6 +40,20 @@ Status State::CheckCommand(const ElectCoordinator& c) const {
   return Status::Ok();
 }
 
+Status State::CheckCommand(const LeaveCluster& c) const {
+  if (c.node_id <= 0) return InvalidArgumentError("node id must be positive");
+  if (NodeEpoch(c.node_id) != c.node_epoch) {
+    return AbortedError("node " + std::to_string(c.node_id) + " epoch " +
+                        std::to_string(c.node_epoch) + " is fenced (current " +
+                        std::to_string(NodeEpoch(c.node_id)) + ")");
+  }
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const LeaveCluster& c, int64_t /*time_ms*/) {
+  nodes_[c.node_id].leaving = true;
+}
+
 void State::ApplyCommand(const ElectCoordinator& c, int64_t /*time_ms*/) {
   coordinator_ = CoordinatorState{c.node_id, c.node_epoch, c.lease_epoch};
 }

@@ -23,6 +23,14 @@ BucketState* BucketStates::Get(uint64_t stream_id, const std::string& label) {
   return b.get();
 }
 
+void BucketStates::Invalidate(const std::vector<uint64_t>& streams) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (uint64_t s : streams) {
+    auto it = buckets_.find(s);
+    if (it != buckets_.end()) it->second->writers_stale = true;
+  }
+}
+
 void BucketStates::Forget(const std::vector<uint64_t>& streams) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (uint64_t s : streams) buckets_.erase(s);
@@ -41,6 +49,10 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     bucket->writers.Clear();
   }
   if (bucket->loaded) return Status::Ok();
+  // Rebuilt from nothing: what was here may be older than the stream (another node wrote it).
+  bucket->kv = KvState();
+  bucket->writers.Clear();
+  bucket->snapshot_offset = 0;
   int64_t start = 0, end = 0;
   std::optional<metadata::KvSnapshotState> snapshot;
   meta_->Read([&](const State& s) {

@@ -44,6 +44,9 @@ class BucketStates {
 
   // The state of the bucket with this stream, created empty (not loaded) on first use.
   BucketState* Get(uint64_t stream_id, const std::string& label);
+  // Makes these streams' states be rebuilt before their next use (the bucket moved between
+  // nodes, so the stream may hold writes this state has not seen).
+  void Invalidate(const std::vector<uint64_t>& streams);
   // Forgets the states of these streams (a dropped table).
   void Forget(const std::vector<uint64_t>& streams);
   // Every state, by stream id.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/log.h"
 #include "table/arrow_rows.h"
 
 namespace mink::table {
@@ -26,6 +27,11 @@ Status SplitTableName(const std::string& name, std::string* database, std::strin
 }
 
 namespace {
+
+// How long creating buckets waits for a coordinator to give them owners (its next round, and
+// the assigned node opening them; a coordinator that just died is replaced within a session
+// timeout).
+constexpr std::chrono::milliseconds kOwnerWait{15'000};
 
 // The Arrow IPC body compression a table's options ask for (LZ4 by default).
 arrow::CompressionCodec CodecOf(const TableDescriptor& d) {
@@ -149,6 +155,10 @@ Result<TableInfo> Catalog::CreateTable(const std::string& name, const TableSpec&
     return t ? t->streams : std::vector<uint64_t>{};
   });
   ownership_->AdoptNew(streams);
+  if (ownership_->assignment().new_buckets_wait_for_owners() &&
+      !ownership_->AwaitOwners(streams, kOwnerWait)) {
+    MINK_LOG_WARN("table", "{}: not every bucket has an owner after {} ms", name, kOwnerWait.count());
+  }
   return DescribeTable(name);
 }
 
@@ -212,6 +222,12 @@ Result<uint64_t> Catalog::EnsurePartition(const ResolvedTable& table, const std:
     return (t && p != t->partitions.end()) ? p->second.streams : std::vector<uint64_t>{};
   });
   ownership_->AdoptNew(streams);
+  if (ownership_->assignment().new_buckets_wait_for_owners() &&
+      !ownership_->AwaitOwners(streams, kOwnerWait)) {
+    return UnavailableError("partition " + partition + " of " + table.name +
+                            ": no node took its buckets within " +
+                            std::to_string(kOwnerWait.count()) + " ms");
+  }
   if (meta_->Read([&](const State& s) { return lookup(s, &stream); })) return stream;
   return NotFoundError("partition " + partition + " of " + table.name + " disappeared");
 }

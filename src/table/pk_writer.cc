@@ -183,6 +183,8 @@ Status PrimaryKeyWriter::SnapshotAll() {
     if (name.empty()) continue;
     MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(name));
     std::lock_guard<std::mutex> lock(bucket->mutex);
+    // A bucket that moved to another node is that node's to snapshot.
+    if (bucket->writers_stale || !storage_->Writes(bucket->stream_id)) continue;
     MINK_RETURN_IF_ERROR(MaybeSnapshot(*table, bucket, true));
   }
   return Status::Ok();

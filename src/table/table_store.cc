@@ -33,6 +33,27 @@ Status TableStore::Start() {
   return Status::Ok();
 }
 
+Result<bool> TableStore::FollowAssignment(std::chrono::milliseconds drain_timeout) {
+  BucketOwnership::Moves moves = ownership_.Pending();
+  if (moves.empty()) return false;
+  buckets_.Invalidate(moves.take);
+  Status applied = ownership_.Apply(moves, drain_timeout);
+  for (const auto* list : {&moves.take, &moves.release, &moves.lost}) buckets_.Invalidate(*list);
+  MINK_RETURN_IF_ERROR(applied);
+  MINK_LOG_INFO("table", "buckets moved: took {}, released {}, lost {}", moves.take.size(),
+                moves.release.size(), moves.lost.size());
+  return true;
+}
+
+Status TableStore::ReleaseAll(std::chrono::milliseconds drain_timeout) {
+  std::vector<uint64_t> written;
+  for (uint64_t stream : meta_->Read([](const metadata::State& s) { return AllBucketStreams(s); })) {
+    if (storage_->Writes(stream)) written.push_back(stream);
+  }
+  buckets_.Invalidate(written);
+  return storage_->ReleaseStreams(written, drain_timeout);
+}
+
 Status TableStore::DropTable(const std::string& name) {
   MINK_ASSIGN_OR_RETURN(std::vector<uint64_t> streams, catalog_.DropTable(name));
   buckets_.Forget(streams);

@@ -73,6 +73,15 @@ class TableStore {
   // the tables' retention rules and starts periodic KV snapshots.
   Status Start();
   void Stop();
+  // Does what the assignment says now: stops writing buckets another node took over, releases
+  // those assigned elsewhere (after their appends settled, at most `drain_timeout`), opens
+  // those assigned here; the working state of each moved bucket is rebuilt before its next
+  // write. Whether anything moved.
+  Result<bool> FollowAssignment(std::chrono::milliseconds drain_timeout);
+  // Releases every bucket this node writes, after their appends settled (a shutdown).
+  Status ReleaseAll(std::chrono::milliseconds drain_timeout);
+  // Whether this node writes the stream of a bucket now.
+  bool Writes(uint64_t stream_id) const { return storage_->Writes(stream_id); }
 
   Status CreateDatabase(const std::string& name) { return catalog_.CreateDatabase(name); }
   Status DropDatabase(const std::string& name, bool cascade) {

@@ -62,6 +62,7 @@ std::vector<Command> OneOfEachKind() {
       ElectCoordinator{3, 7, 12},
       AssignStreams{3, 12, {StreamAssignment{17, 2}, StreamAssignment{18, 3, true}}},
       ReleaseStreams{2, 4, {17, 18}},
+      LeaveCluster{2, 4},
   };
 }
 

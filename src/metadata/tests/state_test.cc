@@ -214,6 +214,19 @@ TEST_F(StateTest, ReleasedAndTakenOverStreamsHaveNoOwner) {
   EXPECT_EQ(s_.Validate(late).code(), StatusCode::kAborted) << "the dead owner is fenced";
 }
 
+// A leaving node process is marked until a new process of its node id registers.
+TEST_F(StateTest, ALeavingNodeIsMarkedUntilItsNextProcess) {
+  EXPECT_EQ(s_.Validate(LeaveCluster{1, 2}).code(), StatusCode::kAborted);
+  MustApply(&s_, LeaveCluster{1, 1});
+  EXPECT_TRUE(s_.nodes().at(1).leaving);
+  auto loaded = State::Deserialize(s_.Serialize());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->nodes().at(1).leaving);
+  EXPECT_FALSE(loaded->nodes().at(2).leaving);
+  MustApply(&s_, RegisterNode{1, 2});
+  EXPECT_FALSE(s_.nodes().at(1).leaving);
+}
+
 // Serialize writes its text by hand; it must be exactly what the json library writes for the
 // same document (sorted keys, no spaces, its escapes), so parsing and dumping it changes nothing.
 TEST_F(StateTest, SerializeWritesCanonicalJson) {
