@@ -24,6 +24,22 @@ Status PrepareMetaDirectory(const std::string& meta_url) {
 
 }  // namespace
 
+bool IsClusterDatabase(const std::string& meta_url) {
+  return meta_url.rfind("postgres://", 0) == 0 || meta_url.rfind("postgresql://", 0) == 0;
+}
+
+Status RefuseSecondNode(const cluster::Membership& membership, int32_t node_id) {
+  MINK_ASSIGN_OR_RETURN(auto members, membership.Members());
+  for (const auto& m : members) {
+    if (m.live && m.node_id != node_id) {
+      return FailedPreconditionError(
+          "node " + std::to_string(m.node_id) + " is live on this SQLite metadata database; "
+          "SQLite serves one node: run several nodes on PostgreSQL (--meta-url postgres://...)");
+    }
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   auto node = std::unique_ptr<Node>(new Node(config));
   MINK_RETURN_IF_ERROR(PrepareMetaDirectory(config.meta_url));
@@ -61,9 +77,16 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   options.block_cache_bytes = config.block_cache_bytes;
   MINK_ASSIGN_OR_RETURN(node->storage_, storage::StreamStore::Open(options, node->meta_.get(),
                                                                    stores, node->identity_));
-  node->tables_ = std::make_unique<table::TableStore>(node->meta_.get(), node->storage_.get());
-  MINK_RETURN_IF_ERROR(node->tables_->Start());
   node->membership_ = std::make_unique<cluster::Membership>(node->meta_.get(), config.session_timeout);
+  const bool cluster = IsClusterDatabase(config.meta_url);
+  if (!cluster) MINK_RETURN_IF_ERROR(RefuseSecondNode(*node->membership_, config.node_id));
+  if (cluster) {
+    node->assignment_ = std::make_unique<table::CoordinatedAssignment>(node->identity_);
+  }
+  table::TableOptions table_options;
+  node->tables_ = std::make_unique<table::TableStore>(node->meta_.get(), node->storage_.get(),
+                                                      table_options, node->assignment_.get());
+  MINK_RETURN_IF_ERROR(node->tables_->Start());
   std::string advertise = config.advertise.empty() ? "grpc://" + config.listen : config.advertise;
   node->flight_service_ = std::make_unique<flight::TableFlightService>(
       node->tables_.get(), advertise, node->membership_.get());
@@ -84,6 +107,10 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     bo.default_partitions = config.default_partitions;
     bo.auto_create_topics = config.kafka_auto_create_topics;
     bo.max_message_bytes = config.kafka_max_message_bytes;
+    if (cluster) {
+      node->kafka_view_ = std::make_unique<KafkaClusterView>(node->meta_.get(), node->membership_.get());
+      bo.cluster = node->kafka_view_.get();
+    }
     kafka::GroupCoordinatorOptions go;
     go.offsets = node->meta_->store()->group_offsets();
     go.partition_exists = [raw = node.get()](const std::string& topic, int32_t partition) {
@@ -105,6 +132,12 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
       node->meta_.get(), cluster::NodeProcess{config.node_id, node->identity_.node_epoch},
       config.session_timeout);
   node->coordinator_->Start();
+  if (cluster) {
+    node->follower_ = std::make_unique<ClusterFollower>(
+        node->meta_.get(), node->tables_.get(), node->membership_.get(), node->coordinator_.get(),
+        node->identity_);
+    node->follower_->Start();
+  }
   node->heartbeater_ = std::make_unique<cluster::Heartbeater>(
       node->meta_.get(),
       metadata::Heartbeat{config.node_id, node->identity_.node_epoch, advertise, 0, kafka_advertise});
@@ -123,6 +156,12 @@ void Node::Stop() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) return;
     stopping_ = true;
+  }
+  if (follower_) {
+    // A graceful stop hands this node's buckets to the others before it goes.
+    Status left = follower_->Leave(2 * config_.session_timeout);
+    if (!left.ok()) MINK_LOG_WARN("node", "leaving the cluster: {}", left.ToString());
+    follower_->Stop();
   }
   if (heartbeater_) heartbeater_->Stop();
   if (coordinator_) coordinator_->Stop();

@@ -10,6 +10,8 @@
 
 #include "cluster/coordinator.h"
 #include "cluster/membership.h"
+#include "node/cluster_follower.h"
+#include "node/kafka_cluster_view.h"
 #include "config/serve_config.h"
 #include "flight/server/flight_server.h"
 #include "flight/service/table_flight_service.h"
@@ -21,6 +23,12 @@
 #include "table/table_store.h"
 
 namespace mink::node {
+
+// Whether the metadata database is one a cluster can share (PostgreSQL). On SQLite a node is
+// alone: it serves every bucket itself.
+bool IsClusterDatabase(const std::string& meta_url);
+// On SQLite: refuses to start while another node id is live on the same database.
+Status RefuseSecondNode(const cluster::Membership& membership, int32_t node_id);
 
 class Node {
  public:
@@ -42,16 +50,19 @@ class Node {
   std::unique_ptr<metadata::MetadataLog> meta_;
   storage::NodeIdentity identity_;
   std::unique_ptr<storage::StreamStore> storage_;
+  std::unique_ptr<table::CoordinatedAssignment> assignment_;  // a cluster's; null alone
   std::unique_ptr<table::TableStore> tables_;
   std::unique_ptr<cluster::Membership> membership_;
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
+  std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_
   std::unique_ptr<kafka::GroupCoordinator> groups_;  // before broker_: the broker uses it
   std::unique_ptr<kafka::Broker> broker_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
 
   std::unique_ptr<cluster::Coordinator> coordinator_;  // every node competes for the lease
   std::unique_ptr<cluster::Heartbeater> heartbeater_;  // last: it announces a node that serves
+  std::unique_ptr<ClusterFollower> follower_;          // a cluster's: follows the assignment
 
   std::mutex mutex_;
   bool stopping_ = false;

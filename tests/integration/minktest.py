@@ -93,8 +93,11 @@ def hard_deadline(seconds):
 class MinkNode:
     """One `mink serve` process on a temporary directory; restarts reuse the directory and ports."""
 
-    def __init__(self, mink_bin, name):
+    def __init__(self, mink_bin, name, node_id=1, meta_url=None, storage_uri=None):
+        """A node alone on SQLite and files of its own, unless meta_url/storage_uri are shared
+        (a cluster: PostgreSQL and S3)."""
         self.mink_bin = os.path.abspath(mink_bin)
+        self.node_id = node_id
         self.work = tempfile.mkdtemp(prefix=f"mink-{name}.", dir=os.environ.get("TMPDIR"))
         self.flight_port = free_port()
         self.kafka_port = free_port()
@@ -105,6 +108,8 @@ class MinkNode:
         self.proc = None
         self.flags = []
         self.log_path = os.path.join(self.work, "node.log")
+        self.meta_url = meta_url or f"sqlite:{self.work}/meta.db"
+        self.storage_uri = storage_uri or f"-2@file://{self.work}/objects"
 
     def start(self, default_partitions=1, extra=()):
         self.flags = ["--kafka-default-partitions", str(default_partitions), *extra]
@@ -114,9 +119,10 @@ class MinkNode:
         """Starts the node with the flags of start() and waits until it answers (30 s)."""
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [self.mink_bin, "serve", "--listen", f"127.0.0.1:{self.flight_port}",
-             "--kafka-listen", self.broker, "--meta-url", f"sqlite:{self.work}/meta.db",
-             "--storage-uri", f"-2@file://{self.work}/objects", *self.flags],
+            [self.mink_bin, "serve", "--node-id", str(self.node_id),
+             "--listen", f"127.0.0.1:{self.flight_port}", "--advertise", self.flight,
+             "--kafka-listen", self.broker, "--kafka-advertise", self.broker,
+             "--meta-url", self.meta_url, "--storage-uri", self.storage_uri, *self.flags],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
         deadline = time.monotonic() + 30
@@ -142,13 +148,20 @@ class MinkNode:
             self.proc.wait(timeout=30)
         self.proc = None
 
-    def stop(self):
-        """SIGINT; returns the exit status (None if it had to be killed after 30 s)."""
+    def pause(self):
+        """SIGSTOP: the process stops where it is, heartbeats included."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self):
+        self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self, sig=signal.SIGINT, timeout=30):
+        """SIGINT (or `sig`); returns the exit status (None if it had to be killed after `timeout` s)."""
         if not self.proc:
             return None
-        self.proc.send_signal(signal.SIGINT)
+        self.proc.send_signal(sig)
         try:
-            rc = self.proc.wait(timeout=30)
+            rc = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=30)

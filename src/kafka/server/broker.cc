@@ -1,6 +1,7 @@
 #include "kafka/server/broker.h"
 
 #include <mutex>
+#include <set>
 
 #include "base/log.h"
 #include "kafka/server/group_coordinator.h"
@@ -86,12 +87,44 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
       request.body);
 }
 
+bool Broker::Leads(uint64_t stream) const {
+  return options_.cluster == nullptr || tables_->Writes(stream);
+}
+
+bool Broker::Coordinates(const std::string& group_id) const {
+  return options_.cluster == nullptr ||
+         options_.cluster->GroupCoordinator(group_id) == options_.node_id;
+}
+
+std::optional<BrokerAddress> Broker::AddressOf(int32_t node_id) const {
+  if (node_id == options_.node_id) {
+    return BrokerAddress{options_.node_id, options_.advertised_host, options_.advertised_port};
+  }
+  if (options_.cluster == nullptr) return std::nullopt;
+  for (const auto& b : options_.cluster->Brokers()) {
+    if (b.node_id == node_id) return b;
+  }
+  return std::nullopt;
+}
+
 MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t version) {
   MetadataResponse response;
-  response.brokers.push_back({options_.node_id, options_.advertised_host, options_.advertised_port,
-                              std::nullopt});
+  std::vector<BrokerAddress> brokers;
+  if (options_.cluster != nullptr) brokers = options_.cluster->Brokers();
+  bool self_listed = false;
+  for (const auto& b : brokers) self_listed |= b.node_id == options_.node_id;
+  if (!self_listed) {
+    brokers.push_back({options_.node_id, options_.advertised_host, options_.advertised_port});
+  }
+  std::set<int32_t> live;
+  for (const auto& b : brokers) {
+    response.brokers.push_back({b.node_id, b.host, b.port, std::nullopt});
+    live.insert(b.node_id);
+  }
   response.cluster_id = options_.cluster_id;
-  response.controller_id = options_.node_id;
+  response.controller_id =
+      options_.cluster != nullptr && options_.cluster->Controller() != 0 ? options_.cluster->Controller()
+                                                                          : options_.node_id;
   std::vector<std::string> names;
   bool all = !request.topics.has_value() || (version == 0 && request.topics->empty());
   if (all) {
@@ -115,10 +148,22 @@ MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t versio
     for (int32_t p = 0; p < *partitions; ++p) {
       MetadataResponse::Partition part;
       part.partition_index = p;
-      part.leader_id = options_.node_id;
+      int32_t leader = options_.node_id;
+      if (options_.cluster != nullptr) {
+        auto stream = tables_->BucketStream(TopicCatalog::TableName(name), p);
+        leader = stream.ok() ? options_.cluster->Owner(*stream) : 0;
+        if (!live.count(leader)) leader = 0;
+      }
+      if (leader == 0) {
+        // Moving between nodes: clients retry the metadata until it has a leader.
+        part.error_code = Code(ErrorCode::kLeaderNotAvailable);
+        part.leader_id = -1;
+      } else {
+        part.leader_id = leader;
+        part.replica_nodes = {leader};
+        part.isr_nodes = {leader};
+      }
       part.leader_epoch = 0;
-      part.replica_nodes = {options_.node_id};
-      part.isr_nodes = {options_.node_id};
       topic.partitions.push_back(std::move(part));
     }
     response.topics.push_back(std::move(topic));
@@ -131,23 +176,32 @@ FindCoordinatorResponse Broker::FindCoordinator(const FindCoordinatorRequest& re
   FindCoordinatorResponse response;
   const bool transaction = request.key_type == 1;
   const ErrorCode code = transaction ? ErrorCode::kCoordinatorNotAvailable : ErrorCode::kNone;
+  // The node that coordinates a group; none (COORDINATOR_NOT_AVAILABLE, retriable) while the
+  // cluster view has no live broker for it.
+  auto coordinator_of = [&](const std::string& key) {
+    const int32_t node =
+        options_.cluster != nullptr ? options_.cluster->GroupCoordinator(key) : options_.node_id;
+    return AddressOf(node);
+  };
   if (version >= 4) {
     for (const auto& key : request.coordinator_keys) {
       FindCoordinatorResponse::Coordinator c;
       c.key = key;
-      c.node_id = options_.node_id;
-      c.host = options_.advertised_host;
-      c.port = options_.advertised_port;
-      c.error_code = Code(code);
+      auto at = coordinator_of(key);
+      c.node_id = at ? at->node_id : -1;
+      c.host = at ? at->host : "";
+      c.port = at ? at->port : -1;
+      c.error_code = Code(at || transaction ? code : ErrorCode::kCoordinatorNotAvailable);
       if (transaction) c.error_message = "Mink does not support transactions";
       response.coordinators.push_back(std::move(c));
     }
   } else {
-    response.error_code = Code(code);
+    auto at = coordinator_of(request.key);
+    response.error_code = Code(at || transaction ? code : ErrorCode::kCoordinatorNotAvailable);
     if (transaction) response.error_message = "Mink does not support transactions";
-    response.node_id = options_.node_id;
-    response.host = options_.advertised_host;
-    response.port = options_.advertised_port;
+    response.node_id = at ? at->node_id : -1;
+    response.host = at ? at->host : "";
+    response.port = at ? at->port : -1;
   }
   return response;
 }

@@ -13,6 +13,7 @@
 
 #include "base/thread_pool.h"
 #include "kafka/protocol/messages.h"
+#include "kafka/server/cluster_view.h"
 #include "kafka/server/fetch_ahead.h"
 #include "kafka/server/topics.h"
 #include "table/table_store.h"
@@ -20,6 +21,8 @@
 namespace mink::kafka {
 
 class GroupCoordinator;
+
+class ClusterView;
 
 struct BrokerOptions {
   int32_t node_id = 1;
@@ -38,6 +41,8 @@ struct BrokerOptions {
   // Read-ahead of a consumer's next Fetch (fetch_ahead.h): at most this many encoded bytes kept;
   // 0 turns it off.
   size_t fetch_read_ahead_bytes = 64 << 20;
+  // The other nodes of a cluster; null: this broker is alone (cluster_view.h).
+  const ClusterView* cluster = nullptr;
 };
 
 struct ClientInfo {
@@ -90,6 +95,12 @@ class Broker {
     return {r.start, r.end};
   }
   void HandleGroup(const ParsedRequest& request, const ClientInfo& client, Respond respond);
+  // Whether this broker leads the partition whose stream this is (alone: always).
+  bool Leads(uint64_t stream) const;
+  // Whether this broker coordinates the group (alone: always).
+  bool Coordinates(const std::string& group_id) const;
+  // This broker's address, or another live one's by node id (alone: only this one).
+  std::optional<BrokerAddress> AddressOf(int32_t node_id) const;
   MetadataResponse Metadata(const MetadataRequest& request, int16_t version);
   FindCoordinatorResponse FindCoordinator(const FindCoordinatorRequest& request, int16_t version);
   InitProducerIdResponse InitProducerId(const InitProducerIdRequest& request);

@@ -117,6 +117,13 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
         fail(ErrorCode::kInvalidTxnState, "transactions are not supported");
         continue;
       }
+      const std::string table = TopicCatalog::TableName(t.name);
+      auto stream = tables_->BucketStream(table, p.index);
+      if (stream.ok() && !Leads(*stream)) {
+        fail(ErrorCode::kNotLeaderOrFollower,
+             "node " + std::to_string(options_.node_id) + " does not lead it");
+        continue;
+      }
       static const std::string kNoRecords;
       const std::string& blob = p.records ? *p.records : kNoRecords;  // the views point into it
       auto batches = SplitBatches(blob);
@@ -170,7 +177,9 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
             std::lock_guard<std::mutex> lock(state->mutex);
             --state->pending;
           }
-          fail(ProduceRefusal(appended.status()), appended.status().ToString());
+          const bool moved = stream.ok() && !Leads(*stream);
+          fail(moved ? ErrorCode::kNotLeaderOrFollower : ProduceRefusal(appended.status()),
+               appended.status().ToString());
           break;
         }
         if (first) {
@@ -311,6 +320,14 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
       if (!PartitionStream(table, partitions, p.partition, ErrorContext::kFetch, &stream,
                            &part.error_code)) {
         part.high_watermark = -1;  // unknown, as Kafka answers for a partition in error
+        continue;
+      }
+      if (!Leads(stream)) {
+        // Another node leads it now: the client refreshes its metadata and goes there. Worth
+        // answering at once rather than after the long poll.
+        part.error_code = Code(ErrorCode::kNotLeaderOrFollower);
+        part.high_watermark = -1;
+        *total_bytes = std::max<int64_t>(*total_bytes, 1);
         continue;
       }
       const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));

@@ -24,6 +24,29 @@ void Broker::HandleGroup(const ParsedRequest& request, const ClientInfo& client,
     return;
   }
   GroupRequestContext context{version, client.client_id, "/" + client.host};
+  // A group is served by the node that coordinates it; the others send its clients there.
+  const bool elsewhere = std::visit(
+      [&](const auto& body) {
+        using T = std::decay_t<decltype(body)>;
+        if constexpr (std::is_same_v<T, OffsetFetchRequest>) {
+          if (!body.groups.empty()) {
+            for (const auto& g : body.groups) {
+              if (!Coordinates(g.group_id)) return true;
+            }
+            return false;
+          }
+          return !Coordinates(body.group_id);
+        } else if constexpr (requires { body.group_id; }) {
+          return !Coordinates(body.group_id);
+        } else {
+          return false;
+        }
+      },
+      request.body);
+  if (elsewhere) {
+    respond(ErrorResponseFor(request.body, version, ErrorCode::kNotCoordinator));
+    return;
+  }
   std::visit(
       [&](const auto& body) {
         using T = std::decay_t<decltype(body)>;

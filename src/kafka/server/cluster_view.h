@@ -1,0 +1,35 @@
+#pragma once
+// What a broker of a cluster needs to know about the others: the live brokers, which node
+// leads (owns) each partition's stream, and which node coordinates each consumer group. A
+// broker without one is alone: it leads every partition and coordinates every group.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mink::kafka {
+
+struct BrokerAddress {
+  int32_t node_id = 0;
+  std::string host;
+  int32_t port = 0;
+};
+
+class ClusterView {
+ public:
+  virtual ~ClusterView() = default;
+  // The live brokers (nodes with a Kafka listener), by node id.
+  virtual std::vector<BrokerAddress> Brokers() const = 0;
+  // The node that owns the stream now; 0 when none does (it is moving).
+  virtual int32_t Owner(uint64_t stream_id) const = 0;
+  // The node that coordinates the group: the same answer on every node for the same live
+  // brokers, and few groups move when one joins or leaves.
+  virtual int32_t GroupCoordinator(const std::string& group_id) const = 0;
+  // The node to name as the controller (the cluster's coordinator).
+  virtual int32_t Controller() const = 0;
+};
+
+// Rendezvous hashing: the node of `nodes` with the highest hash of (key, node). 0 if none.
+int32_t RendezvousNode(const std::string& key, const std::vector<int32_t>& nodes);
+
+}  // namespace mink::kafka

@@ -1,0 +1,34 @@
+#pragma once
+// The Kafka broker's view of the cluster (kafka::ClusterView) from the node's membership and
+// metadata state. The member list is read from the database at most every half second.
+//
+// Thread-safe.
+
+#include <chrono>
+#include <mutex>
+
+#include "cluster/membership.h"
+#include "kafka/server/cluster_view.h"
+#include "metadata/metadata_log.h"
+
+namespace mink::node {
+
+class KafkaClusterView final : public kafka::ClusterView {
+ public:
+  KafkaClusterView(metadata::MetadataLog* meta, const cluster::Membership* membership)
+      : meta_(meta), membership_(membership) {}
+
+  std::vector<kafka::BrokerAddress> Brokers() const override;
+  int32_t Owner(uint64_t stream_id) const override;
+  int32_t GroupCoordinator(const std::string& group_id) const override;
+  int32_t Controller() const override;
+
+ private:
+  metadata::MetadataLog* const meta_;
+  const cluster::Membership* const membership_;
+  mutable std::mutex mutex_;
+  mutable std::vector<kafka::BrokerAddress> brokers_;
+  mutable std::chrono::steady_clock::time_point read_at_{};
+};
+
+}  // namespace mink::node
