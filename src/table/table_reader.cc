@@ -273,6 +273,8 @@ Status TableReader::ReadSnapshot(const ResolvedTable& table, const ReadRequest& 
     std::vector<std::pair<std::string, std::string>> entries;
     {
       std::lock_guard<std::mutex> lock(bucket->mutex);
+      // Another node writes it: what was loaded here may be behind, so it is rebuilt.
+      if (!storage_->Writes(t.stream_id)) bucket->writers_stale = true;
       MINK_RETURN_IF_ERROR(buckets_->Load(table, bucket));
       entries.assign(bucket->kv.entries().begin(), bucket->kv.entries().end());
     }

@@ -54,6 +54,22 @@ Status TableStore::ReleaseAll(std::chrono::milliseconds drain_timeout) {
   return storage_->ReleaseStreams(written, drain_timeout);
 }
 
+Result<int32_t> TableStore::BucketOwner(const std::string& name,
+                                        const std::optional<std::string>& partition,
+                                        int32_t bucket) const {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_.Find(name));
+  MINK_ASSIGN_OR_RETURN(auto refs, catalog_.Buckets(*table, partition, bucket));
+  if (refs.empty()) return NotFoundError("no bucket " + std::to_string(bucket) + " in " + name);
+  return meta_->Read([&](const metadata::State& s) {
+    const metadata::StreamState* st = s.FindStream(refs.front().stream_id);
+    if (st == nullptr || st->owner_node == 0 ||
+        st->owner_node_epoch != s.NodeEpoch(st->owner_node)) {
+      return int32_t{0};
+    }
+    return st->owner_node;
+  });
+}
+
 Status TableStore::DropTable(const std::string& name) {
   MINK_ASSIGN_OR_RETURN(std::vector<uint64_t> streams, catalog_.DropTable(name));
   buckets_.Forget(streams);
@@ -63,8 +79,28 @@ Status TableStore::DropTable(const std::string& name) {
 Result<WriteResult> TableStore::Write(const WriteRequest& request,
                                       const std::vector<arrow::RecordBatchPtr>& batches) {
   MINK_ASSIGN_OR_RETURN(auto table, catalog_.Find(request.table));
-  MINK_ASSIGN_OR_RETURN(RoutedWrite routed, RouteRows(*table, request, batches, &sticky_));
+  const bool cluster = ownership_.assignment().new_buckets_wait_for_owners();
+  std::function<bool(int32_t)> writable;
+  if (cluster && !table->d.partitioned()) {
+    writable = [&](int32_t bucket) {
+      auto stream = catalog_.BucketStream(request.table, bucket);
+      return stream.ok() && storage_->Writes(*stream);
+    };
+  }
+  MINK_ASSIGN_OR_RETURN(RoutedWrite routed, RouteRows(*table, request, batches, &sticky_, writable));
   if (routed.rows.empty()) return WriteResult{};
+  if (writable) {
+    // Nothing is written unless this node serves every bucket the rows go to.
+    for (const auto& r : routed.rows) {
+      if (writable(r.bucket)) continue;
+      MINK_ASSIGN_OR_RETURN(int32_t owner, BucketOwner(request.table, std::nullopt, r.bucket));
+      return FailedPreconditionError(
+          "bucket b" + std::to_string(r.bucket) + " of " + request.table + " is served by " +
+          (owner == 0 ? std::string("no node right now (it is moving)")
+                      : "node " + std::to_string(owner)) +
+          ", not node " + std::to_string(storage_->node().node_id) + ": write its rows there");
+    }
+  }
   if (table->d.has_primary_key()) {
     return pk_writer_.Write(*table, request, routed.targets, routed.rows);
   }

@@ -131,6 +131,9 @@ class TableStore {
   Result<uint64_t> BucketStream(const std::string& name, int32_t bucket) const {
     return catalog_.BucketStream(name, bucket);
   }
+  // The node that owns a bucket's stream now (0: none, it is moving).
+  Result<int32_t> BucketOwner(const std::string& name, const std::optional<std::string>& partition,
+                              int32_t bucket) const;
   // How many buckets each node owns now (BucketOwnership::BucketsPerNode).
   std::map<int32_t, int64_t> BucketsPerNode() const { return ownership_.BucketsPerNode(); }
   // A bucket's log: its stored batches, offsets, trimming, waiting for commits.

@@ -160,12 +160,28 @@ Result<FlightInfo> TableFlightService::InfoFor(const std::string& name) {
   fi.descriptor = FlightDescriptor::Path({name.substr(0, dot), name.substr(dot + 1)});
   MINK_ASSIGN_OR_RETURN(auto offsets, tables_->Offsets(name, std::nullopt));
   int64_t records = 0;
+  // Each bucket's endpoint is at its owner (any node can serve a read, the owner has the tail
+  // in its cache); this node's address while a bucket moves or its owner is unknown here.
+  std::map<int32_t, std::string> addresses;
+  if (membership_ != nullptr) {
+    if (auto members = membership_->Members(); members.ok()) {
+      for (const auto& m : *members) {
+        if (m.live) addresses[m.node_id] = m.flight_address;
+      }
+    }
+  }
   auto endpoint = [&](std::optional<std::string> partition, int32_t bucket) {
     json ticket = {{"table", name}, {"bucket", bucket}};
     if (partition) ticket["partition"] = *partition;
     FlightEndpoint e;
     e.ticket = ticket.dump();
-    e.locations = {advertise_};
+    std::string location = advertise_;
+    if (auto owner = tables_->BucketOwner(name, partition, bucket); owner.ok()) {
+      if (auto a = addresses.find(*owner); a != addresses.end() && !a->second.empty()) {
+        location = a->second;
+      }
+    }
+    e.locations = {location};
     fi.endpoints.push_back(std::move(e));
   };
   if (info.descriptor.partitioned()) {
