@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "arrow_format/ipc.h"
+#include "flight/client/put_batches.h"
 #include "client/action.h"
 
 namespace mink::cli {
@@ -44,33 +44,7 @@ Status PutSender::Send(const std::vector<arrow::RecordBatchPtr>& batches, int64_
 
 Status PutSender::PutOnce(const std::string& command,
                           const std::vector<arrow::RecordBatchPtr>& batches) {
-  MINK_ASSIGN_OR_RETURN(auto put, client_->DoPut());
-  arrow::IpcMessage schema = arrow::EncodeSchemaMessage(*schema_);
-  flight::FlightData first;
-  first.descriptor = flight::FlightDescriptor::Command(command);
-  first.data_header = std::move(schema.metadata);
-  Status s = put->Write(std::move(first));
-  for (size_t i = 0; s.ok() && i < batches.size(); ++i) {
-    auto message = arrow::EncodeRecordBatchMessage(*batches[i]);
-    if (!message.ok()) {
-      put->Cancel();
-      return message.status();
-    }
-    s = put->Write(flight::FlightData{std::nullopt, std::move(message->metadata),
-                                      std::move(message->body), ""});
-  }
-  if (!s.ok()) {
-    // The node ended the call early (it refused the write, or went away): its status says why.
-    Status finished = put->Finish();
-    return finished.ok() ? s : finished;
-  }
-  MINK_RETURN_IF_ERROR(put->DoneWriting());
-  flight::PutResult result;
-  while (true) {
-    auto more = put->ReadResult(&result);
-    if (!more.ok() || !*more) break;  // an error comes back from Finish()
-  }
-  return put->Finish();
+  return flight::PutBatches(*client_, command, *schema_, batches).status();
 }
 
 }  // namespace mink::cli

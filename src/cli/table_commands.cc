@@ -129,6 +129,7 @@ int Offsets(const TableOptions& o) {
     std::string bucket;
     int64_t start = 0, end = 0;
     std::optional<int64_t> at;
+    int64_t owner = 0;
   };
   std::vector<Line> lines;
   size_t width = 0;
@@ -149,6 +150,7 @@ int Offsets(const TableOptions& o) {
       line.start = number("start").value_or(0);
       line.end = number("end").value_or(0);
       line.at = number("at");
+      line.owner = number("owner").value_or(0);
       width = std::max(width, line.bucket.size());
       lines.push_back(std::move(line));
     }
@@ -159,12 +161,12 @@ int Offsets(const TableOptions& o) {
       out += "{\"bucket\":" + client::JsonQuote(l.bucket) +
              ",\"start\":" + std::to_string(l.start) + ",\"end\":" + std::to_string(l.end);
       if (l.at) out += ",\"at\":" + std::to_string(*l.at);
-      out += "}\n";
+      out += ",\"owner\":" + std::to_string(l.owner) + "}\n";
     } else {
       out += l.bucket + std::string(width - l.bucket.size(), ' ') +
              "  start=" + std::to_string(l.start) + " end=" + std::to_string(l.end);
       if (l.at) out += " at=" + std::to_string(*l.at);
-      out += "\n";
+      out += " owner=" + std::to_string(l.owner) + "\n";
     }
   }
   WriteStdout(out);

@@ -17,6 +17,9 @@ struct WriteRequest {
   std::vector<std::string> columns;  // a partial update when not empty
   int64_t writer_id = -1;            // idempotence, with sequence
   int32_t sequence = -1;
+  // Sent on by the node that received it (a cluster): rows of buckets this node does not serve
+  // are refused as Unavailable, not sent on again.
+  bool forwarded = false;
 };
 
 struct BucketWrite {
@@ -51,6 +54,7 @@ struct BucketOffsets {
   int64_t start = 0;
   int64_t end = 0;
   std::optional<int64_t> at;
+  int32_t owner = 0;  // the node that writes the bucket now; 0 while it moves between nodes
 };
 
 }  // namespace mink::table

@@ -11,8 +11,7 @@ namespace mink::table {
 
 Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& request,
                               const std::vector<arrow::RecordBatchPtr>& batches,
-                              std::atomic<uint64_t>* sticky,
-                              const std::function<bool(int32_t bucket)>& writable) {
+                              std::atomic<uint64_t>* sticky) {
   const TableDescriptor& d = table.d;
   const size_t n = table.types.size();
   const bool keyed = d.has_primary_key();
@@ -104,16 +103,7 @@ Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& re
   }
   if (!rows.empty() && table.bucket_key.empty()) {
     // No bucket key: the whole write goes to one bucket, a different one each time.
-    const uint64_t first = sticky->fetch_add(1);
-    int32_t b = static_cast<int32_t>(first % static_cast<uint64_t>(d.bucket_count));
-    for (int32_t i = 0; writable && i < d.bucket_count; ++i) {
-      const int32_t candidate = static_cast<int32_t>((first + static_cast<uint64_t>(i)) %
-                                                     static_cast<uint64_t>(d.bucket_count));
-      if (writable(candidate)) {
-        b = candidate;
-        break;
-      }
-    }
+    int32_t b = static_cast<int32_t>(sticky->fetch_add(1) % static_cast<uint64_t>(d.bucket_count));
     for (auto& r : rows) r.bucket = b;
   }
   return routed_write;

@@ -4,7 +4,6 @@
 // is written unless every row passes; an error names the row.
 
 #include <atomic>
-#include <functional>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -33,12 +32,10 @@ struct RoutedWrite {
 };
 
 // Checks and routes the rows. A table without a bucket key sends a whole write to one bucket,
-// the next of `sticky` (round robin over writes) that `writable` accepts, if any does (a node
-// of a cluster writes the buckets it serves).
+// the next of `sticky` (round robin over writes).
 Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& request,
                               const std::vector<arrow::RecordBatchPtr>& batches,
-                              std::atomic<uint64_t>* sticky,
-                              const std::function<bool(int32_t bucket)>& writable = nullptr);
+                              std::atomic<uint64_t>* sticky);
 
 // Rows grouped by (partition, bucket), in first-appearance order of the groups.
 std::vector<std::pair<std::pair<std::string, int32_t>, std::vector<RoutedRow*>>> GroupByBucket(

@@ -322,6 +322,9 @@ Result<std::vector<BucketOffsets>> TableReader::Offsets(const std::string& name,
       if (st != nullptr) {
         o.start = st->start_offset;
         o.end = st->end_offset;
+        if (st->owner_node != 0 && st->owner_node_epoch == s.NodeEpoch(st->owner_node)) {
+          o.owner = st->owner_node;
+        }
       }
     });
     if (at_ms) {

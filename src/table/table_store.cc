@@ -1,14 +1,19 @@
 #include "table/table_store.h"
 
+#include <future>
+
 #include "base/log.h"
+#include "table/arrow_rows.h"
 #include "table/retention.h"
 #include "table/row_router.h"
 
 namespace mink::table {
 
 TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storage,
-                       TableOptions options, const BucketAssignment* assignment)
+                       TableOptions options, const BucketAssignment* assignment,
+                       WriteForwarder* forwarder)
     : meta_(meta),
+      forwarder_(forwarder),
       storage_(storage),
       options_(options),
       single_node_(storage->node()),
@@ -60,8 +65,12 @@ Result<int32_t> TableStore::BucketOwner(const std::string& name,
   MINK_ASSIGN_OR_RETURN(auto table, catalog_.Find(name));
   MINK_ASSIGN_OR_RETURN(auto refs, catalog_.Buckets(*table, partition, bucket));
   if (refs.empty()) return NotFoundError("no bucket " + std::to_string(bucket) + " in " + name);
+  return StreamOwner(refs.front().stream_id);
+}
+
+int32_t TableStore::StreamOwner(uint64_t stream_id) const {
   return meta_->Read([&](const metadata::State& s) {
-    const metadata::StreamState* st = s.FindStream(refs.front().stream_id);
+    const metadata::StreamState* st = s.FindStream(stream_id);
     if (st == nullptr || st->owner_node == 0 ||
         st->owner_node_epoch != s.NodeEpoch(st->owner_node)) {
       return int32_t{0};
@@ -79,32 +88,97 @@ Status TableStore::DropTable(const std::string& name) {
 Result<WriteResult> TableStore::Write(const WriteRequest& request,
                                       const std::vector<arrow::RecordBatchPtr>& batches) {
   MINK_ASSIGN_OR_RETURN(auto table, catalog_.Find(request.table));
-  const bool cluster = ownership_.assignment().new_buckets_wait_for_owners();
-  std::function<bool(int32_t)> writable;
-  if (cluster && !table->d.partitioned()) {
-    writable = [&](int32_t bucket) {
-      auto stream = catalog_.BucketStream(request.table, bucket);
-      return stream.ok() && storage_->Writes(*stream);
-    };
-  }
-  MINK_ASSIGN_OR_RETURN(RoutedWrite routed, RouteRows(*table, request, batches, &sticky_, writable));
+  MINK_ASSIGN_OR_RETURN(RoutedWrite routed, RouteRows(*table, request, batches, &sticky_));
   if (routed.rows.empty()) return WriteResult{};
-  if (writable) {
-    // Nothing is written unless this node serves every bucket the rows go to.
-    for (const auto& r : routed.rows) {
-      if (writable(r.bucket)) continue;
-      MINK_ASSIGN_OR_RETURN(int32_t owner, BucketOwner(request.table, std::nullopt, r.bucket));
-      return FailedPreconditionError(
-          "bucket b" + std::to_string(r.bucket) + " of " + request.table + " is served by " +
-          (owner == 0 ? std::string("no node right now (it is moving)")
-                      : "node " + std::to_string(owner)) +
-          ", not node " + std::to_string(storage_->node().node_id) + ": write its rows there");
+  if (!ownership_.assignment().new_buckets_wait_for_owners()) {
+    return WriteHere(*table, request, routed.targets, routed.rows);
+  }
+  return WriteInCluster(*table, request, routed);
+}
+
+Result<WriteResult> TableStore::WriteHere(const ResolvedTable& table, const WriteRequest& request,
+                                          const std::vector<bool>& targets,
+                                          std::vector<RoutedRow>& rows) {
+  if (table.d.has_primary_key()) return pk_writer_.Write(table, request, targets, rows);
+  return log_writer_.Write(table, request, rows);
+}
+
+Result<std::optional<int32_t>> TableStore::ServedBucket(const ResolvedTable& table,
+                                                        const std::string& partition,
+                                                        int32_t first) {
+  for (int32_t i = 0; i < table.d.bucket_count; ++i) {
+    const int32_t bucket = (first + i) % table.d.bucket_count;
+    std::string label;
+    MINK_ASSIGN_OR_RETURN(uint64_t stream, catalog_.EnsurePartition(table, partition, bucket, &label));
+    if (storage_->Writes(stream)) return std::optional<int32_t>(bucket);
+  }
+  return std::optional<int32_t>();
+}
+
+Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
+                                               const WriteRequest& request, RoutedWrite& routed) {
+  const int32_t self = storage_->node().node_id;
+  std::vector<RoutedRow> here;
+  std::map<int32_t, std::vector<const Row*>> elsewhere;
+  for (auto& [where, group] : GroupByBucket(routed.rows)) {
+    std::string label;
+    MINK_ASSIGN_OR_RETURN(uint64_t stream,
+                          catalog_.EnsurePartition(table, where.first, where.second, &label));
+    if (!storage_->Writes(stream) && table.bucket_key.empty()) {
+      // Rows without a bucket key may go to any bucket: one this node serves, if it has one.
+      MINK_ASSIGN_OR_RETURN(std::optional<int32_t> served,
+                            ServedBucket(table, where.first, where.second));
+      if (served) {
+        for (RoutedRow* r : group) r->bucket = *served;
+        MINK_ASSIGN_OR_RETURN(stream, catalog_.EnsurePartition(table, where.first, *served, &label));
+      }
     }
+    if (storage_->Writes(stream)) {
+      for (RoutedRow* r : group) here.push_back(std::move(*r));
+      continue;
+    }
+    const int32_t owner = StreamOwner(stream);
+    if (owner == 0 || owner == self || request.forwarded || forwarder_ == nullptr) {
+      // Retriable: the bucket is between owners, or the sender's view of its owner was old.
+      return UnavailableError(
+          "bucket " + label + " of " + table.name + " is " +
+          (owner == 0 || owner == self ? std::string("moving between nodes")
+                                       : "served by node " + std::to_string(owner)) +
+          ", not by node " + std::to_string(self) + "; retry the write");
+    }
+    for (RoutedRow* r : group) elsewhere[owner].push_back(&r->row);
   }
-  if (table->d.has_primary_key()) {
-    return pk_writer_.Write(*table, request, routed.targets, routed.rows);
+  // The other nodes' shares are sent while this node writes its own.
+  WriteRequest forwarded = request;
+  forwarded.forwarded = true;
+  std::vector<std::pair<int32_t, std::future<Result<WriteResult>>>> sent;
+  for (const auto& [node, rows] : elsewhere) {
+    MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch, RowsToBatch(rows, table.schema, table.types));
+    sent.emplace_back(node, std::async(std::launch::async, [this, node, &forwarded, batch] {
+                        return forwarder_->Forward(node, forwarded, {batch});
+                      }));
   }
-  return log_writer_.Write(*table, request, routed.rows);
+  Result<WriteResult> local =
+      here.empty() ? WriteResult{} : WriteHere(table, request, routed.targets, here);
+  WriteResult result;
+  Status failure = local.status();
+  if (local.ok()) result = std::move(*local);
+  for (auto& [node, answer] : sent) {
+    Result<WriteResult> remote = answer.get();
+    if (!remote.ok()) {
+      if (failure.ok()) {
+        failure = Status(remote.status().code(),
+                         "node " + std::to_string(node) + ": " + remote.status().message());
+      }
+      continue;
+    }
+    result.rows += remote->rows;
+    for (auto& b : remote->buckets) result.buckets.push_back(std::move(b));
+  }
+  // Some shares may have been written: a retry with the same writer id and sequence writes
+  // only the rest.
+  MINK_RETURN_IF_ERROR(failure);
+  return result;
 }
 
 Result<arrow::SchemaPtr> TableStore::TableSchema(const std::string& name) const {

@@ -39,8 +39,10 @@
 #include "table/log_writer.h"
 #include "table/pk_writer.h"
 #include "table/requests.h"
+#include "table/row_router.h"
 #include "table/table_reader.h"
 #include "table/table_stats.h"
+#include "table/write_forwarder.h"
 
 namespace mink::table {
 
@@ -64,9 +66,10 @@ class TableStore {
   using MessageSink = TableReader::MessageSink;
 
   // `assignment` says which buckets this node serves; null: this node alone serves every
-  // bucket (SingleNodeAssignment).
+  // bucket (SingleNodeAssignment). `forwarder` sends the rows of buckets other nodes serve to
+  // them (a cluster); without one such rows are refused as Unavailable.
   TableStore(metadata::MetadataLog* meta, storage::StreamStore* storage, TableOptions options = {},
-             const BucketAssignment* assignment = nullptr);
+             const BucketAssignment* assignment = nullptr, WriteForwarder* forwarder = nullptr);
   ~TableStore();
 
   // Takes the bucket streams the assignment gives this node (one metadata command), installs
@@ -101,7 +104,10 @@ class TableStore {
   }
   Result<int64_t> InitWriter() { return catalog_.AllocateWriterId(); }
 
-  // Validates every batch, then writes them; returns once everything is committed.
+  // Validates every batch, then writes them; returns once everything is committed. In a cluster
+  // the rows of buckets another node serves are forwarded to it (in parallel with this node's
+  // share); a failed share fails the write, and a retry with the same writer id and sequence
+  // writes only what is missing.
   Result<WriteResult> Write(const WriteRequest& request,
                             const std::vector<arrow::RecordBatchPtr>& batches);
 
@@ -153,7 +159,17 @@ class TableStore {
   Status SnapshotAll() { return pk_writer_.SnapshotAll(); }
 
  private:
+  int32_t StreamOwner(uint64_t stream_id) const;
+  Result<WriteResult> WriteHere(const ResolvedTable& table, const WriteRequest& request,
+                                const std::vector<bool>& targets, std::vector<RoutedRow>& rows);
+  Result<WriteResult> WriteInCluster(const ResolvedTable& table, const WriteRequest& request,
+                                     RoutedWrite& routed);
+  // A bucket of `partition` this node writes, trying `first` first; none if it writes none.
+  Result<std::optional<int32_t>> ServedBucket(const ResolvedTable& table,
+                                              const std::string& partition, int32_t first);
+
   metadata::MetadataLog* const meta_;
+  WriteForwarder* const forwarder_;
   storage::StreamStore* const storage_;
   const TableOptions options_;
   const SingleNodeAssignment single_node_;

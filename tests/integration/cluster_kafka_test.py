@@ -13,8 +13,6 @@ harness's servers, scripts/with-test-services), driven by real Kafka clients.
 - The killed node comes back as a new process: it gets partitions back, gradually.
 - A SIGTERM'd node hands its partitions over before it exits (a planned move): the producer
   running meanwhile loses nothing.
-- A paused node (SIGSTOP) whose partitions moved while it slept commits nothing when it wakes
-  and steps down: the data read afterwards has no record it was sent after the move.
 - FindCoordinator names one node for a group on every node, and a consumer group commits and
   fetches its offsets there.
 
@@ -28,8 +26,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
@@ -41,36 +37,6 @@ from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 SESSION_TIMEOUT_S = 3
 TOPIC = "numbers"
 PARTITIONS = 6
-
-
-def require_env(name):
-    value = os.environ.get(name, "")
-    if value:
-        return value
-    why = f"{name} is not set (run under scripts/with-test-services)"
-    if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
-        print(f"FAIL: {why}", file=sys.stderr)
-        sys.exit(1)
-    print(f"SKIP: {why}", file=sys.stderr)
-    sys.exit(77)
-
-
-def fresh_database(pg_url):
-    name = f"mink_cluster_{os.getpid()}_{int(time.time())}"
-    subprocess.run(["psql", pg_url, "-q", "-c", f"CREATE DATABASE {name}"], check=True,
-                   capture_output=True, timeout=30)
-    parts = urllib.parse.urlsplit(pg_url)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
-
-
-def fresh_bucket(s3_uri):
-    """A bucket of this test's own on the harness's S3 server; the storage URI for it."""
-    bucket_id, rest = s3_uri.split("@", 1)
-    parts = urllib.parse.urlsplit(rest)
-    endpoint = dict(urllib.parse.parse_qsl(parts.query))["endpoint"]
-    name = f"cluster-{os.getpid()}-{int(time.time())}"
-    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/{name}", method="PUT"), timeout=30).read()
-    return f"{bucket_id}@" + urllib.parse.urlunsplit(parts._replace(netloc=name))
 
 
 def metadata(node):
@@ -190,10 +156,7 @@ def main():
     if len(sys.argv) < 2:
         print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
         sys.exit(2)
-    pg = require_env("MINK_TEST_PG_URL")
-    s3 = require_env("MINK_TEST_S3_URI")
-    meta_url = fresh_database(pg)
-    storage = fresh_bucket(s3)
+    meta_url, storage = minktest.cluster_stores()
     nodes = [minktest.MinkNode(sys.argv[1], f"cluster{i}", node_id=i, meta_url=meta_url,
                                storage_uri=storage) for i in (1, 2, 3)]
     checks = minktest.Checks()

@@ -184,7 +184,7 @@ def idempotent_checks(node, checks):
     watermarks.close()
     checks.expect("idempotent: watermarks 0 and N", (0, n), (lo, hi))
     offsets = node.mink("table", "offsets", "kafka.idem").stdout.strip()
-    checks.expect("idempotent: the table holds N rows", '{"bucket":"b0","start":0,"end":%d}' % n, offsets)
+    checks.expect("idempotent: the table holds N rows", '{"bucket":"b0","start":0,"end":%d,"owner":1}' % n, offsets)
 
 
 def timestamp_checks(node, checks):

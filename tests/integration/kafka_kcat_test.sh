@@ -185,9 +185,9 @@ expect "-p 2 -o 1 -c 2: from offset 1, two messages" "p2-2
 p2-3" "$(kc -C -t multi -p 2 -o 1 -c 2 -e -q -f '%s\n')"
 expect "-p 0 -o end: nothing new" "" "$(kc -C -t multi -p 0 -o end -e -q -f '%s\n')"
 expect "mink table offsets kafka.multi: one bucket per partition, ends = message counts" \
-  '{"bucket":"b0","start":0,"end":2}
-{"bucket":"b1","start":0,"end":3}
-{"bucket":"b2","start":0,"end":4}' "$(mink table offsets kafka.multi)"
+  '{"bucket":"b0","start":0,"end":2,"owner":1}
+{"bucket":"b1","start":0,"end":3,"owner":1}
+{"bucket":"b2","start":0,"end":4,"owner":1}' "$(mink table offsets kafka.multi)"
 expect "mink read kafka.multi --meta: bucket and offset of each partition's rows" \
   '{"value":"70322d33","__bucket":"b2","__offset":2,"__change":"+A"}' \
   "$(mink read kafka.multi --meta --columns value --bucket 2 | sed -n 3p)"

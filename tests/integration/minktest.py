@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 
 def require_modules(*names):
@@ -88,6 +90,46 @@ def hard_deadline(seconds):
     # A client call blocked in C never lets the handler above run: a watchdog thread then prints
     # where every thread is and ends the process.
     faulthandler.dump_traceback_later(seconds + 10, exit=True)
+
+
+def require_env(name):
+    value = os.environ.get(name, "")
+    if value:
+        return value
+    why = f"{name} is not set (run under scripts/with-test-services)"
+    if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
+        print(f"FAIL: {why}", file=sys.stderr)
+        sys.exit(1)
+    print(f"SKIP: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+def fresh_database(pg_url):
+    """A PostgreSQL database of this test's own on the harness's server; its URL."""
+    name = f"mink_cluster_{os.getpid()}_{int(time.time())}"
+    subprocess.run(["psql", pg_url, "-q", "-c", f"CREATE DATABASE {name}"], check=True,
+                   capture_output=True, timeout=30)
+    parts = urllib.parse.urlsplit(pg_url)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
+
+
+def fresh_bucket(s3_uri):
+    """A bucket of this test's own on the harness's S3 server; the storage URI for it."""
+    bucket_id, rest = s3_uri.split("@", 1)
+    parts = urllib.parse.urlsplit(rest)
+    endpoint = dict(urllib.parse.parse_qsl(parts.query))["endpoint"]
+    name = f"cluster-{os.getpid()}-{int(time.time())}"
+    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/{name}", method="PUT"), timeout=30).read()
+    return f"{bucket_id}@" + urllib.parse.urlunsplit(parts._replace(netloc=name))
+
+
+def cluster_stores():
+    """(metadata URL, storage URI) for a cluster of this test's own: a fresh PostgreSQL
+    database and S3 bucket on the servers of scripts/with-test-services (skips, or fails under
+    MINK_TEST_REQUIRE_SERVICES=1, without them)."""
+    pg = require_env("MINK_TEST_PG_URL")
+    s3 = require_env("MINK_TEST_S3_URI")
+    return fresh_database(pg), fresh_bucket(s3)
 
 
 class MinkNode:

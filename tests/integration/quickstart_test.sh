@@ -48,7 +48,7 @@ ORDERS_SNAPSHOT='{"id":1,"region":"us","amount":11.00}
 {"id":2,"region":"eu","amount":3.00}'
 EVENTS_FIRST_TWO='{"id":7,"note":"a"}
 {"id":8,"note":"b"}'
-EVENTS_OFFSETS='{"bucket":"b0","start":0,"end":2}'
+EVENTS_OFFSETS='{"bucket":"b0","start":0,"end":2,"owner":1}'
 
 # The answers to the quick start's reads.
 check_answers() {
@@ -108,9 +108,9 @@ if [[ "$describe" == *"primary key"*"id, region"* && "$describe" == *"DECIMAL(10
 else
   fail "mink table describe shop.orders: $describe"
 fi
-expect "mink table offsets shop.events --format text" "b0  start=0 end=2" \
+expect "mink table offsets shop.events --format text" "b0  start=0 end=2 owner=1" \
   "$(mink table offsets shop.events --format text)"
-expect "mink table offsets shop.events --at 0" '{"bucket":"b0","start":0,"end":2,"at":0}' \
+expect "mink table offsets shop.events --at 0" '{"bucket":"b0","start":0,"end":2,"at":0,"owner":1}' \
   "$(mink table offsets shop.events --at 0)"
 # One node, live, the coordinator, advertising its listeners, owning the five buckets (two
 # partitions of two buckets, and one).

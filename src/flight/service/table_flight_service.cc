@@ -272,6 +272,7 @@ Status TableFlightService::DoPut(FlightDataReader& reader, PutResultWriter& writ
       MINK_ASSIGN_OR_RETURN(request.writer_id, f.Int("writer_id", -1));
       MINK_ASSIGN_OR_RETURN(int64_t seq, f.Int("sequence", -1));
       request.sequence = static_cast<int32_t>(seq);
+      MINK_ASSIGN_OR_RETURN(request.forwarded, f.Bool("forwarded"));
     }
   }
   // Every message first (the whole put is validated before anything is written).
@@ -363,6 +364,7 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
     for (const auto& o : offsets) {
       json b = {{"bucket", o.bucket}, {"start", o.start}, {"end", o.end}};
       if (o.at) b["at"] = *o.at;
+      b["owner"] = o.owner;
       buckets.push_back(b);
     }
     out = {{"buckets", buckets}};

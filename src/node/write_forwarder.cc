@@ -1,0 +1,59 @@
+#include "node/write_forwarder.h"
+
+#include <nlohmann/json.hpp>
+
+#include "flight/client/put_batches.h"
+
+namespace mink::node {
+
+using nlohmann::json;
+
+Result<flight::FlightClient*> FlightWriteForwarder::ClientOf(int32_t node_id) {
+  MINK_ASSIGN_OR_RETURN(auto members, membership_->Members());
+  std::string address;
+  for (const auto& m : members) {
+    if (m.node_id == node_id && m.live) address = m.flight_address;
+  }
+  if (address.empty()) {
+    return UnavailableError("node " + std::to_string(node_id) + " is not live; retry the write");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& client = clients_[address];
+  if (client == nullptr) {
+    flight::FlightClientOptions options;
+    options.connect_timeout = std::chrono::milliseconds(0);  // connect on the first call
+    MINK_ASSIGN_OR_RETURN(client, flight::FlightClient::Connect(address, options));
+  }
+  return client.get();
+}
+
+Result<table::WriteResult> FlightWriteForwarder::Forward(
+    int32_t node_id, const table::WriteRequest& request,
+    const std::vector<arrow::RecordBatchPtr>& batches) {
+  if (batches.empty()) return table::WriteResult{};
+  MINK_ASSIGN_OR_RETURN(flight::FlightClient * client, ClientOf(node_id));
+  json command = {{"table", request.table},
+                  {"mode", request.mode == table::WriteMode::kDelete ? "delete" : "upsert"},
+                  {"writer_id", request.writer_id},
+                  {"sequence", request.sequence},
+                  {"forwarded", true}};
+  if (!request.columns.empty()) command["columns"] = request.columns;
+  flight::CallOptions options;
+  options.timeout = timeout_;
+  MINK_ASSIGN_OR_RETURN(auto answers, flight::PutBatches(*client, command.dump(),
+                                                         *batches.front()->schema(), batches,
+                                                         options));
+  table::WriteResult result;
+  for (const auto& answer : answers) {
+    json j = json::parse(answer, nullptr, false);
+    if (!j.is_object()) return InternalError("node " + std::to_string(node_id) + " answered a write with '" + answer + "'");
+    result.rows += j.value("rows", int64_t{0});
+    for (const auto& b : j.value("buckets", json::array())) {
+      result.buckets.push_back({b.value("bucket", std::string()), b.value("base_offset", int64_t{0}),
+                                b.value("end_offset", int64_t{0})});
+    }
+  }
+  return result;
+}
+
+}  // namespace mink::node

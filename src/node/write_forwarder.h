@@ -1,0 +1,37 @@
+#pragma once
+// FlightWriteForwarder: TableStore's WriteForwarder over Arrow Flight. A write a node receives
+// for buckets another node serves goes to that node's advertised Flight address as one DoPut
+// marked "forwarded" (docs/flight-api.md), so `mink write`, mink-query and any Flight client can
+// write through any node. One channel per address, kept for the node's life.
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cluster/membership.h"
+#include "flight/client/flight_client.h"
+#include "table/write_forwarder.h"
+
+namespace mink::node {
+
+class FlightWriteForwarder final : public table::WriteForwarder {
+ public:
+  explicit FlightWriteForwarder(const cluster::Membership* membership,
+                                std::chrono::milliseconds timeout = std::chrono::seconds(30))
+      : membership_(membership), timeout_(timeout) {}
+
+  Result<table::WriteResult> Forward(int32_t node_id, const table::WriteRequest& request,
+                                     const std::vector<arrow::RecordBatchPtr>& batches) override;
+
+ private:
+  Result<flight::FlightClient*> ClientOf(int32_t node_id);
+
+  const cluster::Membership* const membership_;
+  const std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<flight::FlightClient>> clients_;  // by address
+};
+
+}  // namespace mink::node
