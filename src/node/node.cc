@@ -135,6 +135,9 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
       config.session_timeout);
   node->coordinator_->Start();
   if (cluster) {
+    // Garbage collection and the orphan sweep run once, on the coordinator.
+    node->storage_->SetGarbageCollectionGate(
+        [coordinator = node->coordinator_.get()] { return coordinator->is_coordinator(); });
     node->follower_ = std::make_unique<ClusterFollower>(
         node->meta_.get(), node->tables_.get(), node->membership_.get(), node->coordinator_.get(),
         node->identity_);

@@ -240,6 +240,11 @@ Status StreamStore::RunGarbageCollection() {
   return Status::Ok();
 }
 
+void StreamStore::SetGarbageCollectionGate(std::function<bool()> gate) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  gc_gate_ = std::move(gate);
+}
+
 void StreamStore::SetRetentionPolicy(RetentionPolicy policy) {
   std::lock_guard<std::mutex> lock(mutex_);
   retention_policy_ = std::move(policy);

@@ -256,7 +256,12 @@ void StreamStore::MaintenanceLoop() {
       next_compaction = SteadyNow() + options_.compaction_interval;
     }
     if (now >= next_gc) {
-      run("garbage collection", RunGarbageCollection());
+      std::function<bool()> gate;
+      {
+        std::lock_guard<std::mutex> gate_lock(mutex_);
+        gate = gc_gate_;
+      }
+      if (!gate || gate()) run("garbage collection", RunGarbageCollection());
       next_gc = SteadyNow() + options_.gc_interval;
     }
     if (now >= next_retention) {

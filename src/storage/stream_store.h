@@ -111,6 +111,10 @@ class StreamStore {
   // Per-stream retention (the table layer's TTLs); without a policy every stream keeps its data
   // for options.retention.
   void SetRetentionPolicy(RetentionPolicy policy);
+  // Whether the maintenance thread's garbage collection runs now (default: always). A cluster
+  // runs it on the coordinator alone, so that one node deletes objects and forgets them; each
+  // node compacts and trims only the streams it owns.
+  void SetGarbageCollectionGate(std::function<bool()> gate);
 
   // One run of each maintenance task (the maintenance thread runs them periodically).
   // Compaction compacts each owned stream until nothing in it is worth compacting (at most 64
@@ -152,6 +156,7 @@ class StreamStore {
   bool stopping_ = false;
   MaintenanceStats stats_;
   RetentionPolicy retention_policy_;
+  std::function<bool()> gc_gate_;  // under mutex_
   uint64_t next_object_seq_ = 0;
   std::thread maintenance_;
 };
