@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace mink::client {
@@ -49,6 +50,21 @@ std::string FormatDurationMs(int64_t ms) {
   return std::to_string(ms) + "ms";
 }
 
+// "node 1: b0 b3; node 2: b1 b4; moving: b2", nodes in id order.
+std::string FormatOwners(const std::vector<std::pair<std::string, int64_t>>& owners) {
+  std::map<int64_t, std::vector<std::string>> by_node;
+  for (const auto& [bucket, node] : owners) by_node[node].push_back(bucket);
+  std::vector<std::string> parts;
+  for (const auto& [node, buckets] : by_node) {
+    if (node == 0) continue;
+    parts.push_back("node " + std::to_string(node) + ": " + Join(buckets, " "));
+  }
+  if (auto it = by_node.find(0); it != by_node.end()) {
+    parts.push_back("moving: " + Join(it->second, " "));
+  }
+  return Join(parts, "; ");
+}
+
 Result<TableDescription> FromJson(const json& j) {
   if (!j.is_object()) return InvalidArgumentError("describe-table answered with a non-object");
   TableDescription d;
@@ -91,6 +107,12 @@ Result<TableDescription> FromJson(const json& j) {
     for (const auto& p : *it) {
       if (!p.is_object()) continue;
       d.partitions.emplace_back(String(p, "name"), Int(p, "id").value_or(0));
+    }
+  }
+  if (auto it = j.find("owners"); it != j.end() && it->is_array()) {
+    for (const auto& o : *it) {
+      if (!o.is_object()) continue;
+      d.owners.emplace_back(String(o, "bucket"), Int(o, "owner").value_or(0));
     }
   }
   d.schema_id = Int(j, "schema_id").value_or(0);
@@ -149,6 +171,7 @@ std::string FormatTableDescription(const TableDescription& d) {
   if (!d.partition_keys.empty()) {
     lines.emplace_back("partitions", partitions.empty() ? "none yet" : Join(partitions));
   }
+  if (!d.owners.empty()) lines.emplace_back("owners", FormatOwners(d.owners));
   lines.emplace_back("schema id", std::to_string(d.schema_id));
 
   size_t label_width = std::string("columns").size();

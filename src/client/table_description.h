@@ -34,6 +34,7 @@ struct TableDescription {
   std::optional<int64_t> log_ttl_ms;
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::pair<std::string, int64_t>> partitions;  // name, id
+  std::vector<std::pair<std::string, int64_t>> owners;  // bucket label, node (0: moving)
   int64_t schema_id = 0;
 
   // Index of the column or -1.

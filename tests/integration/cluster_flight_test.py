@@ -112,6 +112,15 @@ def main():
         checks.ok("3 log buckets spread 1/1/1",
                   minktest.wait_until(20, lambda: spread(nodes, "shop.events", 1)),
                   str([owners(n, "shop.events") for n in nodes]))
+        by_node = {}
+        for bucket, owner in sorted(owners(n1, "shop.accounts").items()):
+            by_node.setdefault(owner, []).append(bucket)
+        want = "owners " + "; ".join(f"node {o}: {' '.join(b)}" for o, b in sorted(by_node.items()))
+        for n in nodes:
+            text = n.mink("table", "describe", "shop.accounts").stdout
+            got = [" ".join(line.split()) for line in text.splitlines() if line.startswith("owners")]
+            checks.expect(f"mink table describe through node {n.node_id} names the owners",
+                          [want], got)
 
         # ---- writes through every node, reads from every node
         expected = {}

@@ -103,7 +103,7 @@ expect "mink table list shop" "shop.events
 shop.orders" "$(mink table list shop)"
 describe=$(mink table describe shop.orders)
 if [[ "$describe" == *"primary key"*"id, region"* && "$describe" == *"DECIMAL(10,2)"* &&
-      "$describe" == *"us (p1)"* ]]; then
+      "$describe" == *"us (p1)"* && "$describe" == *"owners"*"node 1: "* ]]; then
   pass "mink table describe shop.orders"
 else
   fail "mink table describe shop.orders: $describe"

@@ -352,6 +352,11 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
     MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->DescribeTable(name));
     out = Describe(info);
+    // Which node writes each bucket now (0 while it moves), as `offsets` reports it.
+    MINK_ASSIGN_OR_RETURN(auto offsets, tables_->Offsets(name, std::nullopt));
+    json owners = json::array();
+    for (const auto& o : offsets) owners.push_back({{"bucket", o.bucket}, {"owner", o.owner}});
+    out["owners"] = owners;
   } else if (action.type == "offsets") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
     std::optional<int64_t> at;
