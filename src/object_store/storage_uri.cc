@@ -4,6 +4,7 @@
 
 #include "base/strings.h"
 #include "object_store/file_store.h"
+#include "object_store/latency_store.h"
 #include "object_store/memory_store.h"
 #include "object_store/s3/s3_store.h"
 
@@ -86,6 +87,15 @@ StorageUri StorageUri::WalDefault() const {
 }
 
 Result<std::shared_ptr<ObjectStore>> OpenObjectStore(const StorageUri& uri) {
+  if (auto it = uri.options.find("latency"); it != uri.options.end()) {
+    // A cloud's latency over any backend (LatencyStore), for measuring.
+    MINK_ASSIGN_OR_RETURN(LatencyProfile profile, LatencyProfile::Named(it->second));
+    StorageUri backend = uri;
+    backend.options.erase("latency");
+    MINK_ASSIGN_OR_RETURN(auto inner, OpenObjectStore(backend));
+    return std::shared_ptr<ObjectStore>(
+        std::make_shared<LatencyStore>(std::move(inner), std::move(profile)));
+  }
   if (uri.scheme == "file") {
     MINK_ASSIGN_OR_RETURN(auto store, FileStore::Open(uri.location));
     return std::shared_ptr<ObjectStore>(std::move(store));
