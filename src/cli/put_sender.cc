@@ -1,5 +1,7 @@
 #include "cli/put_sender.h"
 
+#include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -28,13 +30,15 @@ Status PutSender::Send(const std::vector<arrow::RecordBatchPtr>& batches, int64_
   const std::string command = client::DumpJson(descriptor);
   Status status;
   std::chrono::milliseconds backoff = options_.first_backoff;
+  const auto give_up = std::chrono::steady_clock::now() + options_.retry_for;
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
     status = PutOnce(command, batches);
     if (status.ok() || status.code() != StatusCode::kUnavailable) break;
-    if (attempt < options_.max_attempts) {
-      std::this_thread::sleep_for(backoff);
-      backoff *= 2;
+    if (attempt == options_.max_attempts || std::chrono::steady_clock::now() + backoff > give_up) {
+      break;
     }
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, options_.max_backoff);
   }
   MINK_RETURN_IF_ERROR(status);
   ++sequence_;

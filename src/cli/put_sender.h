@@ -20,8 +20,13 @@ struct PutSenderOptions {
   std::string table;
   bool is_delete = false;
   std::vector<std::string> columns;  // the descriptor's "columns" (a partial update), or empty
-  int max_attempts = 5;
+  // Unavailable is retried until one of these runs out. 30 s outlasts a failover (the session
+  // timeout, 9 s by default, then the new owner opens the bucket).
+  int max_attempts = 100;
+  std::chrono::milliseconds retry_for{30'000};
   std::chrono::milliseconds first_backoff{200};  // doubled after every failed attempt
+  // Short, so that the retry that finds a bucket's new owner comes soon after it opened.
+  std::chrono::milliseconds max_backoff{500};
 };
 
 class PutSender {

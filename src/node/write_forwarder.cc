@@ -8,30 +8,35 @@ namespace mink::node {
 
 using nlohmann::json;
 
-Result<flight::FlightClient*> FlightWriteForwarder::ClientOf(int32_t node_id) {
+Result<std::shared_ptr<flight::FlightClient>> FlightWriteForwarder::ClientOf(int32_t node_id) {
   MINK_ASSIGN_OR_RETURN(auto members, membership_->Members());
-  std::string address;
+  const cluster::Member* member = nullptr;
   for (const auto& m : members) {
-    if (m.node_id == node_id && m.live) address = m.flight_address;
+    if (m.node_id == node_id && m.live) member = &m;
   }
-  if (address.empty()) {
+  if (member == nullptr) {
     return UnavailableError("node " + std::to_string(node_id) + " is not live; retry the write");
   }
+  // One client per process of the node: a restarted node (a new epoch, often the same address)
+  // gets a fresh connection instead of one still backing off from the old process's death.
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& client = clients_[address];
-  if (client == nullptr) {
+  auto& [epoch, client] = clients_[member->flight_address];
+  if (client == nullptr || epoch != member->node_epoch) {
     flight::FlightClientOptions options;
     options.connect_timeout = std::chrono::milliseconds(0);  // connect on the first call
-    MINK_ASSIGN_OR_RETURN(client, flight::FlightClient::Connect(address, options));
+    options.max_reconnect_backoff = std::chrono::milliseconds(500);
+    MINK_ASSIGN_OR_RETURN(auto made, flight::FlightClient::Connect(member->flight_address, options));
+    client = std::move(made);
+    epoch = member->node_epoch;
   }
-  return client.get();
+  return client;
 }
 
 Result<table::WriteResult> FlightWriteForwarder::Forward(
     int32_t node_id, const table::WriteRequest& request,
     const std::vector<arrow::RecordBatchPtr>& batches) {
   if (batches.empty()) return table::WriteResult{};
-  MINK_ASSIGN_OR_RETURN(flight::FlightClient * client, ClientOf(node_id));
+  MINK_ASSIGN_OR_RETURN(std::shared_ptr<flight::FlightClient> client, ClientOf(node_id));
   json command = {{"table", request.table},
                   {"mode", request.mode == table::WriteMode::kDelete ? "delete" : "upsert"},
                   {"writer_id", request.writer_id},

@@ -26,12 +26,14 @@ class FlightWriteForwarder final : public table::WriteForwarder {
                                      const std::vector<arrow::RecordBatchPtr>& batches) override;
 
  private:
-  Result<flight::FlightClient*> ClientOf(int32_t node_id);
+  // Shared: a call in flight keeps its client while a newer process of the node replaces it.
+  Result<std::shared_ptr<flight::FlightClient>> ClientOf(int32_t node_id);
 
   const cluster::Membership* const membership_;
   const std::chrono::milliseconds timeout_;
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<flight::FlightClient>> clients_;  // by address
+  // By address: the node epoch the client was made for, and the client.
+  std::map<std::string, std::pair<int64_t, std::shared_ptr<flight::FlightClient>>> clients_;
 };
 
 }  // namespace mink::node

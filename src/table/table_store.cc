@@ -24,11 +24,42 @@ TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storag
       pk_writer_(meta, storage, &catalog_, &buckets_, options.kv_snapshot_records),
       reader_(meta, storage, &catalog_, &buckets_, options.snapshot_batch_rows),
       stats_(meta, storage, &catalog_),
-      bucket_log_(meta, storage, &catalog_) {}
+      bucket_log_(meta, storage, &catalog_),
+      preloader_(std::make_unique<BucketPreloader>([this](uint64_t s) { Preload(s); })) {}
 
 TableStore::~TableStore() { Stop(); }
 
-void TableStore::Stop() { pk_writer_.Stop(); }
+void TableStore::Stop() {
+  preloader_.reset();
+  pk_writer_.Stop();
+}
+
+void TableStore::Preload(uint64_t stream) {
+  if (!storage_->Writes(stream)) return;
+  auto tables = catalog_.StreamTables();
+  auto it = tables.find(stream);
+  if (it == tables.end()) return;
+  auto table = catalog_.Find(catalog_.TableName(it->second));
+  if (!table.ok()) return;
+  std::string label = meta_->Read([&](const metadata::State& s) {
+    const metadata::StreamState* st = s.FindStream(stream);
+    if (st == nullptr) return std::string();
+    size_t slash = st->name.find('/');
+    return slash == std::string::npos ? st->name : st->name.substr(slash + 1);
+  });
+  BucketState* bucket = buckets_.Get(stream, label);
+  std::lock_guard<std::mutex> lock(bucket->mutex);
+  if (!storage_->Writes(stream)) return;
+  auto started = std::chrono::steady_clock::now();
+  if (Status s = buckets_.Load(**table, bucket); !s.ok()) {
+    MINK_LOG_WARN("table", "preloading {} {} failed (its first write loads it): {}",
+                  (*table)->name, label, s.ToString());
+    return;
+  }
+  MINK_LOG_INFO("table", "preloaded {} {} in {} ms", (*table)->name, label,
+                std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now() - started).count());
+}
 
 Status TableStore::Start() {
   MINK_ASSIGN_OR_RETURN(size_t taken, ownership_.TakeAssigned());
@@ -45,6 +76,7 @@ Result<bool> TableStore::FollowAssignment(std::chrono::milliseconds drain_timeou
   Status applied = ownership_.Apply(moves, drain_timeout);
   for (const auto* list : {&moves.take, &moves.release, &moves.lost}) buckets_.Invalidate(*list);
   MINK_RETURN_IF_ERROR(applied);
+  if (preloader_) preloader_->Add(moves.take);
   MINK_LOG_INFO("table", "buckets moved: took {}, released {}, lost {}", moves.take.size(),
                 moves.release.size(), moves.lost.size());
   return true;
@@ -119,6 +151,7 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
                                                const WriteRequest& request, RoutedWrite& routed) {
   const int32_t self = storage_->node().node_id;
   std::vector<RoutedRow> here;
+  std::vector<std::pair<uint64_t, std::string>> here_streams;  // stream, bucket label
   std::map<int32_t, std::vector<const Row*>> elsewhere;
   for (auto& [where, group] : GroupByBucket(routed.rows)) {
     std::string label;
@@ -135,6 +168,7 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
     }
     if (storage_->Writes(stream)) {
       for (RoutedRow* r : group) here.push_back(std::move(*r));
+      here_streams.emplace_back(stream, label);
       continue;
     }
     const int32_t owner = StreamOwner(stream);
@@ -160,6 +194,19 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
   }
   Result<WriteResult> local =
       here.empty() ? WriteResult{} : WriteHere(table, request, routed.targets, here);
+  // A bucket that moved away while this write was on its way (it started draining, or its
+  // commit was fenced by the new owner) is retriable, like one that had moved before the write
+  // came: the writer id and sequence keep the retry exact.
+  if (!local.ok() && local.status().code() == StatusCode::kAborted) {
+    local = UnavailableError(local.status().message() + "; retry the write");
+  } else if (!local.ok() && local.status().code() == StatusCode::kFailedPrecondition) {
+    for (const auto& [stream, label] : here_streams) {
+      if (storage_->Writes(stream)) continue;
+      local = UnavailableError("bucket " + label + " of " + table.name + " moved off node " +
+                               std::to_string(self) + " during the write; retry the write");
+      break;
+    }
+  }
   WriteResult result;
   Status failure = local.status();
   if (local.ok()) result = std::move(*local);
@@ -167,8 +214,10 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
     Result<WriteResult> remote = answer.get();
     if (!remote.ok()) {
       if (failure.ok()) {
-        failure = Status(remote.status().code(),
-                         "node " + std::to_string(node) + ": " + remote.status().message());
+        const StatusCode code = remote.status().code() == StatusCode::kAborted
+                                    ? StatusCode::kUnavailable  // fenced there: moved, as above
+                                    : remote.status().code();
+        failure = Status(code, "node " + std::to_string(node) + ": " + remote.status().message());
       }
       continue;
     }

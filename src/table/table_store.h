@@ -32,6 +32,7 @@
 #include "storage/stream_store.h"
 #include "table/bucket_log.h"
 #include "table/bucket_ownership.h"
+#include "table/bucket_preloader.h"
 #include "table/bucket_state.h"
 #include "table/catalog.h"
 #include "table/column_stats.h"
@@ -160,6 +161,8 @@ class TableStore {
 
  private:
   int32_t StreamOwner(uint64_t stream_id) const;
+  // BucketPreloader's work: loads the state of a bucket this node writes.
+  void Preload(uint64_t stream);
   Result<WriteResult> WriteHere(const ResolvedTable& table, const WriteRequest& request,
                                 const std::vector<bool>& targets, std::vector<RoutedRow>& rows);
   Result<WriteResult> WriteInCluster(const ResolvedTable& table, const WriteRequest& request,
@@ -182,6 +185,8 @@ class TableStore {
   ColumnStatsCache stats_;
   BucketLog bucket_log_;
   std::atomic<uint64_t> sticky_{0};  // the bucket of the next write to a table without a key
+  // Rebuilds taken-over buckets' state ahead of their first write; reset by Stop().
+  std::unique_ptr<BucketPreloader> preloader_;
 };
 
 }  // namespace mink::table

@@ -165,6 +165,26 @@ TEST_F(PutSenderTest, GivesUpAfterTheLastAttempt) {
   EXPECT_EQ(sender.rows_written(), 0);
 }
 
+TEST_F(PutSenderTest, GivesUpWhenTheRetryTimeRunsOut) {
+  node_.unavailable_puts = 100;
+  PutSenderOptions options;
+  options.retry_for = std::chrono::milliseconds(300);
+  PutSender sender(client_.get(), schema_, [&] {
+    options.table = "shop.orders";
+    options.first_backoff = std::chrono::milliseconds(50);
+    options.max_backoff = std::chrono::milliseconds(100);
+    return options;
+  }());
+  auto start = std::chrono::steady_clock::now();
+  Status s = sender.Send(batches_, 3);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  // Backoffs 50, 100, 100: the next would end past 300 ms (3 on a slow machine).
+  EXPECT_GE(node_.puts().size(), 3u);
+  EXPECT_LE(node_.puts().size(), 4u);
+  EXPECT_LT(took, std::chrono::milliseconds(1000));
+}
+
 TEST_F(PutSenderTest, RefusedWritesAreNotRetried) {
   node_.fail_with = InvalidArgumentError("row 2: column 'region' is NOT NULL but missing");
   PutSender sender = Sender();

@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+
 #include <deque>
 #include <mutex>
 
@@ -243,6 +245,13 @@ Result<std::unique_ptr<FlightClient>> FlightClient::Connect(const std::string& a
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);  // nodes are reached directly, never via $http_proxy
+  if (options.max_reconnect_backoff.count() > 0) {
+    const int ms = static_cast<int>(options.max_reconnect_backoff.count());
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, ms);
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(ms, 100));
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::min(ms, 100));
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  }
   impl->channel = grpc::CreateCustomChannel(host_port, grpc::InsecureChannelCredentials(), args);
   impl->stub = pb::FlightService::NewStub(impl->channel);
   impl->do_put_method = std::make_unique<grpc::internal::RpcMethod>(

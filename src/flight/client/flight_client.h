@@ -28,6 +28,11 @@ struct FlightClientOptions {
   // first call instead (Connect then never fails for an unreachable node).
   std::chrono::milliseconds connect_timeout{5'000};
   int max_message_bytes = 256 * 1024 * 1024;
+  // The longest wait between attempts to reconnect a lost connection; 0: gRPC's (120 s). A
+  // client that must find a restarted peer quickly (a node forwarding to another) sets it low.
+  // A client with its own bound also has its own connections (not shared with other clients of
+  // the process), so a new client never inherits an old one's backoff.
+  std::chrono::milliseconds max_reconnect_backoff{0};
 };
 
 struct CallOptions {

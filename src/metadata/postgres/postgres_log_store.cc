@@ -218,9 +218,18 @@ Status PostgresLogStore::Connect(pg_conn** conn, bool listen) {
     *conn = nullptr;
   }
   // Entries before dbname (which libpq expands from the URL) are defaults the URL may override.
-  const char* keys[] = {"connect_timeout", "application_name", "keepalives_idle", "dbname",
-                        nullptr};
-  const char* values[] = {"10", "mink-metadata", "30", url_.c_str(), nullptr};
+  // The server ends a session that sits in a transaction for 1.5 s: a node cut off from the
+  // database (or paused) inside an append must not hold the append lock, and with it every
+  // other node's appends and heartbeats, for longer than a heartbeat interval or so. Its
+  // transaction is rolled back, as if it had crashed. Lock waits and statements are bounded
+  // too, and keepalives and tcp_user_timeout notice a peer that went away.
+  const char* keys[] = {"connect_timeout", "application_name", "keepalives_idle",
+                        "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+                        "options", "dbname", nullptr};
+  const char* values[] = {"10", "mink-metadata", "5", "2", "3", "10000",
+                          "-c idle_in_transaction_session_timeout=1500 -c lock_timeout=10000 "
+                          "-c statement_timeout=30000",
+                          url_.c_str(), nullptr};
   PGconn* c = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (c == nullptr) return UnavailableError("postgres connect to " + redacted_url_ + ": no memory");
   if (PQstatus(c) != CONNECTION_OK) {
