@@ -35,12 +35,11 @@ share to it before the takeover) may fail, with some of their rows stored (docs/
 buckets commit independently); the test allows exactly those failures and lists them. Any
 other failed write, a lost acknowledged number or a number stored twice fails the test.
 
-MINK_TEST_FENCING_APPEND_LOCK=1 adds a third cut, inside the metadata log's append lock (the
-node's transaction holds PostgreSQL's advisory lock when the black hole starts). It is off by
-default because it fails today: every other node's appends, heartbeats and lease renewals wait
-for that lock, so nothing moves and no write through any node succeeds until the cut heals
-(pg_stat_activity, printed by the test, shows the cut node's backend "idle in transaction" in
-pg_advisory_xact_lock and the others waiting on it).
+A third cut comes inside the metadata log's append lock: the node's transaction holds
+PostgreSQL's advisory lock when the black hole starts. Every other node's appends, heartbeats
+and lease renewals wait for that lock until the server ends the cut node's idle transaction
+(its metadata sessions set idle_in_transaction_session_timeout); then the cut node is taken
+over like the others. MINK_TEST_FENCING_APPEND_LOCK=0 leaves this cut out.
 
 Usage: cluster_fencing_test.py path/to/mink   (Debian's /usr/bin/python3)
 """
@@ -422,7 +421,7 @@ def main():
         if coord is not None:
             fence_scenario(checks, nodes, proxies, seq, writers, by_id[coord], cuts, "refuse", meta_url)
 
-        if os.environ.get("MINK_TEST_FENCING_APPEND_LOCK") == "1":
+        if os.environ.get("MINK_TEST_FENCING_APPEND_LOCK", "1") != "0":
             coord = coordinator(n1) or coordinator(n2)
             victim = next(n for n in nodes if n.node_id != coord)
             fence_scenario(checks, nodes, proxies, seq, writers, victim, cuts, "append-lock", meta_url)
