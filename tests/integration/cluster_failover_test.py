@@ -41,10 +41,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster_helpers  # noqa: E402
 import minktest  # noqa: E402
 
 minktest.require_modules("confluent_kafka")
-from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka import Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 SESSION_TIMEOUT_S = 3
@@ -75,10 +76,7 @@ def coordinator(node):
 
 def owners(node, table):
     """{bucket: owner} as `node` answers `mink table offsets`, {} when it does not answer."""
-    r = node.mink("table", "offsets", table, "--format", "json", check=False, timeout=20)
-    if r.returncode != 0:
-        return {}
-    return {b["bucket"]: b["owner"] for b in map(json.loads, r.stdout.splitlines())}
+    return cluster_helpers.owners(node, table, timeout=20)
 
 
 def all_owners(node):
@@ -205,58 +203,16 @@ class FlightStream:
         return min(ends) if ends else None
 
 
-class NumberedProducer:
-    """Produces 0, 1, 2, ... (key and value the number) with an idempotent producer until
-    stopped; remembers what was acknowledged, when, and in which partition."""
+class NumberedProducer(cluster_helpers.NumberedProducer):
+    """cluster_helpers.NumberedProducer to TOPIC (messages time out after 120 s), and the
+    longest pause between its acknowledgements."""
 
-    def __init__(self, bootstrap, rate_per_s=200):
-        self.p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True,
-                           "linger.ms": 5, "message.timeout.ms": 120000,
-                           "topic.metadata.refresh.interval.ms": 1000})
-        self.rate = rate_per_s
-        self.acked = set()
-        self.ack_times = []  # (monotonic time, number, partition)
-        self.errors = []
-        self.next = 0
-        self.stopping = False
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def report(self, err, msg):
-        with self.lock:
-            if err is not None:
-                self.errors.append(str(err))
-            else:
-                n = int(msg.value())
-                self.acked.add(n)
-                self.ack_times.append((time.monotonic(), n, msg.partition()))
-
-    def run(self):
-        while not self.stopping:
-            v = str(self.next).encode()
-            try:
-                self.p.produce(TOPIC, key=v, value=v, on_delivery=self.report)
-                self.next += 1
-            except BufferError:
-                pass
-            self.p.poll(1.0 / self.rate)
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self, flush_s=60):
-        self.stopping = True
-        self.thread.join(timeout=30)
-        return self.p.flush(flush_s)
-
-    def acked_since(self, t):
-        with self.lock:
-            return sum(1 for (at, _, _) in self.ack_times if at > t)
+    def __init__(self, bootstrap):
+        super().__init__(bootstrap, TOPIC, message_timeout_ms=120000)
 
     def longest_pause(self, t_from, t_to):
         """The longest time between two acknowledgements of one partition around [t_from, t_to]:
-        (seconds, partition)."""
+        (seconds, partition, monotonic time it began)."""
         with self.lock:
             by_partition = {}
             for at, _, p in self.ack_times:
@@ -310,38 +266,18 @@ def read_events(node):
 
 
 def snapshot(node):
-    r = node.mink("read", ACCOUNTS, "--mode", "snapshot", "--format", "json", timeout=120)
-    return {row["id"]: row for row in map(json.loads, r.stdout.splitlines())}
+    return cluster_helpers.snapshot(node, ACCOUNTS)
 
 
 def read_topic(bootstrap, expected_count, seconds=60):
-    """Every record of the topic from the start: a list of numbers (duplicates kept)."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{time.time()}",
-                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
-    c.assign([TopicPartition(TOPIC, p, 0) for p in range(PARTITIONS)])
-    seen = []
-    deadline = time.monotonic() + seconds
-    quiet_since = time.monotonic()
-    while time.monotonic() < deadline:
-        msgs = c.consume(1000, timeout=0.5)
-        real = [m for m in msgs if m.error() is None]
-        seen.extend(int(m.value()) for m in real)
-        if real:
-            quiet_since = time.monotonic()
-        elif len(seen) >= expected_count and time.monotonic() - quiet_since > 2:
-            break
-    threading.Thread(target=c.close, daemon=True).start()
-    return seen
+    """Every record of TOPIC from the start: a list of numbers (duplicates kept)."""
+    return cluster_helpers.read_topic(bootstrap, TOPIC, PARTITIONS, expected_count, seconds)
 
 
 def check_exactly_once(checks, name, acked, seen, sent=None, at_least=200):
     """Every acknowledged number is in `seen` exactly once; no number at all is in it twice; with
     `sent`, a range, nothing outside it is; at least `at_least` were acknowledged."""
-    counts = {}
-    for n in seen:
-        counts[n] = counts.get(n, 0) + 1
-    lost = sorted(n for n in acked if n not in counts)
-    dup = sorted(n for n, k in counts.items() if k > 1)
+    lost, dup, counts = cluster_helpers.lost_and_duplicated(acked, seen)
     checks.expect(f"{name}: no acknowledged row lost ({len(acked)} acknowledged)", [], lost[:20])
     checks.expect(f"{name}: no row stored twice", [], dup[:20])
     if sent is not None:
@@ -363,14 +299,9 @@ def report_failed_writes(stream, stored):
 # ---------------------------------------------------------------- the test
 
 def main():
-    minktest.hard_deadline(330)
-    if len(sys.argv) < 2:
-        print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
-        sys.exit(2)
+    cluster_helpers.start_test(330, "path/to/mink")
     event("start")
-    meta_url, storage = minktest.cluster_stores()
-    nodes = [minktest.MinkNode(sys.argv[1], f"cfail{i}", node_id=i, meta_url=meta_url,
-                               storage_uri=storage) for i in (1, 2, 3, 4)]
+    nodes = cluster_helpers.shared_cluster(sys.argv[1], "cfail", ids=(1, 2, 3, 4))
     n1, n2, n3, n4 = nodes
     checks = minktest.Checks()
     flags = ["--session-timeout", f"{SESSION_TIMEOUT_S}s"]
@@ -614,28 +545,13 @@ def main():
                            {3_000_000 + part for part in range(PARTITIONS)}, seen)
         event("done")
     except Exception as e:  # noqa: BLE001
-        import traceback
-
-        traceback.print_exc()
-        checks.fail(f"cluster failover: {type(e).__name__}: {e}")
+        cluster_helpers.failed(checks, "cluster failover", e)
     finally:
         for s in streams:
             s.stopping = True
         for p in producers:
             p.stopping = True
-        for n in nodes:
-            if n.proc is not None:
-                try:
-                    n.resume()  # in case it failed while nodes were paused
-                except Exception:  # noqa: BLE001
-                    pass
-                n.stop()
-        if checks.failures:
-            for n in nodes:
-                print(f"---- node {n.node_id} log:\n{n.log_tail(60)}", file=sys.stderr)
-        for n in nodes:
-            n.cleanup()
-        checks.finish()
+        cluster_helpers.finish(checks, nodes)
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster_helpers  # noqa: E402
 import minktest  # noqa: E402
 import pg_proxy  # noqa: E402
 
@@ -80,12 +81,7 @@ def require_node_modules():
     missing = [m for m in ("@grpc/grpc-js", "@grpc/proto-loader", "apache-arrow")
                if not os.path.isdir(os.path.join(NODE_MODULES, m))]
     if missing:
-        why = f"npm modules {missing} are not in {os.path.normpath(NODE_MODULES)}"
-        if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
-            print(f"FAIL: {why} and MINK_TEST_REQUIRE_SERVICES=1", file=sys.stderr, flush=True)
-            sys.exit(1)
-        print(f"SKIP: {why}", file=sys.stderr, flush=True)
-        sys.exit(77)
+        minktest.unavailable(f"npm modules {missing} are not in {os.path.normpath(NODE_MODULES)}")
 
 
 def proxied_url(meta_url, port):
@@ -108,10 +104,9 @@ def mink(node, *args, timeout=20, input=None):
 
 
 def owners(node, table, timeout=10):
-    r = mink(node, "table", "offsets", table, "--format", "json", timeout=timeout)
-    if r.returncode != 0:
-        return {}
-    return {b["bucket"]: b["owner"] for b in map(json.loads, r.stdout.splitlines())}
+    """{bucket: owner} as `node` answers `mink table offsets`, {} when it does not answer
+    within `timeout` s."""
+    return cluster_helpers.owners(node, table, timeout, empty_on_timeout=True)
 
 
 def cluster_nodes(node):
@@ -127,14 +122,7 @@ def coordinator(node):
 
 
 def spread(nodes, table, per_node=BUCKETS // 3):
-    views = [owners(n, table) for n in nodes]
-    if not views[0] or any(v != views[0] for v in views):
-        return False
-    counts = {}
-    for o in views[0].values():
-        counts[o] = counts.get(o, 0) + 1
-    return sorted(counts) == sorted(n.node_id for n in nodes) and \
-        all(c == per_node for c in counts.values())
+    return cluster_helpers.spread(nodes, table, per_node, owners_of=owners)
 
 
 def moved_off(survivors, gone_id):
@@ -352,19 +340,15 @@ def validate_log(rows, cuts):
 
 
 def main():
-    minktest.hard_deadline(360)
-    if len(sys.argv) < 2:
-        print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
-        sys.exit(2)
+    cluster_helpers.start_test(360, "path/to/mink")
     require_node_modules()
     if shutil.which("psql") is None:
         minktest.require_tool("psql", "psql", "--version")
     meta_url, storage = minktest.cluster_stores()
     pg = urllib.parse.urlsplit(meta_url)
     proxies = {i: pg_proxy.PgProxy(pg.hostname, pg.port, f"pg{i}") for i in (1, 2, 3)}
-    nodes = [minktest.MinkNode(sys.argv[1], f"cfence{i}", node_id=i,
-                               meta_url=proxied_url(meta_url, proxies[i].port), storage_uri=storage)
-             for i in (1, 2, 3)]
+    nodes = cluster_helpers.make_nodes(sys.argv[1], "cfence",
+                                       lambda i: proxied_url(meta_url, proxies[i].port), storage)
     by_id = {n.node_id: n for n in nodes}
     checks = minktest.Checks()
     seq = Sequence()
@@ -476,10 +460,7 @@ def main():
             checks.ok(f"node {n.node_id} stopped cleanly on SIGINT", rc == 0, f"exit status {rc}")
         log("done")
     except Exception as e:  # noqa: BLE001
-        import traceback
-
-        traceback.print_exc()
-        checks.fail(f"cluster fencing: {type(e).__name__}: {e}")
+        cluster_helpers.failed(checks, "cluster fencing", e)
     finally:
         for w in writers:
             w.stopping = True
@@ -491,12 +472,7 @@ def main():
                 n.stop(timeout=20)
         for p in proxies.values():
             p.close()
-        if checks.failures:
-            for n in nodes:
-                print(f"---- node {n.node_id} log:\n{n.log_tail(60)}", file=sys.stderr)
-        for n in nodes:
-            n.cleanup()
-        checks.finish()
+        cluster_helpers.finish(checks, nodes)  # every node is stopped by now
 
 
 def node_epoch_of(asked, node_id):

@@ -25,40 +25,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster_helpers  # noqa: E402
 import minktest  # noqa: E402
 
 SESSION_TIMEOUT_S = 3
 KEYS = 300
 
 
-def offsets(node, table):
-    """[(bucket, end, owner)] as `node` answers `mink table offsets`."""
-    r = node.mink("table", "offsets", table, "--format", "json", check=False)
-    if r.returncode != 0:
-        return []
-    out = []
-    for line in r.stdout.splitlines():
-        b = json.loads(line)
-        out.append((b["bucket"], b["end"], b["owner"]))
-    return out
-
-
-def owners(node, table):
-    return {b: owner for b, _, owner in offsets(node, table)}
-
-
-def spread(nodes, table, per_node, among=None):
-    """Whether every node in `among` (default: all) names the same owners for `table`, all of
-    them live nodes in `among`, each owning `per_node` buckets."""
-    among = among or nodes
-    views = [owners(n, table) for n in among]
-    if not views[0] or any(v != views[0] for v in views):
-        return False
-    counts = {}
-    for o in views[0].values():
-        counts[o] = counts.get(o, 0) + 1
-    return sorted(counts) == sorted(n.node_id for n in among) and \
-        all(c == per_node for c in counts.values())
+owners = cluster_helpers.owners
+spread = cluster_helpers.spread
 
 
 def moved_off(survivors, table, gone_id):
@@ -76,9 +51,7 @@ def write_rows(node, table, rows):
     return node.mink("write", table, input=lines, check=False, timeout=120)
 
 
-def snapshot(node, table):
-    r = node.mink("read", table, "--mode", "snapshot", "--format", "json", timeout=120)
-    return {row["id"]: row for row in map(json.loads, r.stdout.splitlines())}
+snapshot = cluster_helpers.snapshot
 
 
 def changelog(node, table):
@@ -87,14 +60,9 @@ def changelog(node, table):
 
 
 def main():
-    minktest.hard_deadline(400)
-    if len(sys.argv) < 3:
-        print(f"usage: {sys.argv[0]} path/to/mink path/to/mink-query", file=sys.stderr)
-        sys.exit(2)
+    cluster_helpers.start_test(400, "path/to/mink", "path/to/mink-query")
     query_bin = os.path.abspath(sys.argv[2])
-    meta_url, storage = minktest.cluster_stores()
-    nodes = [minktest.MinkNode(sys.argv[1], f"cflight{i}", node_id=i, meta_url=meta_url,
-                               storage_uri=storage) for i in (1, 2, 3)]
+    nodes = cluster_helpers.shared_cluster(sys.argv[1], "cflight")
     checks = minktest.Checks()
     flags = ["--session-timeout", f"{SESSION_TIMEOUT_S}s"]
     try:
@@ -213,24 +181,9 @@ def main():
         checks.expect("the buckets owned add up to the 9 buckets", 9,
                       sum(m["buckets"] for m in listed))
     except Exception as e:  # noqa: BLE001
-        import traceback
-
-        traceback.print_exc()
-        checks.fail(f"cluster flight: {type(e).__name__}: {e}")
+        cluster_helpers.failed(checks, "cluster flight", e)
     finally:
-        for n in nodes:
-            if n.proc is not None:
-                try:
-                    n.resume()
-                except Exception:  # noqa: BLE001
-                    pass
-                n.stop()
-        if checks.failures:
-            for n in nodes:
-                print(f"---- node {n.node_id} log:\n{n.log_tail(60)}", file=sys.stderr)
-        for n in nodes:
-            n.cleanup()
-        checks.finish()
+        cluster_helpers.finish(checks, nodes)
 
 
 if __name__ == "__main__":

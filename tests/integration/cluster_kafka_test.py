@@ -28,10 +28,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cluster_helpers  # noqa: E402
 import minktest  # noqa: E402
 
 minktest.require_modules("confluent_kafka")
-from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka import Consumer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 SESSION_TIMEOUT_S = 3
@@ -48,87 +49,9 @@ def metadata(node):
     return leaders, sorted(md.brokers)
 
 
-class NumberedProducer:
-    """Produces 0, 1, 2, ... (key and value the number) with an idempotent producer until
-    stopped; remembers what was acknowledged and when."""
-
-    def __init__(self, bootstrap, rate_per_s=200):
-        self.p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True,
-                           "linger.ms": 5, "message.timeout.ms": 60000,
-                           "topic.metadata.refresh.interval.ms": 1000})
-        self.rate = rate_per_s
-        self.acked = set()
-        self.ack_times = []  # (monotonic time, number)
-        self.errors = []
-        self.next = 0
-        self.first_all_after = None
-        self.stopping = False
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def report(self, err, msg):
-        with self.lock:
-            if err is not None:
-                self.errors.append(str(err))
-            else:
-                n = int(msg.value())
-                self.acked.add(n)
-                self.ack_times.append((time.monotonic(), n, msg.partition()))
-
-    def run(self):
-        while not self.stopping:
-            v = str(self.next).encode()
-            try:
-                self.p.produce(TOPIC, key=v, value=v, on_delivery=self.report)
-                self.next += 1
-            except BufferError:
-                pass
-            self.p.poll(1.0 / self.rate)
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self, flush_s=60):
-        self.stopping = True
-        self.thread.join(timeout=30)
-        left = self.p.flush(flush_s)
-        return left
-
-    def acked_after(self, t):
-        with self.lock:
-            return [n for (at, n, _) in self.ack_times if at > t]
-
-
-
-def read_everything(bootstrap, expected_count, seconds=60):
-    """Every record of the topic from the start: a list of numbers (duplicates kept)."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"reader-{time.time()}",
-                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
-    c.assign([TopicPartition(TOPIC, p, 0) for p in range(PARTITIONS)])
-    seen = []
-    deadline = time.monotonic() + seconds
-    quiet_since = time.monotonic()
-    while time.monotonic() < deadline:
-        msgs = c.consume(1000, timeout=0.5)
-        real = [m for m in msgs if m.error() is None]
-        for m in real:
-            seen.append(int(m.value()))
-        if real:
-            quiet_since = time.monotonic()
-        elif len(seen) >= expected_count and time.monotonic() - quiet_since > 2:
-            break
-    threading.Thread(target=c.close, daemon=True).start()
-    return seen
-
-
 def check_dense(checks, name, producer, seen):
     acked = producer.acked
-    counts = {}
-    for n in seen:
-        counts[n] = counts.get(n, 0) + 1
-    lost = sorted(n for n in acked if n not in counts)
-    dup = sorted(n for n, k in counts.items() if k > 1)
+    lost, dup, _ = cluster_helpers.lost_and_duplicated(acked, seen)
     checks.expect(f"{name}: no acknowledged record lost", [], lost[:20])
     checks.expect(f"{name}: no record stored twice", [], dup[:20])
     checks.ok(f"{name}: records were acknowledged", len(acked) > 100, f"{len(acked)} acknowledged")
@@ -152,13 +75,8 @@ def owners_spread(nodes):
 
 
 def main():
-    minktest.hard_deadline(400)
-    if len(sys.argv) < 2:
-        print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
-        sys.exit(2)
-    meta_url, storage = minktest.cluster_stores()
-    nodes = [minktest.MinkNode(sys.argv[1], f"cluster{i}", node_id=i, meta_url=meta_url,
-                               storage_uri=storage) for i in (1, 2, 3)]
+    cluster_helpers.start_test(400, "path/to/mink")
+    nodes = cluster_helpers.shared_cluster(sys.argv[1], "cluster")
     checks = minktest.Checks()
     flags = ["--session-timeout", f"{SESSION_TIMEOUT_S}s"]
     try:
@@ -174,7 +92,7 @@ def main():
         checks.expect("every node lists the three brokers", [1, 2, 3], brokers)
 
         # ---- kill -9 the leader of partition 0 under an idempotent producer
-        producer = NumberedProducer(",".join(n.broker for n in nodes)).start()
+        producer = cluster_helpers.NumberedProducer(",".join(n.broker for n in nodes), TOPIC).start()
         minktest.wait_until(20, lambda: len(producer.acked) > 300)
         victim_id = leaders[0]
         victim = nodes[victim_id - 1]
@@ -213,7 +131,7 @@ def main():
         left = producer.stop()
         checks.expect("every produced record was delivered", 0, left)
         checks.expect("no delivery failed", [], producer.errors[:5])
-        seen = read_everything(nodes[0].broker, len(producer.acked))
+        seen = cluster_helpers.read_topic(nodes[0].broker, TOPIC, PARTITIONS, len(producer.acked))
         check_dense(checks, "kill -9, restart, SIGTERM", producer, seen)
 
         # ---- consumer groups: one coordinator for a group, on every node
@@ -229,20 +147,9 @@ def main():
             threading.Thread(target=c.close, daemon=True).start()
         checks.expect("a group's committed offset reads back from every node", {7}, coords)
     except Exception as e:  # noqa: BLE001
-        import traceback
-
-        traceback.print_exc()
-        checks.fail(f"cluster: {type(e).__name__}: {e}")
+        cluster_helpers.failed(checks, "cluster", e)
     finally:
-        for n in nodes:
-            if n.proc is not None:
-                n.stop()
-        if checks.failures:
-            for n in nodes:
-                print(f"---- node {n.node_id} log:\n{n.log_tail(60)}", file=sys.stderr)
-        for n in nodes:
-            n.cleanup()
-        checks.finish()
+        cluster_helpers.finish(checks, nodes)
 
 
 def all_partitions_acked_after(producer, t, numbers_from):

@@ -27,6 +27,16 @@ import urllib.parse
 import urllib.request
 
 
+def unavailable(why):
+    """Something the test needs is missing (`why`): fails the test (exit 1) under
+    MINK_TEST_REQUIRE_SERVICES=1, skips it (exit 77) otherwise."""
+    if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
+        print(f"FAIL: {why} and MINK_TEST_REQUIRE_SERVICES=1", file=sys.stderr, flush=True)
+        sys.exit(1)
+    print(f"SKIP: {why}", file=sys.stderr, flush=True)
+    sys.exit(77)
+
+
 def require_modules(*names):
     """Imports the modules, or fails/skips the test when one is missing."""
     modules = []
@@ -34,12 +44,7 @@ def require_modules(*names):
         try:
             modules.append(importlib.import_module(name))
         except ImportError as e:
-            why = f"Python module {name} is not available to {sys.executable}: {e}"
-            if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
-                print(f"FAIL: {why} and MINK_TEST_REQUIRE_SERVICES=1", file=sys.stderr, flush=True)
-                sys.exit(1)
-            print(f"SKIP: {why}", file=sys.stderr, flush=True)
-            sys.exit(77)
+            unavailable(f"Python module {name} is not available to {sys.executable}: {e}")
     return modules
 
 
@@ -50,12 +55,7 @@ def require_tool(name, *cmd):
     except (OSError, subprocess.TimeoutExpired):
         ok = False
     if not ok:
-        why = f"{name} is not available ({' '.join(cmd)})"
-        if os.environ.get("MINK_TEST_REQUIRE_SERVICES") == "1":
-            print(f"FAIL: {why} and MINK_TEST_REQUIRE_SERVICES=1", file=sys.stderr, flush=True)
-            sys.exit(1)
-        print(f"SKIP: {why}", file=sys.stderr, flush=True)
-        sys.exit(77)
+        unavailable(f"{name} is not available ({' '.join(cmd)})")
 
 
 def free_port():
