@@ -1,5 +1,7 @@
 #include "table/bucket_state.h"
 
+#include <algorithm>
+#include <future>
 #include <optional>
 
 #include "base/log.h"
@@ -11,6 +13,72 @@
 namespace mink::table {
 
 using metadata::State;
+
+namespace {
+
+// Segments read at once while replaying: a bucket written by many small WAL objects (one per
+// flush) is hundreds of ranged GETs, each a round trip to the object store.
+constexpr size_t kParallelSegmentReads = 16;
+
+}  // namespace
+
+Status BucketStates::Replay(uint64_t stream_id, int64_t from, int64_t end,
+                            const std::function<Status(const storage::Batch&)>& visit) {
+  // The offset ranges of the segments that hold [from, end).
+  std::vector<std::pair<int64_t, uint64_t>> segments;  // first offset to read, length
+  std::vector<int64_t> segment_ends;
+  meta_->Read([&](const State& s) {
+    const metadata::StreamState* st = s.FindStream(stream_id);
+    if (st == nullptr) return;
+    auto it = st->segments.upper_bound(from);
+    if (it != st->segments.begin()) --it;
+    for (; it != st->segments.end() && it->second.start_offset < end; ++it) {
+      if (it->second.end_offset <= from) continue;
+      segments.emplace_back(std::max(from, it->second.start_offset), it->second.length);
+      segment_ends.push_back(std::min(end, it->second.end_offset));
+    }
+  });
+  int64_t at = from;
+  // Visits the batches of `r` that continue from `at`.
+  auto take = [&](const storage::ReadResult& r, int64_t until) -> Status {
+    for (const auto& b : r.batches) {
+      if (b->end_offset() <= at) continue;
+      if (b->base_offset > at || b->base_offset >= until) break;
+      MINK_RETURN_IF_ERROR(visit(*b));
+      at = b->end_offset();
+    }
+    return Status::Ok();
+  };
+  for (size_t first = 0; first < segments.size(); first += kParallelSegmentReads) {
+    const size_t last = std::min(segments.size(), first + kParallelSegmentReads);
+    std::vector<std::future<Result<storage::ReadResult>>> reads;
+    for (size_t i = first; i < last; ++i) {
+      reads.push_back(std::async(std::launch::async, [this, stream_id, seg = segments[i]] {
+        return storage_->Read(stream_id, seg.first, std::max<uint64_t>(seg.second, 1));
+      }));
+    }
+    for (size_t i = first; i < last; ++i) {
+      Result<storage::ReadResult> r = reads[i - first].get();
+      if (r.ok()) MINK_RETURN_IF_ERROR(take(*r, segment_ends[i]));
+      // What a read left out (it came back short, failed, or the segments changed under it
+      // by compaction) is read again in order.
+      while (at < segment_ends[i]) {
+        MINK_ASSIGN_OR_RETURN(storage::ReadResult more, storage_->Read(stream_id, at, 4 << 20));
+        const int64_t before = at;
+        MINK_RETURN_IF_ERROR(take(more, end));
+        if (at == before) break;
+      }
+    }
+  }
+  // Anything after the segments known when the replay started.
+  while (at < end) {
+    MINK_ASSIGN_OR_RETURN(storage::ReadResult more, storage_->Read(stream_id, at, 4 << 20));
+    const int64_t before = at;
+    MINK_RETURN_IF_ERROR(take(more, end));
+    if (at == before) break;
+  }
+  return Status::Ok();
+}
 
 BucketState* BucketStates::Get(uint64_t stream_id, const std::string& label) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -84,38 +152,34 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     MINK_ASSIGN_OR_RETURN(auto d, PayloadDecoder::Make(table.schema));
     decoder.emplace(std::move(d));
   }
-  int64_t at = from;
-  while (at < end) {
-    MINK_ASSIGN_OR_RETURN(storage::ReadResult r, storage_->Read(bucket->stream_id, at, 4 << 20));
-    if (r.batches.empty()) break;
-    for (const auto& b : r.batches) {
-      if (b->writer_id >= 0) {
-        int32_t last = table.d.sequence_per_record ? b->batch_sequence + b->record_count - 1 : -1;
-        bucket->writers.Record(b->writer_id, b->writer_epoch,
-                               WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last});
-      }
-      if (keyed && b->end_offset() > from) {
-        MINK_ASSIGN_OR_RETURN(auto batch, decoder->Decode(b->payload));
-        std::vector<Row> rows = BatchToRows(*batch, table.types);
-        for (size_t i = 0; i < rows.size(); ++i) {
-          if (b->base_offset + static_cast<int64_t>(i) < from) continue;
-          auto type = static_cast<ChangeType>(i < b->change_types.size() ? b->change_types[i] : 1);
-          if (type == ChangeType::kUpdateBefore) continue;
-          std::vector<Value> key_values;
-          for (int k : table.pk) key_values.push_back(rows[i][static_cast<size_t>(k)]);
-          MINK_ASSIGN_OR_RETURN(std::string key, EncodeCompactedKey(key_values, table.pk_types));
-          if (type == ChangeType::kDelete) {
-            bucket->kv.Erase(key);
-          } else {
-            std::string value;
-            EncodeRow(rows[i], table.types, &value);
-            bucket->kv.Put(key, std::move(value));
-          }
+  MINK_RETURN_IF_ERROR(Replay(bucket->stream_id, from, end, [&](const storage::Batch& batch) -> Status {
+    const storage::Batch* b = &batch;
+    if (b->writer_id >= 0) {
+      int32_t last = table.d.sequence_per_record ? b->batch_sequence + b->record_count - 1 : -1;
+      bucket->writers.Record(b->writer_id, b->writer_epoch,
+                             WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last});
+    }
+    if (keyed && b->end_offset() > from) {
+      MINK_ASSIGN_OR_RETURN(auto decoded, decoder->Decode(b->payload));
+      std::vector<Row> rows = BatchToRows(*decoded, table.types);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (b->base_offset + static_cast<int64_t>(i) < from) continue;
+        auto type = static_cast<ChangeType>(i < b->change_types.size() ? b->change_types[i] : 1);
+        if (type == ChangeType::kUpdateBefore) continue;
+        std::vector<Value> key_values;
+        for (int k : table.pk) key_values.push_back(rows[i][static_cast<size_t>(k)]);
+        MINK_ASSIGN_OR_RETURN(std::string key, EncodeCompactedKey(key_values, table.pk_types));
+        if (type == ChangeType::kDelete) {
+          bucket->kv.Erase(key);
+        } else {
+          std::string value;
+          EncodeRow(rows[i], table.types, &value);
+          bucket->kv.Put(key, std::move(value));
         }
       }
-      at = b->end_offset();
     }
-  }
+    return Status::Ok();
+  }));
   bucket->applied_offset = end;
   bucket->loaded = true;
   if (keyed) {

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,11 @@ class BucketStates {
   Status Load(const ResolvedTable& table, BucketState* bucket);
 
  private:
+  // Visits the batches of [from, end) of a stream in offset order, reading up to 16 segments at
+  // once (the first batch may start before `from`).
+  Status Replay(uint64_t stream_id, int64_t from, int64_t end,
+                const std::function<Status(const storage::Batch&)>& visit);
+
   metadata::MetadataLog* const meta_;
   storage::StreamStore* const storage_;
   const int64_t writer_replay_offsets_;
