@@ -215,7 +215,8 @@ Status StreamStore::RunGarbageCollection() {
   std::vector<Listing> listings;
   for (auto [store, prefix] : {std::pair{stores_.wal.get(), kWalPrefix},
                                std::pair{stores_.data.get(), kStreamPrefix},
-                               std::pair{stores_.data.get(), kKvPrefix}}) {
+                               std::pair{stores_.data.get(), kKvPrefix},
+                               std::pair{stores_.data.get(), kWritersPrefix}}) {
     MINK_ASSIGN_OR_RETURN(auto objects, store->List(prefix));
     listings.push_back(Listing{store, std::move(objects)});
   }

@@ -12,6 +12,13 @@ namespace mink::storage {
 inline constexpr char kWalPrefix[] = "wal/";
 inline constexpr char kStreamPrefix[] = "streams/";
 inline constexpr char kKvPrefix[] = "kv/";  // KV snapshots of primary-key buckets
+// Idempotent writers of a stream as its owner handed it over: writers/<stream>/<stream epoch>.
+inline constexpr char kWritersPrefix[] = "writers/";
+
+inline std::string WritersCheckpointKey(uint64_t stream_id, int64_t stream_epoch) {
+  return std::string(kWritersPrefix) + std::to_string(stream_id) + "/" +
+         std::to_string(stream_epoch);
+}
 
 inline std::string WalObjectKey(int32_t node_id, int64_t node_epoch, uint64_t seq) {
   char buf[96];

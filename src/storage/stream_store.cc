@@ -180,11 +180,14 @@ void StreamStore::CloseStream(uint64_t stream_id) {
 }
 
 Status StreamStore::ReleaseStreams(const std::vector<uint64_t>& stream_ids,
-                                   std::chrono::milliseconds drain_timeout) {
+                                   std::chrono::milliseconds drain_timeout,
+                                   const std::function<void()>& drained) {
   if (stream_ids.empty()) return Status::Ok();
   if (!writer_->Drain(stream_ids, drain_timeout)) {
     MINK_LOG_WARN("storage", "releasing {} streams: appends still in flight after {} ms fail",
                   stream_ids.size(), drain_timeout.count());
+  } else if (drained) {
+    drained();
   }
   for (uint64_t id : stream_ids) tail_.Drop(id);
   bool nothing = false;

@@ -82,8 +82,11 @@ class StreamStore {
   // Gives streams up for another node to open (a planned move, a shutdown): stops taking
   // appends of them, waits at most `drain_timeout` for those taken to be committed or failed,
   // then releases the ones this node process still owns (one metadata command).
+  // `drained`, if given, runs before the release when every append was settled in time (the
+  // streams' ends are final): the table layer hands over what it keeps of them.
   Status ReleaseStreams(const std::vector<uint64_t>& stream_ids,
-                        std::chrono::milliseconds drain_timeout);
+                        std::chrono::milliseconds drain_timeout,
+                        const std::function<void()>& drained = {});
   Status DeleteStream(uint64_t stream_id);
 
   // Queues a batch and returns its base offset; `done` gets OK once the batch is committed.

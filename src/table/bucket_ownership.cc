@@ -67,9 +67,10 @@ BucketOwnership::Moves BucketOwnership::Pending() const {
   });
 }
 
-Status BucketOwnership::Apply(const Moves& moves, std::chrono::milliseconds drain_timeout) {
+Status BucketOwnership::Apply(const Moves& moves, std::chrono::milliseconds drain_timeout,
+                              const std::function<void()>& drained) {
   for (uint64_t s : moves.lost) storage_->CloseStream(s);
-  MINK_RETURN_IF_ERROR(storage_->ReleaseStreams(moves.release, drain_timeout));
+  MINK_RETURN_IF_ERROR(storage_->ReleaseStreams(moves.release, drain_timeout, drained));
   if (!moves.take.empty()) MINK_RETURN_IF_ERROR(storage_->OpenStreams(moves.take));
   return Status::Ok();
 }

@@ -17,6 +17,7 @@
 // Thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -93,7 +94,9 @@ class BucketOwnership {
   Moves Pending() const;
   // Stops writing `moves.lost`, releases `moves.release` (each after its appends settled,
   // waiting at most `drain_timeout`), then opens `moves.take`.
-  Status Apply(const Moves& moves, std::chrono::milliseconds drain_timeout);
+  // `drained` as StreamStore::ReleaseStreams.
+  Status Apply(const Moves& moves, std::chrono::milliseconds drain_timeout,
+               const std::function<void()>& drained = {});
   // Waits until each of `streams` has an owner, at most `timeout`; whether they all have.
   bool AwaitOwners(const std::vector<uint64_t>& streams, std::chrono::milliseconds timeout) const;
   // Starts writing the streams of buckets just created for this node.

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "base/log.h"
+#include "storage/object_keys.h"
 #include "table/arrow_rows.h"
 #include "table/changelog.h"
 #include "table/payload.h"
@@ -121,18 +122,20 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   bucket->kv = KvState();
   bucket->writers.Clear();
   bucket->snapshot_offset = 0;
-  int64_t start = 0, end = 0;
+  int64_t start = 0, end = 0, epoch = 0;
   std::optional<metadata::KvSnapshotState> snapshot;
   meta_->Read([&](const State& s) {
     const metadata::StreamState* st = s.FindStream(bucket->stream_id);
     if (st != nullptr) {
       start = st->start_offset;
       end = st->end_offset;
+      epoch = st->epoch;
     }
     auto it = s.kv_snapshots().find(bucket->stream_id);
     if (it != s.kv_snapshots().end()) snapshot = it->second;
   });
   int64_t from = start;
+  std::string used_checkpoint;
   const bool keyed = table.d.has_primary_key();
   if (keyed && snapshot) {
     MINK_ASSIGN_OR_RETURN(std::string bytes, storage_->data_store()->Get(snapshot->key));
@@ -146,6 +149,21 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
                          " and no KV snapshot covers it");
   } else if (!keyed) {
     from = std::max(start, end - writer_replay_offsets_);
+    // The writers the previous owner left at a planned hand-off: only the log after them is
+    // replayed. A stream taken over from a dead owner has none and is replayed as before.
+    std::string checkpoint;
+    if (epoch > 1 && storage_->Writes(bucket->stream_id)) {
+      checkpoint = storage::WritersCheckpointKey(bucket->stream_id, epoch - 1);
+      if (auto got = storage_->data_store()->Get(checkpoint); got.ok()) {
+        int64_t at = 0;
+        auto states = WriterStates::DecodeCheckpoint(*got, &at);
+        if (states.ok() && at >= start && at <= end) {
+          bucket->writers = std::move(*states);
+          from = at;
+          used_checkpoint = checkpoint;
+        }
+      }
+    }
   }
   std::optional<PayloadDecoder> decoder;
   if (keyed) {
@@ -182,6 +200,8 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   }));
   bucket->applied_offset = end;
   bucket->loaded = true;
+  // Used once: the next hand-off leaves a newer one.
+  if (!used_checkpoint.empty()) (void)storage_->data_store()->Delete(used_checkpoint);
   if (keyed) {
     MINK_LOG_INFO("table", "rebuilt {} {} : {} keys, snapshot at {}, replayed {}..{}", table.name,
                   bucket->label, bucket->kv.size(), bucket->snapshot_offset, from, end);

@@ -3,6 +3,7 @@
 #include <future>
 
 #include "base/log.h"
+#include "storage/object_keys.h"
 #include "table/arrow_rows.h"
 #include "table/retention.h"
 #include "table/row_router.h"
@@ -73,7 +74,8 @@ Result<bool> TableStore::FollowAssignment(std::chrono::milliseconds drain_timeou
   BucketOwnership::Moves moves = ownership_.Pending();
   if (moves.empty()) return false;
   buckets_.Invalidate(moves.take);
-  Status applied = ownership_.Apply(moves, drain_timeout);
+  Status applied =
+      ownership_.Apply(moves, drain_timeout, [&] { CheckpointWriters(moves.release); });
   for (const auto* list : {&moves.take, &moves.release, &moves.lost}) buckets_.Invalidate(*list);
   MINK_RETURN_IF_ERROR(applied);
   if (preloader_) preloader_->Add(moves.take);
@@ -88,7 +90,30 @@ Status TableStore::ReleaseAll(std::chrono::milliseconds drain_timeout) {
     if (storage_->Writes(stream)) written.push_back(stream);
   }
   buckets_.Invalidate(written);
-  return storage_->ReleaseStreams(written, drain_timeout);
+  return storage_->ReleaseStreams(written, drain_timeout, [&] { CheckpointWriters(written); });
+}
+
+void TableStore::CheckpointWriters(const std::vector<uint64_t>& streams) {
+  auto states = buckets_.All();
+  for (uint64_t stream : streams) {
+    auto it = states.find(stream);
+    if (it == states.end()) continue;
+    BucketState* bucket = it->second;
+    std::lock_guard<std::mutex> lock(bucket->mutex);
+    if (!bucket->loaded || bucket->writers_stale || bucket->writers.writers() == 0) continue;
+    auto [end, epoch] = meta_->Read([&](const metadata::State& s) {
+      const metadata::StreamState* st = s.FindStream(stream);
+      return st == nullptr ? std::pair<int64_t, int64_t>{-1, 0}
+                           : std::pair<int64_t, int64_t>{st->end_offset, st->epoch};
+    });
+    if (end < 0 || bucket->writers.MaxEndOffset() > end) continue;  // not settled: no checkpoint
+    Status put = storage_->data_store()->Put(storage::WritersCheckpointKey(stream, epoch),
+                                             bucket->writers.EncodeCheckpoint(end));
+    if (!put.ok()) {
+      MINK_LOG_WARN("table", "checkpointing the writers of {} (its next owner replays): {}",
+                    bucket->label, put.ToString());
+    }
+  }
 }
 
 Result<int32_t> TableStore::BucketOwner(const std::string& name,
@@ -214,9 +239,13 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
     Result<WriteResult> remote = answer.get();
     if (!remote.ok()) {
       if (failure.ok()) {
-        const StatusCode code = remote.status().code() == StatusCode::kAborted
-                                    ? StatusCode::kUnavailable  // fenced there: moved, as above
-                                    : remote.status().code();
+        // Fenced there (the bucket moved, as above), or the node stopped or stalled during
+        // the call: the writer id and sequence make a retry exact.
+        const StatusCode got = remote.status().code();
+        const StatusCode code = got == StatusCode::kAborted || got == StatusCode::kCancelled ||
+                                        got == StatusCode::kDeadlineExceeded
+                                    ? StatusCode::kUnavailable
+                                    : got;
         failure = Status(code, "node " + std::to_string(node) + ": " + remote.status().message());
       }
       continue;

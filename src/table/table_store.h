@@ -163,6 +163,9 @@ class TableStore {
   int32_t StreamOwner(uint64_t stream_id) const;
   // BucketPreloader's work: loads the state of a bucket this node writes.
   void Preload(uint64_t stream);
+  // Before a planned release: leaves each stream's idempotent writers for its next owner
+  // (BucketStates::Load reads them instead of replaying the log).
+  void CheckpointWriters(const std::vector<uint64_t>& streams);
   Result<WriteResult> WriteHere(const ResolvedTable& table, const WriteRequest& request,
                                 const std::vector<bool>& targets, std::vector<RoutedRow>& rows);
   Result<WriteResult> WriteInCluster(const ResolvedTable& table, const WriteRequest& request,

@@ -1,5 +1,8 @@
 #include "table/writer_state.h"
 
+#include <algorithm>
+#include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace mink::table {
@@ -68,6 +71,46 @@ void WriterStates::Record(int64_t writer_id, int16_t epoch, WrittenBatch batch) 
   }
   writer.batches.push_back(std::move(batch));
   while (writer.batches.size() > kKept) writer.batches.pop_front();
+}
+
+int64_t WriterStates::MaxEndOffset() const {
+  int64_t end = 0;
+  for (const auto& [id, w] : writers_) {
+    for (const auto& b : w.batches) end = std::max(end, b.end_offset);
+  }
+  return end;
+}
+
+std::string WriterStates::EncodeCheckpoint(int64_t end_offset) const {
+  nlohmann::json writers = nlohmann::json::array();
+  for (const auto& [id, w] : writers_) {
+    nlohmann::json batches = nlohmann::json::array();
+    for (const auto& b : w.batches) {
+      batches.push_back({b.sequence, b.base_offset, b.end_offset, b.last_sequence});
+    }
+    writers.push_back({id, w.epoch, batches});
+  }
+  return nlohmann::json{{"end", end_offset}, {"writers", writers}}.dump();
+}
+
+Result<WriterStates> WriterStates::DecodeCheckpoint(std::string_view text, int64_t* end_offset) {
+  try {
+    auto j = nlohmann::json::parse(text);
+    WriterStates states;
+    *end_offset = j.at("end").get<int64_t>();
+    for (const auto& w : j.at("writers")) {
+      const auto id = w.at(0).get<int64_t>();
+      const auto epoch = w.at(1).get<int16_t>();
+      for (const auto& b : w.at(2)) {
+        states.Record(id, epoch,
+                      WrittenBatch{b.at(0).get<int32_t>(), b.at(1).get<int64_t>(),
+                                   b.at(2).get<int64_t>(), b.at(3).get<int32_t>(), nullptr});
+      }
+    }
+    return states;
+  } catch (const std::exception& e) {
+    return DataLossError(std::string("a writers checkpoint does not parse: ") + e.what());
+  }
 }
 
 }  // namespace mink::table

@@ -16,6 +16,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -62,6 +64,13 @@ class WriterStates {
   void Record(int64_t writer_id, int16_t epoch, WrittenBatch batch);
   void Clear() { writers_.clear(); }
   size_t writers() const { return writers_.size(); }
+  // The largest end offset of any batch kept (0 with none).
+  int64_t MaxEndOffset() const;
+
+  // The states as a checkpoint of the stream below `end_offset` (JSON), and back. Pending
+  // commits are not kept: a checkpoint is taken once every append was settled.
+  std::string EncodeCheckpoint(int64_t end_offset) const;
+  static Result<WriterStates> DecodeCheckpoint(std::string_view text, int64_t* end_offset);
 
  private:
   struct Writer {

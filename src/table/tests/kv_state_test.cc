@@ -67,6 +67,28 @@ TEST(WriterStates, ANewEpochStartsAtSequenceZeroAndAnOlderOneIsFenced) {
   EXPECT_EQ(w.Check(7, 1, 2, true).status().code(), StatusCode::kOutOfRange);
 }
 
+// A hand-off checkpoint answers retries and refuses gaps and fenced epochs as the states did.
+TEST(WriterStates, CheckpointRoundTrips) {
+  WriterStates w;
+  w.Record(7, 0, {0, 0, 10});
+  w.Record(7, 1, {0, 10, 12});
+  w.Record(11, 0, {0, 12, 17, 4});
+  int64_t end = 0;
+  auto back = WriterStates::DecodeCheckpoint(w.EncodeCheckpoint(17), &end);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(end, 17);
+  EXPECT_EQ(back->writers(), 2u);
+  EXPECT_EQ(back->MaxEndOffset(), 17);
+  auto retry = back->Check(11, 0, 0, true);
+  ASSERT_TRUE(retry.ok() && retry->has_value());
+  EXPECT_EQ((*retry)->base_offset, 12);
+  EXPECT_EQ((*retry)->Last(), 4);
+  EXPECT_FALSE(back->Check(11, 0, 5, true)->has_value());
+  EXPECT_EQ(back->Check(7, 0, 1, true).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(WriterStates::DecodeCheckpoint("{\"end\": 3}", &end).status().code(),
+            StatusCode::kDataLoss);
+}
+
 TEST(PendingCommit, WaitersGetTheStatusOnceItIsKnown) {
   PendingCommit commit;
   std::vector<Status> seen;
