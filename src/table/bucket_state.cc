@@ -25,18 +25,22 @@ constexpr size_t kParallelSegmentReads = 16;
 
 Status BucketStates::Replay(uint64_t stream_id, int64_t from, int64_t end,
                             const std::function<Status(const storage::Batch&)>& visit) {
-  // The offset ranges of the segments that hold [from, end).
-  std::vector<std::pair<int64_t, uint64_t>> segments;  // first offset to read, length
-  std::vector<int64_t> segment_ends;
+  // The parts of the segments that hold [from, end).
+  struct Part {
+    int64_t start, end;
+    uint64_t length;  // the segment's bytes: one read of that size returns it
+  };
+  std::vector<Part> parts;
   meta_->Read([&](const State& s) {
     const metadata::StreamState* st = s.FindStream(stream_id);
     if (st == nullptr) return;
     auto it = st->segments.upper_bound(from);
     if (it != st->segments.begin()) --it;
     for (; it != st->segments.end() && it->second.start_offset < end; ++it) {
-      if (it->second.end_offset <= from) continue;
-      segments.emplace_back(std::max(from, it->second.start_offset), it->second.length);
-      segment_ends.push_back(std::min(end, it->second.end_offset));
+      const metadata::Segment& seg = it->second;
+      if (seg.end_offset <= from) continue;
+      parts.push_back({std::max(from, seg.start_offset), std::min(end, seg.end_offset),
+                       std::max<uint64_t>(seg.length, 1)});
     }
   });
   int64_t at = from;
@@ -50,35 +54,34 @@ Status BucketStates::Replay(uint64_t stream_id, int64_t from, int64_t end,
     }
     return Status::Ok();
   };
-  for (size_t first = 0; first < segments.size(); first += kParallelSegmentReads) {
-    const size_t last = std::min(segments.size(), first + kParallelSegmentReads);
+  // Reads on from `at`, in order, up to `until`.
+  auto read_on = [&](int64_t until) -> Status {
+    while (at < until) {
+      MINK_ASSIGN_OR_RETURN(storage::ReadResult more, storage_->Read(stream_id, at, 4 << 20));
+      const int64_t before = at;
+      MINK_RETURN_IF_ERROR(take(more, end));
+      if (at == before) break;
+    }
+    return Status::Ok();
+  };
+  for (size_t first = 0; first < parts.size(); first += kParallelSegmentReads) {
+    const size_t last = std::min(parts.size(), first + kParallelSegmentReads);
     std::vector<std::future<Result<storage::ReadResult>>> reads;
     for (size_t i = first; i < last; ++i) {
-      reads.push_back(std::async(std::launch::async, [this, stream_id, seg = segments[i]] {
-        return storage_->Read(stream_id, seg.first, std::max<uint64_t>(seg.second, 1));
+      reads.push_back(std::async(std::launch::async, [this, stream_id, part = parts[i]] {
+        return storage_->Read(stream_id, part.start, part.length);
       }));
     }
     for (size_t i = first; i < last; ++i) {
       Result<storage::ReadResult> r = reads[i - first].get();
-      if (r.ok()) MINK_RETURN_IF_ERROR(take(*r, segment_ends[i]));
-      // What a read left out (it came back short, failed, or the segments changed under it
-      // by compaction) is read again in order.
-      while (at < segment_ends[i]) {
-        MINK_ASSIGN_OR_RETURN(storage::ReadResult more, storage_->Read(stream_id, at, 4 << 20));
-        const int64_t before = at;
-        MINK_RETURN_IF_ERROR(take(more, end));
-        if (at == before) break;
-      }
+      if (r.ok()) MINK_RETURN_IF_ERROR(take(*r, parts[i].end));
+      // What a read left out (it came back short, failed, or compaction replaced the segment
+      // under it) is read again in order.
+      MINK_RETURN_IF_ERROR(read_on(parts[i].end));
     }
   }
   // Anything after the segments known when the replay started.
-  while (at < end) {
-    MINK_ASSIGN_OR_RETURN(storage::ReadResult more, storage_->Read(stream_id, at, 4 << 20));
-    const int64_t before = at;
-    MINK_RETURN_IF_ERROR(take(more, end));
-    if (at == before) break;
-  }
-  return Status::Ok();
+  return read_on(end);
 }
 
 BucketState* BucketStates::Get(uint64_t stream_id, const std::string& label) {
@@ -137,6 +140,7 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   int64_t from = start;
   std::string used_checkpoint;
   const bool keyed = table.d.has_primary_key();
+  bucket->keyed = keyed;
   if (keyed && snapshot) {
     MINK_ASSIGN_OR_RETURN(std::string bytes, storage_->data_store()->Get(snapshot->key));
     int64_t covered = 0;
@@ -170,7 +174,7 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     MINK_ASSIGN_OR_RETURN(auto d, PayloadDecoder::Make(table.schema));
     decoder.emplace(std::move(d));
   }
-  MINK_RETURN_IF_ERROR(Replay(bucket->stream_id, from, end, [&](const storage::Batch& batch) -> Status {
+  MINK_RETURN_IF_ERROR(Replay(bucket->stream_id, from, end, [&](const storage::Batch& batch) {
     const storage::Batch* b = &batch;
     if (b->writer_id >= 0) {
       int32_t last = table.d.sequence_per_record ? b->batch_sequence + b->record_count - 1 : -1;

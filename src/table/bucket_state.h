@@ -27,6 +27,7 @@ struct BucketState {
   std::string label;
   std::mutex mutex;  // serialises writes (primary-key buckets and idempotent writers)
   bool loaded = false;
+  bool keyed = false;  // a primary-key bucket (set by Load)
   std::atomic<bool> writers_stale{false};  // an append failed: rebuild the writer states
   KvState kv;
   WriterStates writers;

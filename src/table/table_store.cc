@@ -89,8 +89,11 @@ Status TableStore::ReleaseAll(std::chrono::milliseconds drain_timeout) {
   for (uint64_t stream : meta_->Read([](const metadata::State& s) { return AllBucketStreams(s); })) {
     if (storage_->Writes(stream)) written.push_back(stream);
   }
+  Status released =
+      storage_->ReleaseStreams(written, drain_timeout, [&] { CheckpointWriters(written); });
+  // After the checkpoint, which takes only states not marked stale.
   buckets_.Invalidate(written);
-  return storage_->ReleaseStreams(written, drain_timeout, [&] { CheckpointWriters(written); });
+  return released;
 }
 
 void TableStore::CheckpointWriters(const std::vector<uint64_t>& streams) {
@@ -100,7 +103,11 @@ void TableStore::CheckpointWriters(const std::vector<uint64_t>& streams) {
     if (it == states.end()) continue;
     BucketState* bucket = it->second;
     std::lock_guard<std::mutex> lock(bucket->mutex);
-    if (!bucket->loaded || bucket->writers_stale || bucket->writers.writers() == 0) continue;
+    // A primary-key bucket rebuilds its writers with its KV state: no checkpoint.
+    if (!bucket->loaded || bucket->keyed || bucket->writers_stale ||
+        bucket->writers.writers() == 0) {
+      continue;
+    }
     auto [end, epoch] = meta_->Read([&](const metadata::State& s) {
       const metadata::StreamState* st = s.FindStream(stream);
       return st == nullptr ? std::pair<int64_t, int64_t>{-1, 0}
