@@ -135,9 +135,11 @@ def cluster_stores():
 class MinkNode:
     """One `mink serve` process on a temporary directory; restarts reuse the directory and ports."""
 
-    def __init__(self, mink_bin, name, node_id=1, meta_url=None, storage_uri=None):
+    def __init__(self, mink_bin, name, node_id=1, meta_url=None, storage_uri=None,
+                 advertise_host="127.0.0.1", env=None):
         """A node alone on SQLite and files of its own, unless meta_url/storage_uri are shared
-        (a cluster: PostgreSQL and S3)."""
+        (a cluster: PostgreSQL and S3). It listens on 127.0.0.1 and advertises `advertise_host`
+        (a name that resolves to it, e.g. localhost); `env` adds to the node's environment."""
         self.mink_bin = os.path.abspath(mink_bin)
         self.node_id = node_id
         self.work = tempfile.mkdtemp(prefix=f"mink-{name}.", dir=os.environ.get("TMPDIR"))
@@ -145,8 +147,10 @@ class MinkNode:
         self.kafka_port = free_port()
         while self.kafka_port == self.flight_port:
             self.kafka_port = free_port()
-        self.broker = f"127.0.0.1:{self.kafka_port}"
-        self.flight = f"grpc://127.0.0.1:{self.flight_port}"
+        self.kafka_listen = f"127.0.0.1:{self.kafka_port}"
+        self.broker = f"{advertise_host}:{self.kafka_port}"
+        self.flight = f"grpc://{advertise_host}:{self.flight_port}"
+        self.env = dict(os.environ, **(env or {}))
         self.proc = None
         self.flags = []
         self.log_path = os.path.join(self.work, "node.log")
@@ -165,9 +169,9 @@ class MinkNode:
         self.proc = subprocess.Popen(
             [self.mink_bin, "serve", "--node-id", str(self.node_id),
              "--listen", f"127.0.0.1:{self.flight_port}", "--advertise", self.flight,
-             "--kafka-listen", self.broker, *advertise,
+             "--kafka-listen", self.kafka_listen, *advertise,
              "--meta-url", self.meta_url, "--storage-uri", self.storage_uri, *self.flags],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self.env)
         log.close()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

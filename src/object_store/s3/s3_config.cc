@@ -49,6 +49,14 @@ bool ValidBucketName(std::string_view bucket) {
   return true;
 }
 
+// Whether `host_port` (host[:port], IPv6 in brackets) is an IP literal or localhost.
+bool HostCannotHaveSubdomains(std::string_view host_port) {
+  if (!host_port.empty() && host_port.front() == '[') return true;  // IPv6
+  std::string_view host = host_port.substr(0, host_port.rfind(':'));
+  if (host == "localhost") return true;
+  return !host.empty() && host.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
 }  // namespace
 
 Result<S3Config> S3Config::FromUri(const StorageUri& uri) {
@@ -70,7 +78,9 @@ Result<S3Config> S3Config::FromUri(const StorageUri& uri) {
   std::string region = Setting(uri, "region", "AWS_REGION");
   if (!region.empty()) config.region = region;
 
-  std::string endpoint = Setting(uri, "endpoint");
+  // The AWS SDKs' variables for another S3 server, so a URI written for AWS works unchanged.
+  std::string endpoint = Setting(uri, "endpoint", "AWS_ENDPOINT_URL_S3");
+  if (endpoint.empty()) endpoint = Env("AWS_ENDPOINT_URL");
   if (endpoint.empty()) endpoint = "https://s3." + config.region + ".amazonaws.com";
   size_t sep = endpoint.find("://");
   if (sep == std::string::npos) {
@@ -89,6 +99,9 @@ Result<S3Config> S3Config::FromUri(const StorageUri& uri) {
   }
   config.endpoint_host = rest;
 
+  // A bucket cannot be a subdomain of an IP address or of localhost: path style is the only one
+  // that reaches such an endpoint.
+  config.path_style = HostCannotHaveSubdomains(config.endpoint_host);
   std::string path_style = Setting(uri, "path-style");
   if (!path_style.empty()) {
     auto parsed = ParseBool(path_style);

@@ -3,8 +3,9 @@
 // variables as fallback, and the URL layout (path-style or virtual-hosted) they imply.
 //
 //   <id>@s3://<bucket>?region=..&endpoint=..&path-style=true&prefix=..
-//   options: region (else $AWS_REGION, else us-east-1), endpoint (else
-//   https://s3.<region>.amazonaws.com), path-style (false), prefix (""), access-key, secret-key,
+//   options: region (else $AWS_REGION, else us-east-1), endpoint (else $AWS_ENDPOINT_URL_S3, else
+//   $AWS_ENDPOINT_URL, else https://s3.<region>.amazonaws.com), path-style (true for an endpoint
+//   on an IP address or localhost, else false), prefix (""), access-key, secret-key,
 //   session-token (else $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY, $AWS_SESSION_TOKEN),
 //   max-keys (list page size, 1000), part-size (8MiB, at least 5MiB), max-attempts (6),
 //   timeout-ms (per attempt, 30000), retry-initial-ms (first backoff, 100).

@@ -64,6 +64,27 @@ TEST(S3Config, DefaultsToVirtualHostedAwsEndpoints) {
   EXPECT_EQ(config->timeout.count(), 30000);
 }
 
+TEST(S3Config, TakesTheEndpointFromTheAwsEnvironment) {
+  const std::string creds = "&access-key=A&secret-key=S";
+  ::setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9000", 1);
+  auto general = Config("-2@s3://bucket?region=us-east-1" + creds);
+  ::setenv("AWS_ENDPOINT_URL_S3", "http://localhost:9100", 1);
+  auto s3_only = Config("-2@s3://bucket?region=us-east-1" + creds);
+  auto option_wins = Config("-2@s3://bucket?endpoint=https://minio.internal:9000" + creds);
+  ::unsetenv("AWS_ENDPOINT_URL");
+  ::unsetenv("AWS_ENDPOINT_URL_S3");
+  ASSERT_TRUE(general.ok()) << general.status();
+  ASSERT_TRUE(s3_only.ok()) << s3_only.status();
+  ASSERT_TRUE(option_wins.ok()) << option_wins.status();
+  // An IP address or localhost has no subdomains for the bucket: path style by default.
+  EXPECT_EQ(general->Url(general->Path("k"), ""), "http://127.0.0.1:9000/bucket/k");
+  EXPECT_EQ(s3_only->Url(s3_only->Path("k"), ""), "http://localhost:9100/bucket/k");
+  EXPECT_EQ(option_wins->Url(option_wins->Path("k"), ""), "https://bucket.minio.internal:9000/k");
+  auto forced = Config("-2@s3://bucket?endpoint=http://[::1]:9000&path-style=false" + creds);
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_FALSE(forced->path_style);
+}
+
 TEST(S3Config, RejectsBadOptions) {
   const std::string creds = "access-key=A&secret-key=S";
   for (const std::string& bad : {
