@@ -19,5 +19,7 @@ void AddTableCommands(CLI::App* app, int* exit_code);
 void AddWriteCommand(CLI::App* app, int* exit_code);
 // mink read
 void AddReadCommand(CLI::App* app, int* exit_code);
+// mink lookup
+void AddLookupCommand(CLI::App* app, int* exit_code);
 
 }  // namespace mink::cli

@@ -178,14 +178,12 @@ class Converter {
     } else if (json_.is_string()) {
       auto parsed = ParseDateTime(json_.text());
       if (!parsed.ok()) {
-        return Problem("is not a timestamp (YYYY-MM-DD HH:MM:SS[.fff]" +
-                       std::string(type_.kind == TypeKind::kTimestampLtz ? "[Z|+HH:MM]" : "") +
-                       "): " + parsed.status().message());
+        return Problem("is not a timestamp (YYYY-MM-DD HH:MM:SS[.fff][Z|+HH:MM]): " +
+                       parsed.status().message());
       }
+      // With an offset, a TIMESTAMP (no zone) takes the UTC wall time of that instant, as
+      // DuckDB's cast does: "2026-10-18T09:30:05+02:00" is 2026-10-18 07:30:05.
       dt = *parsed;
-      if (dt.has_offset && type_.kind == TypeKind::kTimestamp) {
-        return Problem("has a time zone, but TIMESTAMP has none (use TIMESTAMP_LTZ)");
-      }
     } else {
       return Problem("is not a timestamp");
     }
@@ -336,6 +334,28 @@ Result<JsonRowConverter> JsonRowConverter::Make(const client::TableDescription& 
   return c;
 }
 
+Result<JsonRowConverter> JsonRowConverter::ForKeys(const client::TableDescription& table,
+                                                   const std::vector<std::string>& key_columns) {
+  JsonRowConverter c;
+  c.table_name_ = table.table;
+  c.columns_ = table.columns;
+  c.keys_only_ = true;
+  c.columns_flag_ = Join(key_columns);
+  const size_t n = table.columns.size();
+  std::vector<arrow::Field> fields;
+  c.written_index_.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const client::ColumnSpec& col = table.columns[i];
+    if (std::find(key_columns.begin(), key_columns.end(), col.name) == key_columns.end()) continue;
+    c.written_index_[i] = static_cast<int>(c.targets_.size());
+    c.targets_.push_back({static_cast<int>(i), true});
+    fields.emplace_back(col.name, table::ToArrowType(col.type), false);
+    c.types_.push_back(col.type);
+  }
+  c.schema_ = std::make_shared<arrow::Schema>(std::move(fields));
+  return c;
+}
+
 Result<table::Row> JsonRowConverter::ConvertLine(std::string_view line) const {
   MINK_ASSIGN_OR_RETURN(JsonValue json, ParseJson(line));
   return ConvertObject(json);
@@ -351,6 +371,10 @@ Result<table::Row> JsonRowConverter::ConvertObject(const JsonValue& object) cons
       if (columns_[k].name == key) i = static_cast<int>(k);
     }
     if (i < 0) return InvalidArgumentError("unknown column '" + key + "' in " + table_name_);
+    if (written_index_[static_cast<size_t>(i)] < 0 && keys_only_) {
+      return InvalidArgumentError("column '" + key + "' is not part of the key (" +
+                                  columns_flag_ + ")");
+    }
     if (written_index_[static_cast<size_t>(i)] < 0) {
       return InvalidArgumentError("column '" + key + "' is not in --columns " + columns_flag_ +
                                   " (a partial update writes only those and the primary key)");
@@ -364,7 +388,9 @@ Result<table::Row> JsonRowConverter::ConvertObject(const JsonValue& object) cons
     if (v == nullptr || v->is_null()) {
       if (t.required) {
         return InvalidArgumentError("column '" + col.name + "' is " +
-                                    (col.not_null ? "NOT NULL" : "part of the primary key") +
+                                    (keys_only_      ? "part of the key"
+                                     : col.not_null ? "NOT NULL"
+                                                    : "part of the primary key") +
                                     " but " + (v == nullptr ? "missing" : "null"));
       }
       row.emplace_back();

@@ -43,6 +43,10 @@ class JsonRowConverter {
   // names existing columns. Errors are InvalidArgument.
   static Result<JsonRowConverter> Make(const client::TableDescription& table,
                                        const WriteShape& shape);
+  // Converts the keys of a lookup: objects of exactly `key_columns` (each required), in table
+  // order.
+  static Result<JsonRowConverter> ForKeys(const client::TableDescription& table,
+                                          const std::vector<std::string>& key_columns);
 
   // The schema of the batches sent: the written columns in table order (the primary key is
   // always part of a partial update).
@@ -69,6 +73,7 @@ class JsonRowConverter {
   std::vector<int> written_index_;           // per table column: index in the written row, or -1
   std::vector<Target> targets_;              // the written columns
   std::string columns_flag_;                 // "--columns (a,b)" for messages
+  bool keys_only_ = false;                   // ForKeys: columns_flag_ names the key
   arrow::SchemaPtr schema_;
   std::vector<table::LogicalType> types_;
   std::vector<std::string> descriptor_columns_;

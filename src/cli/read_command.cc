@@ -18,8 +18,8 @@
 #include "arrow_format/ipc.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/rows_output.h"
 #include "client/arrow_to_json.h"
-#include "client/table_printer.h"
 
 namespace mink::cli {
 namespace {
@@ -27,8 +27,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kCommand = "read";
-// A table on a terminal is printed in blocks of this many rows (widths fixed by the first).
-constexpr size_t kTableBlockRows = 1000;
 
 struct ReadOptions {
   ClientOptions client;
@@ -113,7 +111,6 @@ int Run(const ReadOptions& o) {
   auto ticket = MakeTicket(o);
   if (!ticket.ok()) return ReportError(kCommand, ticket.status());
   if (o.limit && *o.limit == 0) return kExitOk;
-  const bool as_table = o.format.empty() ? IsTerminal(STDOUT_FILENO) : o.format == "table";
 
   InterruptWatcher watcher;  // before the client starts its threads
   auto client = ConnectToNode(o.client);
@@ -124,9 +121,7 @@ int Run(const ReadOptions& o) {
   const int interrupted_code = o.follow ? kExitOk : 130;
 
   arrow::IpcDecoder decoder;
-  std::optional<client::TablePrinter> printer;
-  int64_t rows = 0;
-  std::string out;
+  RowsOutput output(o.format);
   while (true) {
     flight::FlightData data;
     auto more = (*reader)->Next(&data);
@@ -142,47 +137,16 @@ int Run(const ReadOptions& o) {
     if (!decoded.ok()) {
       return ReportError(kCommand, decoded.status().WithContext("bad data from the node"));
     }
-    if (decoded->kind == arrow::IpcDecoder::Kind::kSchema && as_table && !printer) {
-      std::vector<std::string> headers;
-      std::vector<bool> right;
-      for (const auto& f : decoder.schema()->fields()) {
-        headers.push_back(f.name());
-        auto id = f.type()->id();
-        right.push_back(id >= arrow::TypeId::kInt8 && id <= arrow::TypeId::kDecimal128);
-      }
-      printer.emplace(std::move(headers), std::move(right));
-    }
+    if (decoded->kind == arrow::IpcDecoder::Kind::kSchema) output.Begin(*decoder.schema());
     if (decoded->kind != arrow::IpcDecoder::Kind::kRecordBatch) continue;
-    const arrow::RecordBatch& batch = *decoded->batch;
-    if (Status s = batch.Validate(); !s.ok()) {
-      return ReportError(kCommand, s.WithContext("bad data from the node"));
-    }
-    auto formatter = client::RowFormatter::Make(batch);
-    if (!formatter.ok()) return ReportError(kCommand, formatter.status());
-    out.clear();
-    for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      if (printer) {
-        std::vector<std::string> cells(formatter->columns().size());
-        for (size_t c = 0; c < cells.size(); ++c) formatter->columns()[c].AppendText(r, &cells[c]);
-        printer->AddRow(std::move(cells));
-        if (printer->buffered_rows() >= kTableBlockRows) printer->Render(&out);
-      } else {
-        formatter->AppendJsonRow(r, &out);
-        out.push_back('\n');
-      }
-    }
-    rows += batch.num_rows();
-    if (printer && o.follow) printer->Render(&out);
-    if (!WriteStdout(out)) {  // the reader of our output is gone: stop quietly
+    auto printed = output.Add(*decoded->batch, o.follow);
+    if (!printed.ok()) return ReportError(kCommand, printed.status());
+    if (!*printed) {  // the reader of our output is gone: stop quietly
       (*reader)->Cancel();
       return kExitOk;
     }
   }
-  if (printer) {
-    out.clear();
-    printer->Render(&out);
-    WriteStdout(out);
-  }
+  output.Finish();
   return watcher.interrupted() ? interrupted_code : kExitOk;
 }
 

@@ -95,9 +95,7 @@ Result<TableDescription> FromJson(const json& j) {
   d.bucket_function = String(j, "bucket_function");
   d.merge_engine = String(j, "merge_engine");
   d.changelog_image = String(j, "changelog_image");
-  // docs/flight-api.md names it "log_ttl"; accept both spellings of milliseconds.
   d.log_ttl_ms = Int(j, "log_ttl_ms");
-  if (!d.log_ttl_ms) d.log_ttl_ms = Int(j, "log_ttl");
   if (auto it = j.find("options"); it != j.end() && it->is_object()) {
     for (const auto& [k, v] : it->items()) {
       d.options.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());

@@ -108,7 +108,7 @@ const std::vector<Setting>& Settings() {
         "upload slot is free (0 = never): lower latency under load",
         "512KiB"},
        Bytes(&ServeConfig::wal_seal_bytes)},
-      {{"retention", "Keep stream data this long (0 = forever)", "7d"},
+      {{"retention", "Log TTL of tables that set no table.log.ttl (0 = forever)", "7d"},
        Duration(&ServeConfig::retention)},
       {{"retention-check-interval", "How often expired stream data is looked for and trimmed",
         "1m"},

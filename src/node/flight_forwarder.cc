@@ -1,21 +1,22 @@
-#include "node/write_forwarder.h"
+#include "node/flight_forwarder.h"
 
 #include <nlohmann/json.hpp>
 
+#include "flight/client/exchange_batches.h"
 #include "flight/client/put_batches.h"
 
 namespace mink::node {
 
 using nlohmann::json;
 
-Result<std::shared_ptr<flight::FlightClient>> FlightWriteForwarder::ClientOf(int32_t node_id) {
+Result<std::shared_ptr<flight::FlightClient>> FlightForwarder::ClientOf(int32_t node_id) {
   MINK_ASSIGN_OR_RETURN(auto members, membership_->Members());
   const cluster::Member* member = nullptr;
   for (const auto& m : members) {
     if (m.node_id == node_id && m.live) member = &m;
   }
   if (member == nullptr) {
-    return UnavailableError("node " + std::to_string(node_id) + " is not live; retry the write");
+    return UnavailableError("node " + std::to_string(node_id) + " is not live; retry");
   }
   // One client per process of the node: a restarted node (a new epoch, often the same address)
   // gets a fresh connection instead of one still backing off from the old process's death.
@@ -32,7 +33,7 @@ Result<std::shared_ptr<flight::FlightClient>> FlightWriteForwarder::ClientOf(int
   return client;
 }
 
-Result<table::WriteResult> FlightWriteForwarder::Forward(
+Result<table::WriteResult> FlightForwarder::Write(
     int32_t node_id, const table::WriteRequest& request,
     const std::vector<arrow::RecordBatchPtr>& batches) {
   if (batches.empty()) return table::WriteResult{};
@@ -59,6 +60,23 @@ Result<table::WriteResult> FlightWriteForwarder::Forward(
     }
   }
   return result;
+}
+
+Result<arrow::RecordBatchPtr> FlightForwarder::Lookup(int32_t node_id,
+                                                     const table::LookupRequest& request,
+                                                     const arrow::RecordBatchPtr& keys) {
+  MINK_ASSIGN_OR_RETURN(std::shared_ptr<flight::FlightClient> client, ClientOf(node_id));
+  json command = {{"table", request.table},
+                  {"lookup", request.prefix ? "prefix" : "key"},
+                  {"forwarded", true}};
+  if (!request.columns.empty()) command["columns"] = request.columns;
+  flight::CallOptions options;
+  options.timeout = timeout_;
+  MINK_ASSIGN_OR_RETURN(auto exchange, flight::BatchExchange::Open(*client, command.dump(),
+                                                                   *keys->schema(), options));
+  MINK_ASSIGN_OR_RETURN(auto rows, exchange->Call(*keys));
+  MINK_RETURN_IF_ERROR(exchange->Finish());
+  return rows;
 }
 
 }  // namespace mink::node

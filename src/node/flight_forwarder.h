@@ -1,8 +1,9 @@
 #pragma once
-// FlightWriteForwarder: TableStore's WriteForwarder over Arrow Flight. A write a node receives
-// for buckets another node serves goes to that node's advertised Flight address as one DoPut
-// marked "forwarded" (docs/flight-api.md), so `mink write`, mink-query and any Flight client can
-// write through any node. One channel per address, kept for the node's life.
+// FlightForwarder: TableStore's BucketForwarder over Arrow Flight. A write a node receives for
+// buckets another node serves goes to that node's advertised Flight address as one DoPut marked
+// "forwarded", and a lookup's keys of such buckets as one DoExchange lookup marked "forwarded"
+// (docs/flight-api.md), so `mink write`, `mink lookup`, mink-query and any Flight client can use
+// any node. One channel per address, kept for the node's life.
 
 #include <chrono>
 #include <map>
@@ -12,18 +13,20 @@
 
 #include "cluster/membership.h"
 #include "flight/client/flight_client.h"
-#include "table/write_forwarder.h"
+#include "table/bucket_forwarder.h"
 
 namespace mink::node {
 
-class FlightWriteForwarder final : public table::WriteForwarder {
+class FlightForwarder final : public table::BucketForwarder {
  public:
-  explicit FlightWriteForwarder(const cluster::Membership* membership,
+  explicit FlightForwarder(const cluster::Membership* membership,
                                 std::chrono::milliseconds timeout = std::chrono::seconds(30))
       : membership_(membership), timeout_(timeout) {}
 
-  Result<table::WriteResult> Forward(int32_t node_id, const table::WriteRequest& request,
-                                     const std::vector<arrow::RecordBatchPtr>& batches) override;
+  Result<table::WriteResult> Write(int32_t node_id, const table::WriteRequest& request,
+                                   const std::vector<arrow::RecordBatchPtr>& batches) override;
+  Result<arrow::RecordBatchPtr> Lookup(int32_t node_id, const table::LookupRequest& request,
+                                       const arrow::RecordBatchPtr& keys) override;
 
  private:
   // Shared: a call in flight keeps its client while a newer process of the node replaces it.

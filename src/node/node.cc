@@ -82,9 +82,10 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   if (!cluster) MINK_RETURN_IF_ERROR(RefuseSecondNode(*node->membership_, config.node_id));
   if (cluster) {
     node->assignment_ = std::make_unique<table::CoordinatedAssignment>(node->identity_);
-    node->forwarder_ = std::make_unique<FlightWriteForwarder>(node->membership_.get());
+    node->forwarder_ = std::make_unique<FlightForwarder>(node->membership_.get());
   }
   table::TableOptions table_options;
+  table_options.default_log_ttl = config.retention;
   node->tables_ = std::make_unique<table::TableStore>(node->meta_.get(), node->storage_.get(),
                                                       table_options, node->assignment_.get(),
                                                       node->forwarder_.get());

@@ -12,7 +12,7 @@
 #include "cluster/membership.h"
 #include "node/cluster_follower.h"
 #include "node/kafka_cluster_view.h"
-#include "node/write_forwarder.h"
+#include "node/flight_forwarder.h"
 #include "config/serve_config.h"
 #include "flight/server/flight_server.h"
 #include "flight/service/table_flight_service.h"
@@ -52,7 +52,7 @@ class Node {
   storage::NodeIdentity identity_;
   std::unique_ptr<storage::StreamStore> storage_;
   std::unique_ptr<table::CoordinatedAssignment> assignment_;  // a cluster's; null alone
-  std::unique_ptr<FlightWriteForwarder> forwarder_;           // a cluster's; null alone
+  std::unique_ptr<FlightForwarder> forwarder_;           // a cluster's; null alone
   std::unique_ptr<table::TableStore> tables_;
   std::unique_ptr<cluster::Membership> membership_;
   std::unique_ptr<flight::TableFlightService> flight_service_;

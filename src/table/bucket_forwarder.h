@@ -1,6 +1,7 @@
 #pragma once
-// WriteForwarder: how a node of a cluster sends the rows of buckets another node serves to that
-// node (TableStore::Write). The node layer implements it over Flight; a node alone has none.
+// BucketForwarder: how a node of a cluster sends work on buckets another node serves to that
+// node: the rows of a write (TableStore::Write) and the keys of a lookup (TableStore::Lookup).
+// The node layer implements it over Flight; a node alone has none.
 
 #include <cstdint>
 #include <vector>
@@ -11,13 +12,17 @@
 
 namespace mink::table {
 
-class WriteForwarder {
+class BucketForwarder {
  public:
-  virtual ~WriteForwarder() = default;
+  virtual ~BucketForwarder() = default;
   // Writes `batches` (every column of the table) at node `node_id` with `request` marked
   // forwarded; that node's answer. Unavailable when the node cannot be reached.
-  virtual Result<WriteResult> Forward(int32_t node_id, const WriteRequest& request,
-                                      const std::vector<arrow::RecordBatchPtr>& batches) = 0;
+  virtual Result<WriteResult> Write(int32_t node_id, const WriteRequest& request,
+                                    const std::vector<arrow::RecordBatchPtr>& batches) = 0;
+  // Looks `keys` up at node `node_id` with `request` marked forwarded (every column asked):
+  // the rows that node found. Unavailable when the node cannot be reached.
+  virtual Result<arrow::RecordBatchPtr> Lookup(int32_t node_id, const LookupRequest& request,
+                                               const arrow::RecordBatchPtr& keys) = 0;
 };
 
 }  // namespace mink::table

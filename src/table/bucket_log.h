@@ -31,6 +31,9 @@ class BucketLog {
   struct Range {
     int64_t start = 0;  // the first readable offset (the log start)
     int64_t end = 0;    // the offset after the last committed record (the high watermark)
+    // The stream's epoch: it grows each time an owner opens the stream (a restart, a move), so
+    // it is the partition's leader epoch in Kafka's terms.
+    int64_t epoch = 0;
   };
   // Nothing for a stream the metadata does not know (a dropped table's).
   std::optional<Range> OffsetRange(uint64_t stream) const;

@@ -96,7 +96,9 @@ Value RowMerger::Aggregate(size_t column, const Value& acc, const Value& input) 
       fn_it == descriptor_->aggregations.end() ? "last_value_ignore_nulls" : fn_it->second;
   if (fn == "last_value") return input;
   if (fn == "last_value_ignore_nulls") return input.is_null() ? acc : input;
-  if (fn == "first_value" || fn == "first_value_ignore_nulls") return acc.is_null() ? input : acc;
+  // The key's first row set acc: first_value keeps it even when it is null.
+  if (fn == "first_value") return acc;
+  if (fn == "first_value_ignore_nulls") return acc.is_null() ? input : acc;
   if (input.is_null()) return acc;
   if (acc.is_null()) return input;
   if (fn == "sum" || fn == "product") {
@@ -122,7 +124,12 @@ Value RowMerger::Aggregate(size_t column, const Value& acc, const Value& input) 
   }
   if (fn == "max") return CompareValues(input, acc) > 0 ? input : acc;
   if (fn == "min") return CompareValues(input, acc) < 0 ? input : acc;
-  if (fn == "listagg" || fn == "string_agg") return Value::Bytes(acc.bytes() + "," + input.bytes());
+  if (fn == "listagg" || fn == "string_agg") {
+    auto delimiter = descriptor_->listagg_delimiters.find(col.name);
+    return Value::Bytes(acc.bytes() +
+                        (delimiter == descriptor_->listagg_delimiters.end() ? "," : delimiter->second) +
+                        input.bytes());
+  }
   if (fn == "bool_and") return Value::Bool(acc.bool_value() && input.bool_value());
   if (fn == "bool_or") return Value::Bool(acc.bool_value() || input.bool_value());
   return input;

@@ -188,6 +188,30 @@ Result<TableDescriptor> MakeDescriptor(const TableSpec& spec) {
       ++it;
     }
   }
+  // fields.<col>.listagg.delimiter (Fluss's fields.<col>.<fn>.<param>), also spelled
+  // fields.<col>.listagg-delimiter; string_agg is listagg's other name.
+  for (auto it = options.begin(); it != options.end();) {
+    const std::string& key = it->first;
+    std::string column;
+    for (const char* suffix : {".listagg.delimiter", ".listagg-delimiter", ".string_agg.delimiter"}) {
+      const std::string sfx = suffix;
+      if (key.rfind("fields.", 0) == 0 && key.size() > 7 + sfx.size() &&
+          key.compare(key.size() - sfx.size(), sfx.size(), sfx) == 0) {
+        column = key.substr(7, key.size() - 7 - sfx.size());
+      }
+    }
+    if (column.empty()) {
+      ++it;
+      continue;
+    }
+    auto fn = d.aggregations.find(column);
+    if (fn == d.aggregations.end() || (fn->second != "listagg" && fn->second != "string_agg")) {
+      return InvalidArgumentError("option " + key + " needs fields." + column +
+                                  ".agg=listagg (or string_agg)");
+    }
+    d.listagg_delimiters[column] = it->second;
+    it = options.erase(it);
+  }
   if (std::string image = take("table.changelog.image"); !image.empty()) {
     if (!d.has_primary_key()) return InvalidArgumentError("table.changelog.image needs a primary key");
     if (image == "full" || image == "FULL") d.changelog_image = ChangelogImage::kFull;
@@ -249,6 +273,7 @@ std::string TableDescriptor::ToJson() const {
             {"merge_engine", static_cast<int>(merge_engine)},
             {"version_column", version_column},
             {"aggregations", aggregations},
+            {"listagg_delimiters", listagg_delimiters},
             {"changelog_image", static_cast<int>(changelog_image)},
             {"delete_behavior", static_cast<int>(delete_behavior)},
             {"log_ttl_ms", log_ttl_ms},
@@ -277,6 +302,8 @@ Result<TableDescriptor> TableDescriptor::FromJson(const std::string& text) {
     d.merge_engine = static_cast<MergeEngineKind>(j.at("merge_engine").get<int>());
     d.version_column = j.at("version_column").get<std::string>();
     d.aggregations = j.at("aggregations").get<std::map<std::string, std::string>>();
+    d.listagg_delimiters =
+        j.value("listagg_delimiters", std::map<std::string, std::string>{});
     d.changelog_image = static_cast<ChangelogImage>(j.at("changelog_image").get<int>());
     d.delete_behavior = static_cast<DeleteBehavior>(j.at("delete_behavior").get<int>());
     d.log_ttl_ms = j.at("log_ttl_ms").get<int64_t>();

@@ -28,8 +28,11 @@ struct TableDescriptor {
   MergeEngineKind merge_engine = MergeEngineKind::kDefault;
   std::string version_column;                      // versioned engine
   std::map<std::string, std::string> aggregations;  // aggregation engine: column -> function
+  std::map<std::string, std::string> listagg_delimiters;  // column -> delimiter (default ",")
   ChangelogImage changelog_image = ChangelogImage::kFull;
   DeleteBehavior delete_behavior = DeleteBehavior::kAllow;
+  // The log's time to live (0 = forever) when the table sets `table.log.ttl`; a table that sets
+  // none follows its node's default (`mink serve --retention`, LogTtlMs).
   int64_t log_ttl_ms = 7LL * 24 * 3600 * 1000;
   // Idempotent writers number records, not batches (Kafka producers): a batch of n records
   // with first sequence s covers s..s+n-1.
@@ -37,6 +40,11 @@ struct TableDescriptor {
   std::map<std::string, std::string> options;  // as given, for describe
 
   bool has_primary_key() const { return !primary_key.empty(); }
+  bool sets_log_ttl() const { return options.count("table.log.ttl") > 0; }
+  // The TTL that applies: the table's own, else `node_default_ms`.
+  int64_t LogTtlMs(int64_t node_default_ms) const {
+    return sets_log_ttl() ? log_ttl_ms : node_default_ms;
+  }
   bool partitioned() const { return !partition_keys.empty(); }
 
   // Column indexes of the primary key, partition keys and bucket keys.
@@ -55,6 +63,7 @@ struct TableSpec {
   std::vector<std::string> bucket_key;
   int32_t bucket_count = 0;  // 0 = default (1)
   // table.merge-engine, table.merge-engine.versioned.ver-column, fields.<col>.agg,
+  // fields.<col>.listagg.delimiter,
   // table.changelog.image, table.delete.behavior, table.log.ttl, bucket.function
   std::map<std::string, std::string> options;
 };

@@ -49,6 +49,19 @@ struct ReadRequest {
   std::optional<int64_t> end;        // log reads (not follow) stop before this offset
 };
 
+// A lookup of a primary-key table's current rows by key (TableStore::Lookup).
+struct LookupRequest {
+  std::string table;
+  // false: the keys are whole primary keys, each answered by its row or nothing. true: the
+  // keys are bucket-key values (with the partition keys of a partitioned table), each answered
+  // by every row that has them (Fluss's prefix lookup).
+  bool prefix = false;
+  std::vector<std::string> columns;  // the answer's columns; empty = all
+  // Sent on by the node that received it: keys of buckets this node does not serve are
+  // refused as Unavailable, not sent on again.
+  bool forwarded = false;
+};
+
 struct BucketOffsets {
   std::string bucket;
   int64_t start = 0;

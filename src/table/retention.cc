@@ -6,8 +6,8 @@
 
 namespace mink::table {
 
-storage::RetentionPolicy TableRetentionPolicy(metadata::MetadataLog* meta) {
-  return [meta](uint64_t stream_id) {
+storage::RetentionPolicy TableRetentionPolicy(metadata::MetadataLog* meta, int64_t default_ttl_ms) {
+  return [meta, default_ttl_ms](uint64_t stream_id) {
     storage::RetentionRule rule;
     meta->Read([&](const metadata::State& s) {
       for (const auto& [id, t] : s.tables()) {
@@ -18,7 +18,7 @@ storage::RetentionPolicy TableRetentionPolicy(metadata::MetadataLog* meta) {
         if (!found) continue;
         auto d = TableDescriptor::FromJson(t.descriptor);
         if (!d.ok()) return;
-        rule.ttl_ms = d->log_ttl_ms;
+        rule.ttl_ms = d->LogTtlMs(default_ttl_ms);
         if (d->has_primary_key()) {
           auto snap = s.kv_snapshots().find(stream_id);
           rule.max_trim_offset = snap == s.kv_snapshots().end() ? 0 : snap->second.offset;

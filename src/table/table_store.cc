@@ -12,7 +12,7 @@ namespace mink::table {
 
 TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storage,
                        TableOptions options, const BucketAssignment* assignment,
-                       WriteForwarder* forwarder)
+                       BucketForwarder* forwarder)
     : meta_(meta),
       forwarder_(forwarder),
       storage_(storage),
@@ -26,6 +26,8 @@ TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storag
       reader_(meta, storage, &catalog_, &buckets_, options.snapshot_batch_rows),
       stats_(meta, storage, &catalog_),
       bucket_log_(meta, storage, &catalog_),
+      lookup_(storage, &catalog_, &buckets_, [this](uint64_t s) { return StreamOwner(s); },
+              forwarder),
       preloader_(std::make_unique<BucketPreloader>([this](uint64_t s) { Preload(s); })) {}
 
 TableStore::~TableStore() { Stop(); }
@@ -65,7 +67,7 @@ void TableStore::Preload(uint64_t stream) {
 Status TableStore::Start() {
   MINK_ASSIGN_OR_RETURN(size_t taken, ownership_.TakeAssigned());
   if (taken > 0) MINK_LOG_INFO("table", "took back {} bucket streams", taken);
-  storage_->SetRetentionPolicy(TableRetentionPolicy(meta_));
+  storage_->SetRetentionPolicy(TableRetentionPolicy(meta_, options_.default_log_ttl.count()));
   pk_writer_.StartPeriodicSnapshots(options_.kv_snapshot_interval);
   return Status::Ok();
 }
@@ -221,7 +223,7 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
   for (const auto& [node, rows] : elsewhere) {
     MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch, RowsToBatch(rows, table.schema, table.types));
     sent.emplace_back(node, std::async(std::launch::async, [this, node, &forwarded, batch] {
-                        return forwarder_->Forward(node, forwarded, {batch});
+                        return forwarder_->Write(node, forwarded, {batch});
                       }));
   }
   Result<WriteResult> local =

@@ -11,6 +11,7 @@
 //   bucket_state.h      the working state of the buckets this node writes, rebuilt from logs
 //   table_reader.h      logs, changelogs, snapshots and offsets read back
 //   table_stats.h       column statistics of log tables
+//   key_lookup.h        primary-key tables' rows read by key from the KV state
 //   bucket_log.h        one bucket's log as a protocol front end addresses it (Kafka)
 //   retention.h         each bucket stream's retention rule, from its table
 //
@@ -37,13 +38,14 @@
 #include "table/catalog.h"
 #include "table/column_stats.h"
 #include "table/descriptor.h"
+#include "table/key_lookup.h"
 #include "table/log_writer.h"
 #include "table/pk_writer.h"
 #include "table/requests.h"
 #include "table/row_router.h"
 #include "table/table_reader.h"
 #include "table/table_stats.h"
-#include "table/write_forwarder.h"
+#include "table/bucket_forwarder.h"
 
 namespace mink::table {
 
@@ -57,6 +59,8 @@ struct TableOptions {
   // Every primary-key bucket whose state moved is snapshotted at least this often, so its
   // changelog can expire (0 = only by kv_snapshot_records).
   std::chrono::milliseconds kv_snapshot_interval{10 * 60'000};
+  // The log TTL of tables that set no `table.log.ttl` (`mink serve --retention`; 0 = forever).
+  std::chrono::milliseconds default_log_ttl{7LL * 24 * 3600 * 1000};
 };
 
 class TableStore {
@@ -70,7 +74,7 @@ class TableStore {
   // bucket (SingleNodeAssignment). `forwarder` sends the rows of buckets other nodes serve to
   // them (a cluster); without one such rows are refused as Unavailable.
   TableStore(metadata::MetadataLog* meta, storage::StreamStore* storage, TableOptions options = {},
-             const BucketAssignment* assignment = nullptr, WriteForwarder* forwarder = nullptr);
+             const BucketAssignment* assignment = nullptr, BucketForwarder* forwarder = nullptr);
   ~TableStore();
 
   // Takes the bucket streams the assignment gives this node (one metadata command), installs
@@ -100,8 +104,14 @@ class TableStore {
   Result<std::vector<std::string>> ListTables(const std::string& database) const {
     return catalog_.ListTables(database);
   }
+  // The log TTL of tables that set none (0 = forever).
+  std::chrono::milliseconds DefaultLogTtl() const { return options_.default_log_ttl; }
+  // The descriptor's log TTL is the one that applies (the node's default for a table that sets
+  // none).
   Result<TableInfo> DescribeTable(const std::string& name) const {
-    return catalog_.DescribeTable(name);
+    MINK_ASSIGN_OR_RETURN(TableInfo info, catalog_.DescribeTable(name));
+    info.descriptor.log_ttl_ms = info.descriptor.LogTtlMs(options_.default_log_ttl.count());
+    return info;
   }
   Result<int64_t> InitWriter() { return catalog_.AllocateWriterId(); }
 
@@ -126,6 +136,16 @@ class TableStore {
   Result<std::vector<BucketOffsets>> Offsets(const std::string& name,
                                              std::optional<int64_t> at_ms) {
     return reader_.Offsets(name, at_ms);
+  }
+  // A primary-key table's current rows by key (KeyLookup): each key's row (a prefix lookup:
+  // rows), in key order; missing keys add nothing. In a cluster the keys of buckets another
+  // node serves are looked up there.
+  Result<arrow::RecordBatchPtr> Lookup(const LookupRequest& request, const arrow::RecordBatch& keys) {
+    return lookup_.Lookup(request, keys);
+  }
+  // The schema of a lookup's answer; refuses a lookup of a log table.
+  Result<arrow::SchemaPtr> LookupSchema(const LookupRequest& request) const {
+    return lookup_.AnswerSchema(request);
   }
   Result<std::vector<BucketColumnStats>> ColumnStats(const std::string& name) {
     return stats_.ColumnStats(name);
@@ -175,7 +195,7 @@ class TableStore {
                                               const std::string& partition, int32_t first);
 
   metadata::MetadataLog* const meta_;
-  WriteForwarder* const forwarder_;
+  BucketForwarder* const forwarder_;
   storage::StreamStore* const storage_;
   const TableOptions options_;
   const SingleNodeAssignment single_node_;
@@ -187,6 +207,7 @@ class TableStore {
   TableReader reader_;
   ColumnStatsCache stats_;
   BucketLog bucket_log_;
+  KeyLookup lookup_;
   std::atomic<uint64_t> sticky_{0};  // the bucket of the next write to a table without a key
   // Rebuilds taken-over buckets' state ahead of their first write; reset by Stop().
   std::unique_ptr<BucketPreloader> preloader_;

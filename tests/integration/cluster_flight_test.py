@@ -59,6 +59,13 @@ def changelog(node, table):
     return [json.loads(line) for line in r.stdout.splitlines()]
 
 
+def lookup(node, table, keys):
+    """The rows `mink lookup` through `node` answers for `keys` ({column: value} each), in order."""
+    r = node.mink("lookup", table, "--format", "json",
+                  input="".join(json.dumps(k) + "\n" for k in keys), timeout=120)
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
 def main():
     cluster_helpers.start_test(400, "path/to/mink", "path/to/mink-query")
     query_bin = os.path.abspath(sys.argv[2])
@@ -106,6 +113,12 @@ def main():
             got = sorted(row["id"] for row in changelog(n, "shop.events"))
             checks.expect(f"log read from node {n.node_id}: every event",
                           sorted(k * 1000 + j for k in (1, 2, 3) for j in range(10)), got)
+            # Keys of all six buckets: each node answers its own and forwards the rest.
+            keys = [{"id": k} for k in (5, KEYS + 7, 150, 299, 0, 42)]
+            checks.expect(f"mink lookup through node {n.node_id}: every owner's keys, in key order,"
+                          " the missing one left out",
+                          [expected[k["id"]] for k in keys if k["id"] in expected],
+                          lookup(n, "shop.accounts", keys))
         q = subprocess.run([query_bin, "exec", "-e",
                             "SELECT count(*) AS n, sum(balance) AS s FROM mink.shop.accounts"],
                            env=dict(os.environ, MINK_BOOTSTRAP=n2.flight), capture_output=True,
@@ -140,6 +153,9 @@ def main():
                   len(moved_updates) > 0, f"{len(moved_updates)} +U in the moved buckets")
         checks.expect("snapshot after the failover holds every update", updated,
                       snapshot(n1, "shop.accounts"))
+        checks.expect("lookups of every key after the failover see every update",
+                      [updated[k] for k in range(KEYS)],
+                      lookup(n2, "shop.accounts", [{"id": k} for k in range(KEYS)]))
         victim.restart()
         checks.ok("the restarted node gets its share again",
                   minktest.wait_until(30, lambda: spread(nodes, "shop.accounts", 2)),

@@ -60,6 +60,12 @@ check_answers() {
   expect "$when: mink read shop.events -n 2" "$EVENTS_FIRST_TWO" "$(mink read shop.events -n 2)"
   expect "$when: mink table offsets shop.events" "$EVENTS_OFFSETS" \
     "$(mink table offsets shop.events)"
+  expect "$when: mink lookup shop.orders id=1 region=us" '{"id":1,"region":"us","amount":11.00}' \
+    "$(mink lookup shop.orders id=1 region=us)"
+  expect "$when: mink lookup of keys on stdin, one missing" '{"id":2,"region":"eu","amount":3.00}
+{"id":1,"region":"us","amount":11.00}' \
+    "$(printf '{"id":2,"region":"eu"}\n{"id":3,"region":"eu"}\n{"id":1,"region":"us"}\n' |
+       mink lookup shop.orders)"
 }
 
 start_node
@@ -196,6 +202,11 @@ expect_error "unknown column" 2 "mink write: line 1: unknown column 'nope' in sh
   mink write shop.orders <<'EOF'
 {"id": 5, "region": "us", "nope": 1}
 EOF
+expect_error "lookup without the whole key" 2 \
+  "mink lookup: column 'region' is part of the key but missing" mink lookup shop.orders id=1
+expect_error "lookup of a log table" 2 \
+  "mink lookup: lookups need a primary-key table; shop.events is a log table" \
+  mink lookup shop.events id=7
 expect_error "too many decimals" 2 \
   "mink write: line 1: column 'amount': DECIMAL(10,2) value \"1.234\" has more decimal places" \
   mink write shop.orders <<'EOF'

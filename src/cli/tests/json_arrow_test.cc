@@ -104,10 +104,15 @@ TEST(JsonArrowTest, AlternativeInputFormsComeOutCanonical) {
                              "ts": "2024-01-01 12:00:00.5", "ltz": "2024-01-01 14:00:00+02:00",
                              "d": "2.50"})",
                     R"({"i": 1e3, "dec": "-0.5e1", "dt": 0, "ts": 1704110400500,
-                             "ltz": 1704110400500, "d": 3})"}),
+                             "ltz": 1704110400500, "d": 3})",
+                    // A TIMESTAMP given with an offset is that instant's UTC wall time.
+                    R"({"ts": "2026-10-18T09:30:05Z"})",
+                    R"({"ts": "2026-10-18T09:30:05.25+02:00"})"}),
       Lines(
           {R"({"i":42,"dec":1.50,"by":"6f6b","dt":"2024-02-29","ts":"2024-01-01T12:00:00.500","ltz":"2024-01-01T12:00:00.000Z","d":2.5})",
-           R"({"i":1000,"dec":-5.00,"by":null,"dt":"1970-01-01","ts":"2024-01-01T12:00:00.500","ltz":"2024-01-01T12:00:00.500Z","d":3})"}));
+           R"({"i":1000,"dec":-5.00,"by":null,"dt":"1970-01-01","ts":"2024-01-01T12:00:00.500","ltz":"2024-01-01T12:00:00.500Z","d":3})",
+           R"({"i":null,"dec":null,"by":null,"dt":null,"ts":"2026-10-18T09:30:05.000","ltz":null,"d":null})",
+           R"({"i":null,"dec":null,"by":null,"dt":null,"ts":"2026-10-18T07:30:05.250","ltz":null,"d":null})"}));
 }
 
 TEST(JsonArrowTest, TimeTypesRoundTripAtEveryPrecision) {

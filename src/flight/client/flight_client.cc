@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include <deque>
 #include <mutex>
@@ -206,6 +207,77 @@ class DoPutStream final : public FlightPutStream {
   Status final_status_;
 };
 
+using DoExchangeCall = grpc::ClientReaderWriter<pb::FlightData, pb::FlightData>;
+
+class DoExchangeStream final : public FlightExchangeStream {
+ public:
+  DoExchangeStream(std::string address, std::unique_ptr<grpc::ClientContext> context,
+                   std::unique_ptr<DoExchangeCall> call)
+      : address_(std::move(address)), context_(std::move(context)), call_(std::move(call)) {}
+
+  ~DoExchangeStream() override {
+    if (finished_) return;
+    context_->TryCancel();
+    (void)Finish();
+  }
+
+  Status Write(FlightData data) override {
+    if (finished_) return FailedPreconditionError("DoExchange write after the call finished");
+    if (writes_done_) return FailedPreconditionError("DoExchange write after DoneWriting");
+    pb::FlightData message;
+    wire::ToProto(std::move(data), &message);
+    if (call_->Write(message)) return Status::Ok();
+    // The call is over: the server returned (perhaps refusing the input) or the link broke.
+    Status status = Finish();
+    if (!status.ok()) return status;
+    return AbortedError("node at " + address_ + " ended DoExchange before reading every message");
+  }
+
+  Status DoneWriting() override {
+    if (!writes_done_) {
+      writes_done_ = true;
+      (void)call_->WritesDone();  // false only when the call is over; Finish tells why
+    }
+    return Status::Ok();
+  }
+
+  Result<bool> Read(FlightData* out) override {
+    if (reads_done_) {
+      if (finished_ && !final_status_.ok()) return final_status_;
+      return false;
+    }
+    pb::FlightData message;
+    if (call_->Read(&message)) {
+      *out = wire::FromProto(std::move(message));
+      return true;
+    }
+    reads_done_ = true;
+    MINK_RETURN_IF_ERROR(Finish());
+    return false;
+  }
+
+  Status Finish() override {
+    if (finished_) return final_status_;
+    (void)DoneWriting();
+    pb::FlightData discarded;
+    while (!reads_done_ && call_->Read(&discarded)) {
+    }
+    reads_done_ = true;
+    final_status_ = FromGrpcStatus(call_->Finish(), *context_, address_);
+    finished_ = true;
+    return final_status_;
+  }
+
+ private:
+  const std::string address_;
+  std::unique_ptr<grpc::ClientContext> context_;  // outlives call_ (declared first)
+  std::unique_ptr<DoExchangeCall> call_;
+  std::atomic<bool> writes_done_{false};
+  std::atomic<bool> reads_done_{false};
+  std::atomic<bool> finished_{false};
+  Status final_status_;
+};
+
 }  // namespace
 
 struct FlightClient::Impl {
@@ -332,6 +404,16 @@ Result<std::unique_ptr<FlightPutStream>> FlightClient::DoPut(const CallOptions& 
   // Failures to start the call surface on the first Write or on Finish.
   return std::unique_ptr<FlightPutStream>(
       new DoPutStream(impl_->address, std::move(context), std::move(call)));
+}
+
+Result<std::unique_ptr<FlightExchangeStream>> FlightClient::DoExchange(
+    const CallOptions& options) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  PrepareContext(context.get(), options, std::nullopt);
+  std::unique_ptr<DoExchangeCall> call = impl_->stub->DoExchange(context.get());
+  // Failures to start the call surface on the first Write or Read.
+  return std::unique_ptr<FlightExchangeStream>(
+      new DoExchangeStream(impl_->address, std::move(context), std::move(call)));
 }
 
 Result<std::vector<ActionResult>> FlightClient::DoAction(const Action& action,

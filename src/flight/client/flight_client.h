@@ -76,6 +76,23 @@ class FlightPutStream {
   virtual void Cancel() = 0;
 };
 
+// One DoExchange: messages both ways, from one thread at a time (a request-answer session:
+// write, read, write, read). Destroying it before Finish cancels the call.
+class FlightExchangeStream {
+ public:
+  virtual ~FlightExchangeStream() = default;
+  // Sends one message (the first should carry the descriptor). When the server has already
+  // ended the call, returns its status.
+  virtual Status Write(FlightData data) = 0;
+  // Tells the server that no more messages follow.
+  virtual Status DoneWriting() = 0;
+  // Reads the server's next message: true with *out filled, false after the last one (the call
+  // ended OK), or the call's error.
+  virtual Result<bool> Read(FlightData* out) = 0;
+  // Half-closes, drops what the server still sends, and returns the server's status.
+  virtual Status Finish() = 0;
+};
+
 class FlightClient {
  public:
   // `address`: grpc://host:port, grpc+tcp://host:port or host:port.
@@ -98,6 +115,8 @@ class FlightClient {
   Result<std::unique_ptr<FlightStreamReader>> DoGet(const std::string& ticket,
                                                     const CallOptions& options = {});
   Result<std::unique_ptr<FlightPutStream>> DoPut(const CallOptions& options = {});
+  // Unset timeout: none (an exchange may be a long session).
+  Result<std::unique_ptr<FlightExchangeStream>> DoExchange(const CallOptions& options = {});
   Result<std::vector<ActionResult>> DoAction(const Action& action, const CallOptions& options = {});
   Result<std::vector<ActionType>> ListActions(const CallOptions& options = {});
 

@@ -16,7 +16,7 @@
 
 namespace mink::flight {
 
-// DoGet's output stream.
+// DoGet's and DoExchange's output stream.
 class FlightDataWriter {
  public:
   virtual ~FlightDataWriter() = default;
@@ -28,7 +28,7 @@ class FlightDataWriter {
   virtual bool IsCancelled() const = 0;
 };
 
-// DoPut's input stream.
+// DoPut's and DoExchange's input stream.
 class FlightDataReader {
  public:
   virtual ~FlightDataReader() = default;
@@ -67,6 +67,11 @@ class FlightHandler {
   virtual Status DoGet(const std::string& ticket, FlightDataWriter& writer) = 0;
   virtual Status DoPut(FlightDataReader& reader, PutResultWriter& writer) = 0;
   virtual Status DoAction(const Action& action, ActionResultWriter& writer) = 0;
+  // A two-way stream: the client's messages in (the first carries the descriptor), the
+  // handler's out, interleaved as the handler likes. Unimplemented unless a handler serves it.
+  virtual Status DoExchange(FlightDataReader& /*reader*/, FlightDataWriter& /*writer*/) {
+    return UnimplementedError("DoExchange is not served here");
+  }
   virtual Result<std::vector<ActionType>> ListActions() = 0;
 };
 

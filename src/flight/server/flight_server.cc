@@ -81,18 +81,23 @@ class DoGetWriter final : public FlightDataWriter {
 };
 
 using DoPutStream = grpc::ServerReaderWriter<pb::PutResult, pb::FlightData>;
+using DoExchangeStream = grpc::ServerReaderWriter<pb::FlightData, pb::FlightData>;
 
-class DoPutReader final : public FlightDataReader {
+// The client's FlightData of a DoPut or a DoExchange.
+template <class Stream>
+class FlightDataStreamReader final : public FlightDataReader {
  public:
-  DoPutReader(grpc::ServerContext* context, DoPutStream* stream)
-      : context_(context), stream_(stream) {}
+  FlightDataStreamReader(grpc::ServerContext* context, Stream* stream, const char* call)
+      : context_(context), stream_(stream), call_(call) {}
 
   Result<bool> Next(FlightData* out) override {
     pb::FlightData message;
     // One copy: gRPC's received slices into the message's strings (protobuf parse). The strings
     // are then moved, not copied, into *out.
     if (!stream_->Read(&message)) {
-      if (context_->IsCancelled()) return CancelledError("DoPut was cancelled by the client");
+      if (context_->IsCancelled()) {
+        return CancelledError(std::string(call_) + " was cancelled by the client");
+      }
       return false;
     }
     *out = wire::FromProto(std::move(message));
@@ -102,7 +107,26 @@ class DoPutReader final : public FlightDataReader {
 
  private:
   grpc::ServerContext* context_;
-  DoPutStream* stream_;
+  Stream* stream_;
+  const char* call_;
+};
+
+class DoExchangeWriter final : public FlightDataWriter {
+ public:
+  DoExchangeWriter(grpc::ServerContext* context, DoExchangeStream* stream)
+      : context_(context), stream_(stream) {}
+
+  bool Write(FlightData data) override {
+    if (context_->IsCancelled()) return false;
+    pb::FlightData message;
+    wire::ToProto(std::move(data), &message);
+    return stream_->Write(message);
+  }
+  bool IsCancelled() const override { return context_->IsCancelled(); }
+
+ private:
+  grpc::ServerContext* context_;
+  DoExchangeStream* stream_;
 };
 
 class DoPutResultWriter final : public PutResultWriter {
@@ -220,17 +244,15 @@ class FlightService final : public pb::FlightService::Service {
   }
 
   grpc::Status DoPut(grpc::ServerContext* context, DoPutStream* stream) override {
-    DoPutReader reader(context, stream);
+    FlightDataStreamReader<DoPutStream> reader(context, stream, "DoPut");
     DoPutResultWriter writer(stream);
     return Reply(context, handler_->DoPut(reader, writer));
   }
 
-  grpc::Status DoExchange(
-      grpc::ServerContext* /*context*/,
-      grpc::ServerReaderWriter<pb::FlightData, pb::FlightData>* /*stream*/) override {
-    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                        "DoExchange is not supported by Mink: use DoPut to write and DoGet to "
-                        "read");
+  grpc::Status DoExchange(grpc::ServerContext* context, DoExchangeStream* stream) override {
+    FlightDataStreamReader<DoExchangeStream> reader(context, stream, "DoExchange");
+    DoExchangeWriter writer(context, stream);
+    return Reply(context, handler_->DoExchange(reader, writer));
   }
 
   grpc::Status DoAction(grpc::ServerContext* context, const pb::Action* request,

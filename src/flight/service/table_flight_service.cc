@@ -308,6 +308,58 @@ Status TableFlightService::DoPut(FlightDataReader& reader, PutResultWriter& writ
   return Status::Ok();
 }
 
+Status TableFlightService::DoExchange(FlightDataReader& reader, FlightDataWriter& writer) {
+  FlightData data;
+  MINK_ASSIGN_OR_RETURN(bool more, reader.Next(&data));
+  if (!more || !data.descriptor || data.descriptor->type != FlightDescriptor::Type::kCmd) {
+    return InvalidArgumentError(
+        "DoExchange needs a command descriptor first: {\"table\", \"lookup\": \"key\" or "
+        "\"prefix\"}");
+  }
+  MINK_ASSIGN_OR_RETURN(json j, ParseJson(data.descriptor->cmd, "DoExchange descriptor"));
+  Fields f(j, "DoExchange descriptor");
+  table::LookupRequest request;
+  MINK_ASSIGN_OR_RETURN(request.table, f.String("table"));
+  MINK_ASSIGN_OR_RETURN(std::string kind, f.String("lookup"));
+  if (kind == "prefix") {
+    request.prefix = true;
+  } else if (kind != "key") {
+    return InvalidArgumentError("DoExchange descriptor: lookup must be key or prefix, not '" +
+                                kind + "'");
+  }
+  MINK_ASSIGN_OR_RETURN(request.columns, f.Strings("columns"));
+  MINK_ASSIGN_OR_RETURN(request.forwarded, f.Bool("forwarded"));
+  MINK_ASSIGN_OR_RETURN(arrow::SchemaPtr schema, tables_->LookupSchema(request));
+  if (!writer.Write(FlightData{std::nullopt, arrow::EncodeSchemaMessage(*schema).metadata, "", ""})) {
+    return Status::Ok();
+  }
+  // Each key batch is answered before the next is read: a session of lookups on one call.
+  arrow::IpcDecoder decoder;
+  int64_t message_no = 0;
+  while (true) {
+    if (!data.data_header.empty()) {
+      ++message_no;
+      auto decoded = decoder.Decode(data.data_header, arrow::Buffer::FromString(std::move(data.body)));
+      if (!decoded.ok()) {
+        return InvalidArgumentError("DoExchange message " + std::to_string(message_no) + ": " +
+                                    decoded.status().message());
+      }
+      if (decoded->kind == arrow::IpcDecoder::Kind::kRecordBatch) {
+        MINK_RETURN_IF_ERROR(decoded->batch->Validate());
+        MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr rows, tables_->Lookup(request, *decoded->batch));
+        MINK_ASSIGN_OR_RETURN(auto message, arrow::EncodeRecordBatchMessage(*rows));
+        if (!writer.Write(FlightData{std::nullopt, std::move(message.metadata),
+                                     std::move(message.body), ""})) {
+          return Status::Ok();
+        }
+      }
+    }
+    MINK_ASSIGN_OR_RETURN(more, reader.Next(&data));
+    if (!more) break;
+  }
+  return Status::Ok();
+}
+
 Status TableFlightService::DoAction(const Action& action, ActionResultWriter& writer) {
   const std::string what = "action " + action.type;
   MINK_ASSIGN_OR_RETURN(json body, ParseJson(action.body, what + " body"));

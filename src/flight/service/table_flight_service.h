@@ -25,6 +25,9 @@ class TableFlightService final : public FlightHandler {
   Status DoGet(const std::string& ticket, FlightDataWriter& writer) override;
   Status DoPut(FlightDataReader& reader, PutResultWriter& writer) override;
   Status DoAction(const Action& action, ActionResultWriter& writer) override;
+  // Lookups: a command descriptor {"table", "lookup": "key" | "prefix", "columns",
+  // "forwarded"} with the keys' schema, then key batches, each answered by one batch of rows.
+  Status DoExchange(FlightDataReader& reader, FlightDataWriter& writer) override;
   Result<std::vector<ActionType>> ListActions() override;
 
  private:

@@ -91,6 +91,19 @@ bool Broker::Leads(uint64_t stream) const {
   return options_.cluster == nullptr || tables_->Writes(stream);
 }
 
+int32_t Broker::LeaderEpoch(uint64_t stream) const {
+  const int64_t epoch = log_->OffsetRange(stream).value_or(table::BucketLog::Range{}).epoch;
+  return static_cast<int32_t>(std::min<int64_t>(epoch, INT32_MAX));
+}
+
+ErrorCode Broker::CheckLeaderEpoch(uint64_t stream, int32_t client_epoch) const {
+  if (client_epoch < 0) return ErrorCode::kNone;
+  const int32_t epoch = LeaderEpoch(stream);
+  if (client_epoch < epoch) return ErrorCode::kFencedLeaderEpoch;
+  if (client_epoch > epoch) return ErrorCode::kUnknownLeaderEpoch;
+  return ErrorCode::kNone;
+}
+
 bool Broker::Coordinates(const std::string& group_id) const {
   return options_.cluster == nullptr ||
          options_.cluster->GroupCoordinator(group_id) == options_.node_id;
@@ -149,8 +162,8 @@ MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t versio
       MetadataResponse::Partition part;
       part.partition_index = p;
       int32_t leader = options_.node_id;
+      auto stream = tables_->BucketStream(TopicCatalog::TableName(name), p);
       if (options_.cluster != nullptr) {
-        auto stream = tables_->BucketStream(TopicCatalog::TableName(name), p);
         leader = stream.ok() ? options_.cluster->Owner(*stream) : 0;
         if (!live.count(leader)) leader = 0;
       }
@@ -163,7 +176,7 @@ MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t versio
         part.replica_nodes = {leader};
         part.isr_nodes = {leader};
       }
-      part.leader_epoch = 0;
+      part.leader_epoch = stream.ok() ? LeaderEpoch(*stream) : 0;
       topic.partitions.push_back(std::move(part));
     }
     response.topics.push_back(std::move(topic));
@@ -318,7 +331,9 @@ DescribeConfigsResponse Broker::DescribeConfigs(const DescribeConfigsRequest& re
                  {"auto.create.topics.enable", options_.auto_create_topics ? "true" : "false"},
                  {"message.max.bytes", std::to_string(options_.max_message_bytes)},
                  {"default.replication.factor", "1"},
-                 {"log.retention.ms", "604800000"}};
+                 {"log.retention.ms", std::to_string(tables_->DefaultLogTtl().count() == 0
+                                                         ? -1
+                                                         : tables_->DefaultLogTtl().count())}};
     } else {
       result.error_code = Code(ErrorCode::kInvalidRequest);
       result.error_message = "unsupported resource type " + std::to_string(resource.resource_type);

@@ -94,6 +94,13 @@ class Broker {
     auto r = log_->OffsetRange(stream).value_or(table::BucketLog::Range{});
     return {r.start, r.end};
   }
+  // The partition's leader epoch: its stream's epoch (Kafka's is 32 bits; ours grows by one a
+  // move or restart). 0 for a stream the state does not know.
+  int32_t LeaderEpoch(uint64_t stream) const;
+  // A request's current leader epoch against the partition's: FENCED_LEADER_EPOCH when the
+  // client's is older (its metadata is stale), UNKNOWN_LEADER_EPOCH when newer (this broker's
+  // is), none when it matches or the client sent none (-1).
+  ErrorCode CheckLeaderEpoch(uint64_t stream, int32_t client_epoch) const;
   void HandleGroup(const ParsedRequest& request, const ClientInfo& client, Respond respond);
   // Whether this broker leads the partition whose stream this is (alone: always).
   bool Leads(uint64_t stream) const;

@@ -330,6 +330,15 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
         *total_bytes = std::max<int64_t>(*total_bytes, 1);
         continue;
       }
+      if (ErrorCode fenced = CheckLeaderEpoch(stream, p.current_leader_epoch);
+          fenced != ErrorCode::kNone) {
+        // The client's metadata and this broker's disagree on the partition's epoch: it
+        // refreshes its metadata (both codes are retriable) and fetches again.
+        part.error_code = Code(fenced);
+        part.high_watermark = -1;
+        *total_bytes = std::max<int64_t>(*total_bytes, 1);
+        continue;
+      }
       const int64_t budget = std::max<int64_t>(0, std::min<int64_t>(p.partition_max_bytes, max_bytes - *total_bytes));
       if (auto ahead = ahead_.Take(stream, p.fetch_offset, budget, kReadAheadWait)) {
         // Used when it is what this fetch would encode now (Entry::ServesFetch).
@@ -511,6 +520,15 @@ ListOffsetsResponse Broker::ListOffsets(const ListOffsetsRequest& request, int16
                                          ErrorContext::kDefault, &stream, &part.error_code);
       int64_t start = 0, end = 0;
       if (found) std::tie(start, end) = StreamRange(stream);
+      if (found) {
+        if (ErrorCode fenced = CheckLeaderEpoch(stream, p.current_leader_epoch);
+            fenced != ErrorCode::kNone) {
+          part.error_code = Code(fenced);
+          part.offset = -1;
+          topic.partitions.push_back(std::move(part));
+          continue;
+        }
+      }
       int64_t offset = -1;  // when not found, part.error_code says why
       if (found && p.timestamp == kListOffsetsLatest) {
         offset = end;

@@ -145,6 +145,33 @@ TEST(Changelog, AggregationFunctions) {
             "+U(1,35,30.199999999999999,0.72000000000000008,false,b)");
 }
 
+// first_value keeps the key's first value even when it was null; first_value_ignore_nulls takes
+// the first non-null one. listagg joins with its column's delimiter, "," by default.
+TEST(Changelog, FirstValueKeepsANullAndListaggTakesItsDelimiter) {
+  Table t(Make({"k INT", "first STRING", "first_nn STRING", "tags STRING", "plain STRING"}, {"k"},
+               {{"table.merge-engine", "aggregation"},
+                {"fields.first.agg", "first_value"},
+                {"fields.first_nn.agg", "first_value_ignore_nulls"},
+                {"fields.tags.agg", "listagg"},
+                {"fields.tags.listagg.delimiter", " | "},
+                {"fields.plain.agg", "string_agg"}}));
+  auto row = [](const char* first, const char* first_nn, const char* tags) {
+    auto v = [](const char* s) { return s ? Value::Bytes(s) : Value(); };
+    return Row{Value::Int(1), v(first), v(first_nn), v(tags), v(tags)};
+  };
+  EXPECT_EQ(t.Write(row(nullptr, nullptr, "a")), "+I(1,null,null,a,a)");
+  EXPECT_EQ(t.Write(row("x", "x", "b")), "-U(1,null,null,a,a) +U(1,null,x,a | b,a,b)");
+  EXPECT_EQ(t.Write(row("y", "y", nullptr)), "-U(1,null,x,a | b,a,b) +U(1,null,x,a | b,a,b)");
+
+  auto bad = MakeDescriptor(TableSpec{{"k INT", "s STRING"}, {"k"}, {}, {}, 1,
+                                      {{"table.merge-engine", "aggregation"},
+                                       {"fields.s.agg", "max"},
+                                       {"fields.s.listagg-delimiter", ";"}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("needs fields.s.agg=listagg"), std::string::npos)
+      << bad.status();
+}
+
 TEST(Changelog, PartialUpdateKeepsOtherColumns) {
   Table t(Make({"k INT", "v1 DOUBLE", "v2 STRING"}, {"k"}));
   Row first = {Value::Int(1), Value::Double(2.0), Value()};

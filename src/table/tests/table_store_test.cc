@@ -203,5 +203,51 @@ TEST_F(TableStoreTest, AChangelogExpiresOnlyAsFarAsAKvSnapshotCovers) {
   EXPECT_EQ(Read(snapshot), (std::vector<std::string>{"1,c", "2,b"}));
 }
 
+// A log table's TTL trims whole segments older than it; a table that sets none follows the
+// node's default (--retention), and 0 keeps everything. describe-table names the TTL that
+// applies.
+TEST_F(TableStoreTest, ALogTableExpiresAfterItsTtlOrTheNodeDefault) {
+  ManualClock clock;
+  testing::NodeOptions options;
+  options.clock = &clock;
+  options.tables.default_log_ttl = std::chrono::hours(3);
+  Restart(options);
+  auto make = [&](const std::string& name, std::map<std::string, std::string> opts) {
+    TableSpec spec;
+    spec.columns = {"id BIGINT NOT NULL", "note STRING"};
+    spec.options = std::move(opts);
+    ASSERT_TRUE(node_->tables->CreateTable(name, spec).ok()) << name;
+  };
+  make("shop.short", {{"table.log.ttl", "1h"}});
+  make("shop.node_default", {});
+  make("shop.forever", {{"table.log.ttl", "0"}});
+  auto write = [&](const std::string& name, int64_t id) {
+    auto r = node_->tables->Write(
+        {name}, {Batch(name, {Row{Value::Int(id), Value::Bytes("n" + std::to_string(id))}})});
+    ASSERT_TRUE(r.ok()) << name << ": " << r.status();
+  };
+  auto start = [&](const std::string& name) {
+    return (*node_->tables->Offsets(name, std::nullopt))[0].start;
+  };
+  for (const char* name : {"shop.short", "shop.node_default", "shop.forever"}) write(name, 1);
+  clock.Advance(2 * 3600 * 1000);  // the first rows are 2 h old
+  for (const char* name : {"shop.short", "shop.node_default", "shop.forever"}) write(name, 2);
+  ASSERT_TRUE(node_->storage->RunRetention().ok());
+  EXPECT_EQ(start("shop.short"), 1) << "older than the table's 1 h";
+  EXPECT_EQ(start("shop.node_default"), 0) << "younger than the node's 3 h";
+  EXPECT_EQ(start("shop.forever"), 0);
+  EXPECT_EQ(Read({"shop.short"}), (std::vector<std::string>{"2,n2"}));
+  clock.Advance(2 * 3600 * 1000);  // 4 h and 2 h
+  ASSERT_TRUE(node_->storage->RunRetention().ok());
+  EXPECT_EQ(start("shop.node_default"), 1) << "older than the node's 3 h";
+  EXPECT_EQ(Read({"shop.node_default"}), (std::vector<std::string>{"2,n2"}));
+  EXPECT_EQ(start("shop.forever"), 0);
+  EXPECT_EQ(Read({"shop.forever"}).size(), 2u);
+  EXPECT_EQ(node_->tables->DescribeTable("shop.short")->descriptor.log_ttl_ms, 3600 * 1000);
+  EXPECT_EQ(node_->tables->DescribeTable("shop.node_default")->descriptor.log_ttl_ms,
+            3 * 3600 * 1000);
+  EXPECT_EQ(node_->tables->DescribeTable("shop.forever")->descriptor.log_ttl_ms, 0);
+}
+
 }  // namespace
 }  // namespace mink::table

@@ -341,6 +341,54 @@ TEST_F(ListOffsetsTest, AfterDeleteRecordsNothingBelowTheNewStartIsAnswered) {
   EXPECT_EQ(ByTime(kT0 + 5001), (std::pair<int64_t, int64_t>{-1, -1}));
 }
 
+// ---- Leader epochs ----
+
+// A partition's leader epoch is its stream's epoch: Metadata names it, a Fetch or ListOffsets
+// from a client with an older one is fenced and one with a newer one is unknown (both make a
+// client refresh its metadata), and a restart (or a move) makes it grow.
+TEST_F(BrokerTest, LeaderEpochsFenceStaleClientsAndGrowWhenTheNodeRestarts) {
+  ASSERT_EQ(ProduceOne("epochs", 0, Batch({Rec("k", "v", kT0)})).error_code, 0);
+  auto epoch_of = [&] {
+    auto m = Metadata(std::vector<std::string>{"epochs"}, 9, false);
+    EXPECT_EQ(m.topics.size(), 1u);
+    if (m.topics.size() != 1 || m.topics[0].partitions.size() != 1) return -1;
+    return m.topics[0].partitions[0].leader_epoch;
+  };
+  auto fetch_at = [&](int32_t epoch) {
+    FetchRequest request = FetchOf("epochs", {{0, 0}});
+    request.topics[0].partitions[0].current_leader_epoch = epoch;
+    auto r = Call<FetchResponse>(request, kFetchVersion);
+    return r.responses.empty() || r.responses[0].partitions.empty()
+               ? FetchResponse::Partition{}
+               : r.responses[0].partitions[0];
+  };
+  auto list_at = [&](int32_t epoch) {
+    ListOffsetsRequest request;
+    request.topics.push_back({"epochs", {{0, epoch, kListOffsetsLatest, 1}}});
+    auto r = Call<ListOffsetsResponse>(request, 5);
+    return r.topics.empty() || r.topics[0].partitions.empty() ? kNoAnswer
+                                                               : r.topics[0].partitions[0].error_code;
+  };
+  const int32_t first = epoch_of();
+  ASSERT_GE(first, 1);
+  auto current = fetch_at(first);
+  EXPECT_EQ(current.error_code, 0);
+  EXPECT_EQ(Records(current.records).size(), 1u);
+  EXPECT_EQ(fetch_at(-1).error_code, 0) << "a client that sends no epoch is not checked";
+  EXPECT_EQ(fetch_at(first + 1).error_code, Code(ErrorCode::kUnknownLeaderEpoch));
+  EXPECT_EQ(list_at(first), 0);
+  EXPECT_EQ(list_at(first + 1), Code(ErrorCode::kUnknownLeaderEpoch));
+
+  RestartNode();
+  const int32_t second = epoch_of();
+  EXPECT_GT(second, first);
+  auto stale = fetch_at(first);
+  EXPECT_EQ(stale.error_code, Code(ErrorCode::kFencedLeaderEpoch));
+  EXPECT_FALSE(stale.records.has_value() && !stale.records->empty());
+  EXPECT_EQ(list_at(first), Code(ErrorCode::kFencedLeaderEpoch));
+  EXPECT_EQ(Records(fetch_at(second).records).size(), 1u);
+}
+
 // ---- Metadata ----
 
 TEST_F(BrokerTest, MetadataListsEveryTopicWithItsPartitionsOnThisBroker) {

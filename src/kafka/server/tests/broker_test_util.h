@@ -190,9 +190,31 @@ class BrokerFixture : public ::testing::Test {
     auto meta = metadata::MetadataLog::Open("sqlite:" + dir + "/meta.db");
     ASSERT_TRUE(meta.ok()) << meta.status();
     meta_ = std::move(*meta);
+    objects_ = std::make_shared<object_store::MemoryStore>();
+    OpenStores();
+    GroupCoordinatorOptions go;
+    go.offsets = meta_->store()->group_offsets();
+    go.start_timer_thread = false;
+    groups_ = std::make_unique<GroupCoordinator>(std::move(go));
+    StartBroker(DefaultOptions());
+  }
+
+  // The node restarted on the same metadata and objects: a new node epoch, every stream reopened
+  // (its epoch one higher), a new broker.
+  void RestartNode() {
+    if (broker_) broker_->Stop();
+    broker_.reset();
+    tables_->Stop();
+    tables_.reset();
+    storage_->Stop();
+    storage_.reset();
+    OpenStores();
+    StartBroker(DefaultOptions());
+  }
+
+  void OpenStores() {
     auto id = storage::StreamStore::RegisterNode(meta_.get(), 1);
     ASSERT_TRUE(id.ok()) << id.status();
-    objects_ = std::make_shared<object_store::MemoryStore>();
     storage::StorageOptions so;
     so.wal_flush_interval = std::chrono::milliseconds(2);
     auto storage = storage::StreamStore::Open(
@@ -202,11 +224,6 @@ class BrokerFixture : public ::testing::Test {
     tables_ = std::make_unique<table::TableStore>(meta_.get(), storage_.get());
     Status started = tables_->Start();
     ASSERT_TRUE(started.ok()) << started;
-    GroupCoordinatorOptions go;
-    go.offsets = meta_->store()->group_offsets();
-    go.start_timer_thread = false;
-    groups_ = std::make_unique<GroupCoordinator>(std::move(go));
-    StartBroker(DefaultOptions());
   }
 
   void TearDown() override {
