@@ -23,6 +23,7 @@
 #endif
 #include "duckdb.hpp"
 #include "duckdb/function/table/arrow.hpp"
+#include "arrow_format/record_batch.h"
 #include "client/cluster.h"
 #include "query/scan_report.h"
 
@@ -44,11 +45,17 @@ struct PartitionPredicate {
   std::string text;  // for EXPLAIN
 };
 
-// Allowed values of one bucket-key column (from `col = c` or `col IN (...)`).
-struct BucketKeyValues {
-  int key_position = 0;  // in the bucket key
+// Allowed values of one bucket-key or primary-key column (from `col = c` or `col IN (...)`):
+// bucket-key columns prune buckets, and values for every primary-key column turn a snapshot scan
+// into a lookup of those keys.
+struct KeyColumnValues {
+  int column = 0;  // table column
   std::vector<duckdb::Value> values;
 };
+
+// At most this many keys (the product of the allowed values' counts) are computed, for bucket
+// pruning and for a lookup.
+inline constexpr size_t kMaxKeyCombinations = 4096;
 
 // What the node's column statistics say of one table column over the rows the scan reads (every
 // endpoint's log below its `end`: the scan reads no further, so DuckDB may rely on them).
@@ -72,8 +79,9 @@ struct ScanBindData : public duckdb::TableFunctionData {
   bool compressed = true;  // log reads take batches compressed as stored
   // Pushdown found by the optimizer (pushdown.cc); applied to the endpoints at init.
   std::vector<std::shared_ptr<PartitionPredicate>> partition_predicates;
-  std::vector<BucketKeyValues> bucket_values;
+  std::vector<KeyColumnValues> key_values;
   std::string pruning;  // for EXPLAIN: what the pushdown selects, as of bind time
+  std::string lookup;   // for EXPLAIN: the keys a lookup reads instead, when it does
 
   bool snapshot() const { return meta->description.has_primary_key(); }
   duckdb::unique_ptr<duckdb::FunctionData> Copy() const override;
@@ -102,6 +110,11 @@ void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& g
 std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBindData& bind,
                                   const std::vector<client::Endpoint>& endpoints,
                                   std::string* explanation);
+// The keys a scan of a primary-key table looks up instead of reading its buckets: every
+// combination of the values the filters allow for each primary-key column, as a batch of the
+// key columns. Null when some key column has no values (or a type lookups cannot take), or when
+// there would be more than kMaxKeyCombinations keys.
+arrow::RecordBatchPtr LookupKeys(const ScanBindData& bind, std::string* explanation);
 
 // Throws duckdb::IOException for a failed call to the cluster.
 template <typename T>

@@ -145,8 +145,11 @@ std::string FormatScanReport(const ScanReport& r) {
   auto plural = [](int64_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  return r.table + " (" + r.mode + "): " + std::to_string(r.buckets_read) + " of " +
-         plural(r.buckets_total, "bucket", "buckets") + ", columns [" + columns + "], " +
+  const std::string read = r.mode == "lookup"
+                               ? plural(r.keys, "key", "keys")
+                               : std::to_string(r.buckets_read) + " of " +
+                                     plural(r.buckets_total, "bucket", "buckets");
+  return r.table + " (" + r.mode + "): " + read + ", columns [" + columns + "], " +
          plural(r.batches, "batch", "batches") + ", " + plural(r.rows, "row", "rows") + ", " +
          plural(r.bytes, "byte", "bytes");
 }

@@ -8,6 +8,9 @@
 //     can satisfy them.
 //   - `k = c` and `k IN (c1, ...)` on every bucket-key column give the buckets to read, computed
 //     with the table's bucketing function (table/bucketing.h).
+//   - The same on every primary-key column of a primary-key table give the keys to look up
+//     (LookupKeys): the scan then reads those rows from the owners' KV state instead of the
+//     buckets.
 
 #include <algorithm>
 #include <cerrno>
@@ -27,6 +30,7 @@
 #include "duckdb/planner/expression_iterator.hpp"
 #include "duckdb/planner/operator/logical_get.hpp"
 #include "query/duckdb_internal.h"
+#include "table/arrow_rows.h"
 #include "table/bucketing.h"
 #include "table/partition_name.h"
 
@@ -35,8 +39,6 @@ namespace {
 
 using duckdb::Expression;
 using duckdb::LogicalTypeId;
-
-constexpr size_t kMaxBucketKeyCombinations = 4096;
 
 std::vector<int> Indexes(const client::TableDescription& d,
                          const std::vector<std::string>& names) {
@@ -351,6 +353,62 @@ std::string Join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
+// The values the filters allow for each of `columns` (table columns), as the table layer's
+// values: the intersection of every list on a column. False when a column has none, a value
+// does not convert, or the combinations exceed kMaxKeyCombinations.
+bool AllowedValues(const ScanBindData& bind, const std::vector<int>& columns,
+                   std::vector<std::vector<table::Value>>* allowed) {
+  const auto& d = bind.meta->description;
+  allowed->assign(columns.size(), {});
+  std::vector<bool> seen(columns.size(), false);
+  for (const auto& kv : bind.key_values) {
+    const int pos = Position(columns, kv.column);
+    if (pos < 0) continue;
+    const auto column = static_cast<size_t>(kv.column);
+    std::vector<table::Value> values;
+    for (const auto& v : kv.values) {
+      table::Value tv;
+      if (!BucketValue(v, d.columns[column].type, bind.types[column], &tv)) return false;
+      if (std::find(values.begin(), values.end(), tv) == values.end()) values.push_back(std::move(tv));
+    }
+    auto& list = (*allowed)[static_cast<size_t>(pos)];
+    if (!seen[static_cast<size_t>(pos)]) {
+      list = std::move(values);
+      seen[static_cast<size_t>(pos)] = true;
+    } else {  // AND of two lists on one column: their intersection
+      std::vector<table::Value> both;
+      for (const auto& a : list) {
+        if (std::find(values.begin(), values.end(), a) != values.end()) both.push_back(a);
+      }
+      list = std::move(both);
+    }
+  }
+  size_t combinations = 1;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (!seen[i]) return false;
+    combinations *= std::max<size_t>(1, (*allowed)[i].size());
+    if (combinations > kMaxKeyCombinations) return false;
+  }
+  return true;
+}
+
+// Calls `visit` with every combination of one value per column (none if a list is empty).
+template <typename Visit>
+void ForEachCombination(const std::vector<std::vector<table::Value>>& allowed, Visit visit) {
+  for (const auto& a : allowed) {
+    if (a.empty()) return;
+  }
+  std::vector<size_t> index(allowed.size(), 0);
+  while (true) {
+    std::vector<table::Value> key;
+    for (size_t i = 0; i < allowed.size(); ++i) key.push_back(allowed[i][index[i]]);
+    if (!visit(std::move(key))) return;
+    size_t i = 0;
+    while (i < index.size() && ++index[i] == allowed[i].size()) index[i++] = 0;
+    if (i == index.size()) return;
+  }
+}
+
 }  // namespace
 
 void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& get,
@@ -359,7 +417,10 @@ void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& g
   auto& bind = bind_data->Cast<ScanBindData>();
   const auto& d = bind.meta->description;
   std::vector<int> partition_columns = Indexes(d, d.partition_keys);
-  std::vector<int> bucket_columns = Indexes(d, d.bucket_keys);
+  std::vector<int> key_columns = Indexes(d, d.bucket_keys);
+  for (int c : Indexes(d, d.primary_key)) {
+    if (Position(key_columns, c) < 0) key_columns.push_back(c);
+  }
   for (auto& filter : filters) {
     if (filter->IsVolatile()) continue;
     bool usable = true;
@@ -395,14 +456,13 @@ void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& g
           };
       rewrite(predicate->expression);
       bind.partition_predicates.push_back(std::move(predicate));
-      continue;
+      // A partition column of the primary key: its values also make the keys of a lookup.
     }
 
     // k = c, c = k, k IN (c1, ...)
     if (columns.size() != 1) continue;
     int column = *columns.begin();
-    int key_position = Position(bucket_columns, column);
-    if (key_position < 0) continue;
+    if (Position(key_columns, column) < 0) continue;
     std::vector<duckdb::Value> values;
     if (filter->GetExpressionType() == duckdb::ExpressionType::COMPARE_EQUAL &&
         filter->GetExpressionClass() == duckdb::ExpressionClass::BOUND_COMPARISON) {
@@ -424,9 +484,46 @@ void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& g
     } else {
       continue;
     }
-    bind.bucket_values.push_back(BucketKeyValues{key_position, std::move(values)});
+    bind.key_values.push_back(KeyColumnValues{column, std::move(values)});
   }
   SelectEndpoints(context, bind, bind.endpoints, &bind.pruning);
+  bind.lookup.clear();
+  LookupKeys(bind, &bind.lookup);
+}
+
+arrow::RecordBatchPtr LookupKeys(const ScanBindData& bind, std::string* explanation) {
+  const auto& d = bind.meta->description;
+  if (!d.has_primary_key()) return nullptr;
+  // The key columns in table order, as the lookup's key batch has them.
+  std::vector<int> columns;
+  for (size_t c = 0; c < d.columns.size(); ++c) {
+    if (d.IsPrimaryKey(d.columns[c].name)) columns.push_back(static_cast<int>(c));
+  }
+  std::vector<std::vector<table::Value>> allowed;
+  if (!AllowedValues(bind, columns, &allowed)) return nullptr;
+  std::vector<table::Row> keys;
+  ForEachCombination(allowed, [&](std::vector<table::Value> key) {
+    keys.push_back(std::move(key));
+    return true;
+  });
+  std::vector<arrow::Field> fields;
+  std::vector<table::LogicalType> types;
+  std::vector<std::string> names;
+  for (int c : columns) {
+    const auto& col = d.columns[static_cast<size_t>(c)];
+    fields.emplace_back(col.name, table::ToArrowType(col.type), false);
+    types.push_back(col.type);
+    names.push_back(col.name);
+  }
+  std::vector<const table::Row*> rows;
+  for (const auto& k : keys) rows.push_back(&k);
+  auto batch = table::RowsToBatch(rows, std::make_shared<arrow::Schema>(std::move(fields)), types);
+  if (!batch.ok()) return nullptr;
+  if (explanation != nullptr) {
+    *explanation = std::to_string(keys.size()) + (keys.size() == 1 ? " key" : " keys") + " of (" +
+                   Join(names, ", ") + ")";
+  }
+  return *batch;
 }
 
 std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBindData& bind,
@@ -502,74 +599,34 @@ std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBind
 
   // Buckets: every bucket-key column needs a set of allowed values.
   std::vector<int> bucket_columns = Indexes(d, d.bucket_keys);
-  if (!bucket_columns.empty() && !bind.bucket_values.empty() && d.bucket_count > 0) {
-    std::vector<std::vector<table::Value>> allowed(bucket_columns.size());
-    std::vector<bool> seen(bucket_columns.size(), false);
-    bool usable = true;
-    for (const auto& bv : bind.bucket_values) {
-      auto pos = static_cast<size_t>(bv.key_position);
-      auto column = static_cast<size_t>(bucket_columns[pos]);
-      std::vector<table::Value> values;
-      for (const auto& v : bv.values) {
-        table::Value tv;
-        if (!BucketValue(v, d.columns[column].type, bind.types[column], &tv)) {
-          usable = false;
-          break;
-        }
-        values.push_back(std::move(tv));
-      }
-      if (!usable) break;
-      if (!seen[pos]) {
-        allowed[pos] = std::move(values);
-        seen[pos] = true;
-      } else {  // AND of two lists on one column: their intersection
-        std::vector<table::Value> both;
-        for (const auto& a : allowed[pos]) {
-          if (std::find(values.begin(), values.end(), a) != values.end()) both.push_back(a);
-        }
-        allowed[pos] = std::move(both);
-      }
-    }
-    size_t combinations = 1;
-    for (size_t i = 0; i < allowed.size() && usable; ++i) {
-      usable = seen[i];
-      combinations *= std::max<size_t>(1, allowed[i].size());
-      if (combinations > kMaxBucketKeyCombinations) usable = false;
-    }
-    std::optional<table::BucketFunction> function;
+  std::vector<std::vector<table::Value>> allowed;
+  if (!bucket_columns.empty() && d.bucket_count > 0 &&
+      AllowedValues(bind, bucket_columns, &allowed)) {
+    auto function =
+        table::ParseBucketFunction(d.bucket_function.empty() ? "native" : d.bucket_function);
+    std::vector<table::LogicalType> key_types;
+    for (int c : bucket_columns) key_types.push_back(d.columns[static_cast<size_t>(c)].type);
+    std::set<int32_t> buckets;
+    bool usable = function.ok();
     if (usable) {
-      auto f = table::ParseBucketFunction(d.bucket_function.empty() ? "native" : d.bucket_function);
-      if (f.ok()) function = *f;
-    }
-    if (usable && function) {
-      std::vector<table::LogicalType> key_types;
-      for (int c : bucket_columns) key_types.push_back(d.columns[static_cast<size_t>(c)].type);
-      std::set<int32_t> buckets;
-      std::vector<size_t> index(allowed.size(), 0);
-      bool empty = false;
-      for (const auto& a : allowed) empty = empty || a.empty();
-      while (!empty) {
-        std::vector<table::Value> key;
-        for (size_t i = 0; i < allowed.size(); ++i) key.push_back(allowed[i][index[i]]);
+      ForEachCombination(allowed, [&](std::vector<table::Value> key) {
         auto bytes = table::EncodeBucketKey(*function, key, key_types);
         if (!bytes.ok()) {
           usable = false;
-          break;
+          return false;
         }
         buckets.insert(table::BucketOf(*function, *bytes, static_cast<int32_t>(d.bucket_count)));
-        size_t i = 0;
-        while (i < index.size() && ++index[i] == allowed[i].size()) index[i++] = 0;
-        if (i == index.size()) break;
+        return true;
+      });
+    }
+    if (usable) {
+      for (size_t i = 0; i < endpoints.size(); ++i) {
+        if (!buckets.count(endpoints[i].bucket)) keep[i] = false;
       }
-      if (usable) {
-        for (size_t i = 0; i < endpoints.size(); ++i) {
-          if (!buckets.count(endpoints[i].bucket)) keep[i] = false;
-        }
-        std::vector<std::string> names;
-        for (int32_t b : buckets) names.push_back("b" + std::to_string(b));
-        reasons.push_back("bucket key " + Join(d.bucket_keys, ", ") + " -> " +
-                          (names.empty() ? std::string("none") : Join(names, ", ")));
-      }
+      std::vector<std::string> names;
+      for (int32_t b : buckets) names.push_back("b" + std::to_string(b));
+      reasons.push_back("bucket key " + Join(d.bucket_keys, ", ") + " -> " +
+                        (names.empty() ? std::string("none") : Join(names, ", ")));
     }
   }
 

@@ -1,5 +1,7 @@
 // mink_scan: the table function behind every table of the `mink` catalog. Each bucket endpoint is
-// one DoGet (projection in the ticket: only the columns the query uses leave storage); DuckDB
+// one DoGet (projection in the ticket: only the columns the query uses leave storage), unless the
+// filters name whole primary keys: then the scan is one lookup of those keys (a DoExchange at the
+// bootstrap node, which asks the owners) instead of a read of every row. DuckDB
 // threads claim endpoints one by one and, once every endpoint has a reader, share the open
 // streams batch by batch. Batches are exported through the Arrow C data interface and converted
 // by DuckDB's own Arrow scan code, which references our buffers instead of copying rows. Filters
@@ -12,8 +14,11 @@
 #include <algorithm>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "arrow_format/c_bridge.h"
 #include "arrow_format/ipc.h"
+#include "flight/client/exchange_batches.h"
 #include "duckdb/execution/expression_executor.hpp"
 #include "duckdb/planner/expression/bound_conjunction_expression.hpp"
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
@@ -34,10 +39,12 @@ struct EndpointStream {
   bool finished = false;
 };
 
+// What one stream of the scan reads: a bucket endpoint, or the rows of `lookup_keys`.
 struct Slot {
   client::Endpoint endpoint;
   std::shared_ptr<EndpointStream> stream;
   bool done = false;
+  arrow::RecordBatchPtr lookup_keys;
 };
 
 struct ScanGlobalState : public duckdb::GlobalTableFunctionState {
@@ -110,11 +117,31 @@ void Release(ScanGlobalState& g, ScanLocalState& l) {
   l.stream.reset();
 }
 
+// The rows of the keys, looked up at the bootstrap node (which asks the owners): one batch.
+arrow::RecordBatchPtr LookUp(const ScanBindData& bind, ScanGlobalState& g,
+                             const arrow::RecordBatch& keys) {
+  const std::string what = "looking up " + std::to_string(keys.num_rows()) + " keys of " + g.table;
+  nlohmann::json command = {{"table", g.table}, {"lookup", "key"}, {"columns", g.request_columns}};
+  auto client = ValueOrThrow(bind.cluster->ClientFor(""), what);
+  auto exchange =
+      ValueOrThrow(flight::BatchExchange::Open(*client, command.dump(), *keys.schema()), what);
+  auto rows = ValueOrThrow(exchange->Call(keys), what);
+  Status finished = exchange->Finish();
+  if (!finished.ok()) throw duckdb::IOException("mink: %s: %s", what, finished.message());
+  g.batches += 1;
+  g.rows += rows->num_rows();
+  return rows;
+}
+
 // Reads the next batch of the local stream; null at its end.
 arrow::RecordBatchPtr ReadBatch(const ScanBindData& bind, ScanGlobalState& g, ScanLocalState& l) {
   EndpointStream& s = *l.stream;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.finished) return nullptr;
+  if (const auto& keys = g.slots[l.slot].lookup_keys) {
+    s.finished = true;
+    return LookUp(bind, g, *keys);
+  }
   const client::Endpoint& endpoint = g.slots[l.slot].endpoint;
   const std::string where = g.table + (endpoint.partition ? " partition " + *endpoint.partition : "") +
                             " bucket " + std::to_string(endpoint.bucket);
@@ -188,9 +215,15 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitGlobal(
   g->snapshot = bind.snapshot();
 
   std::string explanation;
-  std::vector<bool> keep = SelectEndpoints(context, bind, bind.endpoints, &explanation);
-  for (size_t i = 0; i < bind.endpoints.size(); ++i) {
-    if (keep[i]) g->slots.push_back(Slot{bind.endpoints[i], nullptr, false});
+  arrow::RecordBatchPtr lookup_keys = g->snapshot ? LookupKeys(bind, &explanation) : nullptr;
+  if (lookup_keys != nullptr) {
+    g->slots.push_back(Slot{client::Endpoint{}, nullptr, false, lookup_keys});
+    g->report.keys = lookup_keys->num_rows();
+  } else {
+    std::vector<bool> keep = SelectEndpoints(context, bind, bind.endpoints, &explanation);
+    for (size_t i = 0; i < bind.endpoints.size(); ++i) {
+      if (keep[i]) g->slots.push_back(Slot{bind.endpoints[i], nullptr, false, nullptr});
+    }
   }
 
   const auto& columns = meta.description.columns;
@@ -258,10 +291,10 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitGlobal(
   g->max_threads = std::max<idx_t>(1, duckdb::TaskScheduler::GetScheduler(context).NumberOfThreads());
   if (g->slots.empty()) g->max_threads = 1;
   g->report.table = "mink." + g->table;
-  g->report.mode = g->snapshot ? "snapshot" : "log";
+  g->report.mode = lookup_keys != nullptr ? "lookup" : g->snapshot ? "snapshot" : "log";
   g->report.columns = g->request_columns;
   g->report.buckets_total = static_cast<int64_t>(bind.endpoints.size());
-  g->report.buckets_read = static_cast<int64_t>(g->slots.size());
+  g->report.buckets_read = lookup_keys != nullptr ? 0 : static_cast<int64_t>(g->slots.size());
   return g;
 }
 
@@ -311,6 +344,11 @@ duckdb::InsertionOrderPreservingMap<std::string> ToString(
   duckdb::InsertionOrderPreservingMap<std::string> result;
   const auto& bind = input.bind_data->Cast<ScanBindData>();
   result["Table"] = "mink." + bind.meta->full_name();
+  if (!bind.lookup.empty()) {
+    result["Read"] = "lookup (primary-key table)";
+    result["Keys"] = bind.lookup;
+    return result;
+  }
   result["Read"] = bind.snapshot() ? "KV snapshot (primary-key table)" : "log";
   result["Buckets"] = bind.pruning.empty() ? std::to_string(bind.endpoints.size()) + " (all)"
                                           : bind.pruning;
@@ -344,7 +382,8 @@ duckdb::unique_ptr<duckdb::FunctionData> ScanBindData::Copy() const {
   copy->stats_rows = stats_rows;
   copy->compressed = compressed;
   copy->partition_predicates = partition_predicates;
-  copy->bucket_values = bucket_values;
+  copy->key_values = key_values;
+  copy->lookup = lookup;
   copy->pruning = pruning;
   return copy;
 }

@@ -15,7 +15,8 @@ namespace mink::query {
 
 struct ScanReport {
   std::string table;  // database.table
-  std::string mode;   // log | snapshot
+  std::string mode;   // log | snapshot | lookup
+  int64_t keys = 0;   // a lookup's keys
   std::vector<std::string> columns;
   int64_t buckets_total = 0;
   int64_t buckets_read = 0;  // after partition and bucket pruning

@@ -4,6 +4,7 @@
 //   - a filter on the partition columns reads only the matching partitions;
 //   - equality on the bucket key reads only the key's bucket in each partition;
 //   - LIMIT stops the scan before the table is read;
+//   - equality on every primary-key column of a primary-key table is a lookup of those keys;
 // and every answer is checked against values computed here.
 
 #include <gtest/gtest.h>
@@ -68,6 +69,30 @@ class PushdownTest : public ::testing::Test {
         ASSERT_TRUE(written.ok()) << written.status();
       }
     }
+    // A primary-key table: 100 ids in each of the regions, v = id * 10 + region number.
+    table::TableSpec keyed;
+    keyed.columns = {"id BIGINT NOT NULL", "region STRING NOT NULL", "v BIGINT"};
+    keyed.primary_key = {"id", "region"};
+    keyed.partition_by = {"region"};
+    keyed.bucket_count = kBuckets;
+    ASSERT_TRUE(tables->CreateTable("p.keyed", keyed).ok());
+    auto keyed_schema = tables->TableSchema("p.keyed");
+    ASSERT_TRUE(keyed_schema.ok());
+    auto builder = arrow::RecordBatchBuilder::Make(*keyed_schema);
+    ASSERT_TRUE(builder.ok());
+    for (int r = 0; r < kRegions; ++r) {
+      for (int64_t k = 0; k < 100; ++k) {
+        (*builder)->GetFieldAs<arrow::Int64Builder>(0)->Append(k);
+        ASSERT_TRUE((*builder)->GetFieldAs<arrow::StringBuilder>(1)->Append(Region(r)).ok());
+        (*builder)->GetFieldAs<arrow::Int64Builder>(2)->Append(k * 10 + r);
+      }
+    }
+    auto keyed_batch = (*builder)->Flush();
+    ASSERT_TRUE(keyed_batch.ok());
+    table::WriteRequest keyed_write;
+    keyed_write.table = "p.keyed";
+    ASSERT_TRUE(tables->Write(keyed_write, {*keyed_batch}).ok());
+
     EngineOptions options;
     options.bootstrap = "grpc://127.0.0.1:" + std::to_string(node_->flight_port());
     auto engine = Engine::Open(options);
@@ -237,6 +262,37 @@ TEST_F(PushdownTest, BucketKeyEqualityReadsOneBucketPerPartition) {
   Answer list = Run("SELECT count(*) FROM mink.p.wide WHERE id IN (1, 2, 3)");
   ASSERT_EQ(list.values, std::vector<std::string>{"3"});
   EXPECT_LE(OnlyScan(list).buckets_read, 3 * kRegions);
+}
+
+TEST_F(PushdownTest, EqualityOnTheWholePrimaryKeyIsALookup) {
+  Answer one = Run("SELECT v FROM mink.p.keyed WHERE id = 7 AND region = 'b'");
+  ASSERT_EQ(one.values, std::vector<std::string>{"71"});
+  const ScanReport& s = OnlyScan(one);
+  EXPECT_EQ(s.mode, "lookup");
+  EXPECT_EQ(s.keys, 1);
+  EXPECT_EQ(s.rows, 1);
+  EXPECT_EQ(s.buckets_read, 0);
+
+  // Lists: every combination is a key; missing keys (id 500) add nothing.
+  Answer many = Run(
+      "SELECT v FROM mink.p.keyed WHERE id IN (3, 500, 9) AND region IN ('a', 'c') ORDER BY v");
+  EXPECT_EQ(many.values, (std::vector<std::string>{"30", "32", "90", "92"}));
+  EXPECT_EQ(OnlyScan(many).keys, 6);
+  EXPECT_EQ(OnlyScan(many).rows, 4);
+
+  // The other filters still apply to the rows looked up.
+  Answer none = Run("SELECT count(*) FROM mink.p.keyed WHERE id = 7 AND region = 'b' AND v > 100");
+  EXPECT_EQ(none.values, std::vector<std::string>{"0"});
+  EXPECT_EQ(OnlyScan(none).mode, "lookup");
+
+  // Not the whole key: a snapshot read of the key's bucket in every partition.
+  Answer partial = Run("SELECT count(*) FROM mink.p.keyed WHERE id = 7");
+  EXPECT_EQ(partial.values, std::vector<std::string>{"4"});
+  EXPECT_EQ(OnlyScan(partial).mode, "snapshot");
+  EXPECT_EQ(OnlyScan(partial).buckets_read, kRegions);
+  // A range is not a key either.
+  EXPECT_EQ(OnlyScan(Run("SELECT count(*) FROM mink.p.keyed WHERE id < 2 AND region = 'a'")).mode,
+            "snapshot");
 }
 
 TEST_F(PushdownTest, LimitStopsTheScanEarly) {
