@@ -10,6 +10,7 @@
 #include "table/changelog.h"
 #include "table/payload.h"
 #include "table/row_codec.h"
+#include "table/schema_evolution.h"
 
 namespace mink::table {
 
@@ -120,7 +121,7 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     bucket->loaded = false;
     bucket->writers.Clear();
   }
-  if (bucket->loaded) return Status::Ok();
+  if (bucket->loaded) return UpgradeKv(table, bucket);
   // Rebuilt from nothing: what was here may be older than the stream (another node wrote it).
   bucket->kv = KvState();
   bucket->writers.Clear();
@@ -141,10 +142,14 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   std::string used_checkpoint;
   const bool keyed = table.d.has_primary_key();
   bucket->keyed = keyed;
+  bucket->kv_schema_id = table.d.schema.schema_id;
   if (keyed && snapshot) {
     MINK_ASSIGN_OR_RETURN(std::string bytes, storage_->data_store()->Get(snapshot->key));
     int64_t covered = 0;
-    MINK_ASSIGN_OR_RETURN(bucket->kv, KvState::Load(bytes, snapshot->key, &covered));
+    int32_t schema_id = 0;
+    MINK_ASSIGN_OR_RETURN(bucket->kv, KvState::Load(bytes, snapshot->key, &covered, &schema_id));
+    bucket->kv_schema_id = schema_id;
+    MINK_RETURN_IF_ERROR(UpgradeKv(table, bucket));
     from = std::max(start, covered);
     bucket->snapshot_offset = covered;
   } else if (keyed && start > 0) {
@@ -169,11 +174,10 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
       }
     }
   }
-  std::optional<PayloadDecoder> decoder;
-  if (keyed) {
-    MINK_ASSIGN_OR_RETURN(auto d, PayloadDecoder::Make(table.schema));
-    decoder.emplace(std::move(d));
-  }
+  // The changelog's batches are read under the current schema, whatever schema wrote them.
+  std::vector<int> all_columns;
+  for (int c = 0; c < static_cast<int>(table.types.size()); ++c) all_columns.push_back(c);
+  MINK_ASSIGN_OR_RETURN(TableBatchDecoder decoder, TableBatchDecoder::Make(table.d, all_columns));
   MINK_RETURN_IF_ERROR(Replay(bucket->stream_id, from, end, [&](const storage::Batch& batch) {
     const storage::Batch* b = &batch;
     if (b->writer_id >= 0) {
@@ -182,8 +186,16 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
                              WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last});
     }
     if (keyed && b->end_offset() > from) {
-      MINK_ASSIGN_OR_RETURN(auto decoded, decoder->Decode(b->payload));
-      std::vector<Row> rows = BatchToRows(*decoded, table.types);
+      if (b->schema_id > table.d.schema.schema_id) {
+        return UnavailableError("the schema of " + table.name +
+                                " changed during the request; retry");
+      }
+      auto decoded = decoder.Decode(b->payload, b->schema_id);
+      if (!decoded.ok()) {
+        return decoded.status().WithContext("bucket " + bucket->label + " of " + table.name +
+                                            " offset " + std::to_string(b->base_offset));
+      }
+      std::vector<Row> rows = BatchToRows(**decoded, table.types);
       for (size_t i = 0; i < rows.size(); ++i) {
         if (b->base_offset + static_cast<int64_t>(i) < from) continue;
         auto type = static_cast<ChangeType>(i < b->change_types.size() ? b->change_types[i] : 1);
@@ -210,6 +222,31 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     MINK_LOG_INFO("table", "rebuilt {} {} : {} keys, snapshot at {}, replayed {}..{}", table.name,
                   bucket->label, bucket->kv.size(), bucket->snapshot_offset, from, end);
   }
+  return Status::Ok();
+}
+
+Status BucketStates::UpgradeKv(const ResolvedTable& table, BucketState* bucket) {
+  const int32_t current = table.d.schema.schema_id;
+  if (!bucket->keyed || bucket->kv_schema_id == current) return Status::Ok();
+  if (bucket->kv_schema_id > current) {
+    return UnavailableError("the schema of " + table.name + " changed during the request; retry");
+  }
+  const TableSchema* from = table.d.SchemaById(bucket->kv_schema_id);
+  if (from == nullptr) {
+    return DataLossError("bucket " + bucket->label + " of " + table.name + " holds rows of schema " +
+                         std::to_string(bucket->kv_schema_id) + ", which the table never had");
+  }
+  std::vector<LogicalType> from_types;
+  for (const auto& c : from->columns) from_types.push_back(c.type);
+  KvState upgraded;
+  for (const auto& [key, value] : bucket->kv.entries()) {
+    MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(value, from_types));
+    std::string encoded;
+    EncodeRow(UpgradeRow(row, *from, table.d.schema), table.types, &encoded);
+    upgraded.Put(key, std::move(encoded));
+  }
+  bucket->kv = std::move(upgraded);
+  bucket->kv_schema_id = current;
   return Status::Ok();
 }
 

@@ -31,6 +31,7 @@ struct BucketState {
   std::atomic<bool> writers_stale{false};  // an append failed: rebuild the writer states
   KvState kv;
   WriterStates writers;
+  int32_t kv_schema_id = 0;     // the KV state's values are rows of this schema of the table
   int64_t applied_offset = 0;   // the KV state covers the changelog below this offset
   int64_t snapshot_offset = 0;  // the newest KV snapshot covers the changelog below this
   uint64_t snapshot_seq = 0;
@@ -55,10 +56,14 @@ class BucketStates {
   std::map<uint64_t, BucketState*> All() const;
 
   // Rebuilds a bucket's KV state and writer states from the stream if it is not loaded (or
-  // its writers are stale). The caller holds bucket->mutex.
+  // its writers are stale), and brings the KV state's rows to the table's current schema. The
+  // caller holds bucket->mutex. Unavailable (retriable) when `table` is older than the state
+  // (the table's schema changed while the caller held it).
   Status Load(const ResolvedTable& table, BucketState* bucket);
 
  private:
+  // Brings a loaded KV state's rows to the table's current schema.
+  Status UpgradeKv(const ResolvedTable& table, BucketState* bucket);
   // Visits the batches of [from, end) of a stream in offset order, reading up to 16 segments at
   // once (the first batch may start before `from`).
   Status Replay(uint64_t stream_id, int64_t from, int64_t end,

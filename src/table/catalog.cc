@@ -162,6 +162,32 @@ Result<TableInfo> Catalog::CreateTable(const std::string& name, const TableSpec&
   return DescribeTable(name);
 }
 
+Result<TableInfo> Catalog::AlterTable(const std::string& name, const TableAlteration& change) {
+  std::string database, table;
+  MINK_RETURN_IF_ERROR(SplitTableName(name, &database, &table));
+  auto seq = meta_->Append([&](const State& s) -> Result<Command> {
+    const metadata::TableState* t = s.FindTable(database, table);
+    if (t == nullptr) {
+      if (!s.databases().count(database)) {
+        return NotFoundError("database " + database + " does not exist");
+      }
+      return NotFoundError("table " + name + " does not exist");
+    }
+    // Kafka topics are the tables of the kafka database: their columns are Kafka's record
+    // (docs/kafka.md); their options may change.
+    if (database == "kafka" && change.changes_columns()) {
+      return InvalidArgumentError("the columns of " + name +
+                                  " are a Kafka topic's record and cannot change; only its "
+                                  "options can (--set, --reset)");
+    }
+    MINK_ASSIGN_OR_RETURN(TableDescriptor d, TableDescriptor::FromJson(t->descriptor));
+    MINK_ASSIGN_OR_RETURN(TableDescriptor altered, AlterDescriptor(d, change, name));
+    return Command(metadata::AlterTable{t->table_id, altered.ToJson()});
+  });
+  if (!seq.ok()) return seq.status();
+  return DescribeTable(name);
+}
+
 Result<std::vector<uint64_t>> Catalog::DropTable(const std::string& name) {
   std::string database, table;
   MINK_RETURN_IF_ERROR(SplitTableName(name, &database, &table));

@@ -21,6 +21,7 @@
 #include "metadata/metadata_log.h"
 #include "table/bucket_ownership.h"
 #include "table/descriptor.h"
+#include "table/schema_change.h"
 
 namespace mink::table {
 
@@ -67,6 +68,9 @@ class Catalog {
   Result<TableInfo> CreateTable(const std::string& name, const TableSpec& spec);
   // Drops the table and stops writing its buckets; the streams they had.
   Result<std::vector<uint64_t>> DropTable(const std::string& name);
+  // Changes a table (schema_change.h); the change is checked against the table as it is when
+  // the command is appended, so concurrent alters each see the other's result.
+  Result<TableInfo> AlterTable(const std::string& name, const TableAlteration& change);
   // Tables of one database ("" = all), as database.table.
   Result<std::vector<std::string>> ListTables(const std::string& database) const;
   Result<TableInfo> DescribeTable(const std::string& name) const;

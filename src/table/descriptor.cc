@@ -42,6 +42,14 @@ bool IsReservedColumnName(const std::string& name) {
   return reserved.count(name) > 0;
 }
 
+const TableSchema* TableDescriptor::SchemaById(int32_t schema_id) const {
+  if (schema_id == schema.schema_id) return &schema;
+  for (const auto& s : past_schemas) {
+    if (s.schema_id == schema_id) return &s;
+  }
+  return nullptr;
+}
+
 std::vector<int> TableDescriptor::PrimaryKeyIndexes() const { return Indexes(schema, primary_key); }
 std::vector<int> TableDescriptor::PartitionKeyIndexes() const {
   return Indexes(schema, partition_keys);
@@ -59,6 +67,7 @@ Result<TableDescriptor> MakeDescriptor(const TableSpec& spec) {
     if (d.schema.Find(c.name) >= 0) {
       return InvalidArgumentError("column '" + c.name + "' is defined twice");
     }
+    c.id = d.next_column_id++;
     d.schema.columns.push_back(std::move(c));
   }
   auto check_known = [&](const std::vector<std::string>& names, const std::string& what) -> Status {
@@ -259,12 +268,22 @@ Result<TableDescriptor> MakeDescriptor(const TableSpec& spec) {
 }
 
 std::string TableDescriptor::ToJson() const {
-  json columns = json::array();
-  for (const auto& c : schema.columns) {
-    columns.push_back({{"name", c.name}, {"type", c.type.ToString()}, {"not_null", c.not_null}});
+  auto columns_of = [](const TableSchema& s) {
+    json columns = json::array();
+    for (const auto& c : s.columns) {
+      columns.push_back(
+          {{"name", c.name}, {"type", c.type.ToString()}, {"not_null", c.not_null}, {"id", c.id}});
+    }
+    return columns;
+  };
+  json past = json::array();
+  for (const auto& s : past_schemas) {
+    past.push_back({{"schema_id", s.schema_id}, {"columns", columns_of(s)}});
   }
-  json j = {{"columns", columns},
+  json j = {{"columns", columns_of(schema)},
             {"schema_id", schema.schema_id},
+            {"past_schemas", past},
+            {"next_column_id", next_column_id},
             {"primary_key", primary_key},
             {"partition_keys", partition_keys},
             {"bucket_keys", bucket_keys},
@@ -286,13 +305,28 @@ Result<TableDescriptor> TableDescriptor::FromJson(const std::string& text) {
   try {
     json j = json::parse(text);
     TableDescriptor d;
-    for (const auto& c : j.at("columns")) {
-      MINK_ASSIGN_OR_RETURN(LogicalType t, ParseType(c.at("type").get<std::string>()));
-      Column col{c.at("name").get<std::string>(), t, c.at("not_null").get<bool>()};
-      col.type.nullable = !col.not_null;
-      d.schema.columns.push_back(std::move(col));
-    }
+    // Tables made before column ids have ids 0, 1, ... in column order (and one schema).
+    auto parse_columns = [](const json& list, TableSchema* out) -> Status {
+      for (const auto& c : list) {
+        MINK_ASSIGN_OR_RETURN(LogicalType t, ParseType(c.at("type").get<std::string>()));
+        Column col{c.at("name").get<std::string>(), t, c.at("not_null").get<bool>(),
+                   c.value("id", static_cast<int32_t>(out->columns.size()))};
+        col.type.nullable = !col.not_null;
+        out->columns.push_back(std::move(col));
+      }
+      return Status::Ok();
+    };
+    MINK_RETURN_IF_ERROR(parse_columns(j.at("columns"), &d.schema));
     d.schema.schema_id = j.at("schema_id").get<int32_t>();
+    for (const auto& p : j.value("past_schemas", json::array())) {
+      TableSchema s;
+      s.schema_id = p.at("schema_id").get<int32_t>();
+      MINK_RETURN_IF_ERROR(parse_columns(p.at("columns"), &s));
+      d.past_schemas.push_back(std::move(s));
+    }
+    int32_t next_id = 0;
+    for (const auto& c : d.schema.columns) next_id = std::max(next_id, c.id + 1);
+    d.next_column_id = j.value("next_column_id", next_id);
     d.primary_key = j.at("primary_key").get<std::vector<std::string>>();
     d.partition_keys = j.at("partition_keys").get<std::vector<std::string>>();
     d.bucket_keys = j.at("bucket_keys").get<std::vector<std::string>>();

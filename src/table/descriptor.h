@@ -19,7 +19,11 @@ enum class ChangelogImage { kFull, kWal };
 enum class DeleteBehavior { kAllow, kIgnore, kDisable };
 
 struct TableDescriptor {
-  TableSchema schema;
+  TableSchema schema;  // the current schema (schema_id counts from 0, one up per change)
+  // Every earlier schema, oldest first: data written under one is read under `schema`
+  // (schema_evolution.h).
+  std::vector<TableSchema> past_schemas;
+  int32_t next_column_id = 0;  // the id of the next column added
   std::vector<std::string> primary_key;
   std::vector<std::string> partition_keys;
   std::vector<std::string> bucket_keys;  // resolved: a PK table's default is PK minus partitions
@@ -40,6 +44,8 @@ struct TableDescriptor {
   std::map<std::string, std::string> options;  // as given, for describe
 
   bool has_primary_key() const { return !primary_key.empty(); }
+  // The current or an earlier schema by id; null if the table never had it.
+  const TableSchema* SchemaById(int32_t schema_id) const;
   bool sets_log_ttl() const { return options.count("table.log.ttl") > 0; }
   // The TTL that applies: the table's own, else `node_default_ms`.
   int64_t LogTtlMs(int64_t node_default_ms) const {

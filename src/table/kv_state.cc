@@ -10,7 +10,8 @@
 namespace mink::table {
 namespace {
 
-constexpr char kMagic[] = "MKKV0001";
+constexpr char kMagic[] = "MKKV0002";
+constexpr char kMagicWithoutSchema[] = "MKKV0001";
 
 }  // namespace
 
@@ -28,7 +29,7 @@ void KvState::Erase(const std::string& key) {
   map_.erase(it);
 }
 
-std::string KvState::Snapshot(int64_t offset) const {
+std::string KvState::Snapshot(int64_t offset, int32_t schema_id) const {
   std::vector<const std::pair<const std::string, std::string>*> sorted;
   sorted.reserve(map_.size());
   for (const auto& e : map_) sorted.push_back(&e);
@@ -37,6 +38,8 @@ std::string KvState::Snapshot(int64_t offset) const {
   out.reserve(bytes_ + 10 * map_.size() + 32);
   PutI64(&out, offset);
   PutU64(&out, map_.size());
+  PutU32(&out, static_cast<uint32_t>(schema_id));
+  PutU32(&out, 0);
   for (const auto* e : sorted) {
     PutVarint64(&out, e->first.size());
     out += e->first;
@@ -48,20 +51,29 @@ std::string KvState::Snapshot(int64_t offset) const {
 }
 
 Result<KvState> KvState::Load(std::string_view data, const std::string& object_key,
-                              int64_t* offset) {
+                              int64_t* offset, int32_t* schema_id) {
   auto corrupt = [&](const std::string& what) {
     return DataLossError("KV snapshot " + object_key + ": " + what);
   };
-  if (data.size() < 8 + 16 + 4 || data.substr(0, 8) != std::string_view(kMagic, 8)) {
+  const bool with_schema = data.substr(0, 8) == std::string_view(kMagic, 8);
+  const size_t header_size = with_schema ? 32 : 24;
+  if (data.size() < header_size + 4 ||
+      (!with_schema && data.substr(0, 8) != std::string_view(kMagicWithoutSchema, 8))) {
     return corrupt("not a KV snapshot (bad magic or truncated)");
   }
   uint32_t crc = LoadU32(data.data() + data.size() - 4);
   if (codec::Crc32c(data.substr(0, data.size() - 4)) != crc) return corrupt("checksum mismatch");
-  ByteReader header(data.substr(8, 16));
-  uint64_t count;
+  ByteReader header(data.substr(8, header_size - 8));
+  uint64_t count = 0;
   header.ReadI64(offset);
   header.ReadU64(&count);
-  std::string_view body = data.substr(24, data.size() - 28);
+  *schema_id = 0;
+  if (with_schema) {
+    uint32_t id = 0;
+    header.ReadU32(&id);
+    *schema_id = static_cast<int32_t>(id);
+  }
+  std::string_view body = data.substr(header_size, data.size() - header_size - 4);
   KvState state;
   std::string previous;
   for (uint64_t i = 0; i < count; ++i) {

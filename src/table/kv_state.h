@@ -3,9 +3,10 @@
 // (row_codec.h). It is never authoritative: it is rebuilt from the newest KV snapshot in the
 // object store plus replay of the changelog after the snapshot's offset.
 //
-// Snapshot object layout (docs/formats/kv-snapshot.md): magic "MKKV0001", u64 offset (the
-// changelog offset the state covers), u64 entry count, then entries in key order (varint key
-// length, key, varint value length, value), then a u32 CRC-32C of everything before it.
+// Snapshot object layout (docs/formats/kv-snapshot.md): magic "MKKV0002", i64 offset (the
+// changelog offset the state covers), u64 entry count, i32 schema id of the values, 4 reserved
+// bytes, then entries in key order (varint key length, key, varint value length, value), then a
+// u32 CRC-32C of everything before it. "MKKV0001" snapshots (no schema id: schema 0) still load.
 //
 // Not thread-safe: a bucket's writer serialises access.
 
@@ -30,10 +31,11 @@ class KvState {
   size_t bytes() const { return bytes_; }
   const std::unordered_map<std::string, std::string>& entries() const { return map_; }
 
-  std::string Snapshot(int64_t offset) const;
+  // The snapshot object of the state, whose values are rows of schema `schema_id`.
+  std::string Snapshot(int64_t offset, int32_t schema_id) const;
   // DataLoss naming `key` when the object is damaged.
   static Result<KvState> Load(std::string_view data, const std::string& object_key,
-                              int64_t* offset);
+                              int64_t* offset, int32_t* schema_id);
 
  private:
   std::unordered_map<std::string, std::string> map_;

@@ -157,7 +157,7 @@ Status PrimaryKeyWriter::MaybeSnapshot(const ResolvedTable& table, BucketState* 
                     std::to_string(bucket->applied_offset) + "-n" + std::to_string(node.node_id) +
                     "e" + std::to_string(node.node_epoch) + "s" +
                     std::to_string(bucket->snapshot_seq++);
-  std::string data = bucket->kv.Snapshot(bucket->applied_offset);
+  std::string data = bucket->kv.Snapshot(bucket->applied_offset, bucket->kv_schema_id);
   MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
   auto seq = meta_->Append(Command(metadata::CommitKvSnapshot{
       bucket->stream_id, key, storage_->data_bucket_id(), data.size(), bucket->applied_offset}));

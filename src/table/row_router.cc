@@ -1,11 +1,13 @@
 #include "table/row_router.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "table/arrow_rows.h"
 #include "table/bucketing.h"
 #include "table/partition_name.h"
 #include "table/row_codec.h"
+#include "table/schema_evolution.h"
 
 namespace mink::table {
 
@@ -39,31 +41,54 @@ Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& re
   for (const auto& batch : batches) {
     const arrow::Schema& schema = *batch->schema();
     std::vector<int> to_table;
+    std::vector<LogicalType> sent_types;  // what each column was sent as (an older type too)
     std::vector<bool> present(n, false);
     for (const auto& f : schema.fields()) {
       int i = d.schema.Find(f.name());
       if (i < 0) {
+        for (auto past = d.past_schemas.rbegin(); past != d.past_schemas.rend(); ++past) {
+          if (past->Find(f.name()) >= 0) {
+            return InvalidArgumentError("column '" + f.name() + "' was dropped from " +
+                                        table.name + " (or renamed; its schema is now " +
+                                        std::to_string(d.schema.schema_id) + ")");
+          }
+        }
         return InvalidArgumentError("unknown column '" + f.name() + "' in table " + table.name);
       }
       const LogicalType& t = table.types[static_cast<size_t>(i)];
-      if (!ArrowTypeMatches(*f.type(), t)) {
+      std::optional<LogicalType> sent;
+      if (ArrowTypeMatches(*f.type(), t)) {
+        sent = t;
+      } else {
+        // A writer that still has an earlier schema sends a column's narrower type: widened.
+        const int32_t id = d.schema.columns[static_cast<size_t>(i)].id;
+        for (const auto& past : d.past_schemas) {
+          const int j = past.FindId(id);
+          if (j >= 0 && ArrowTypeMatches(*f.type(), past.columns[static_cast<size_t>(j)].type)) {
+            sent = past.columns[static_cast<size_t>(j)].type;
+          }
+        }
+      }
+      if (!sent) {
         return InvalidArgumentError("column '" + f.name() + "' is " + t.ToString() + " (Arrow " +
                                     ToArrowType(t)->ToString() + "), not Arrow " +
                                     f.type()->ToString());
       }
       to_table.push_back(i);
+      sent_types.push_back(*sent);
       present[static_cast<size_t>(i)] = true;
     }
     std::vector<ColumnReader> readers;
     for (int c = 0; c < batch->num_columns(); ++c) {
-      readers.emplace_back(batch->Column(c), table.types[static_cast<size_t>(to_table[static_cast<size_t>(c)])]);
+      readers.emplace_back(batch->Column(c), sent_types[static_cast<size_t>(c)]);
     }
     for (int64_t r = 0; r < batch->num_rows(); ++r) {
       RoutedRow routed;
       routed.line = ++line;
       routed.row.assign(n, Value());
       for (size_t c = 0; c < readers.size(); ++c) {
-        routed.row[static_cast<size_t>(to_table[c])] = readers[c].Get(r);
+        const auto i = static_cast<size_t>(to_table[c]);
+        routed.row[i] = PromoteValue(readers[c].Get(r), sent_types[c], table.types[i]);
       }
       for (size_t i = 0; i < n; ++i) {
         const Column& col = d.schema.columns[i];

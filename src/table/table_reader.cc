@@ -15,6 +15,7 @@
 #include "table/changelog.h"
 #include "table/payload.h"
 #include "table/row_codec.h"
+#include "table/schema_evolution.h"
 
 namespace mink::table {
 
@@ -105,7 +106,8 @@ Status TableReader::ReadLog(const ResolvedTable& table, const ReadRequest& reque
                             const BatchSink& sink, const std::function<bool()>& cancelled,
                             const MessageSink* messages) {
   MINK_ASSIGN_OR_RETURN(Projection proj, Project(table.schema, table.d, request, false));
-  MINK_ASSIGN_OR_RETURN(PayloadDecoder decoder, PayloadDecoder::Make(table.schema));
+  // Batches written under an earlier schema are read under the current one (schema_evolution.h).
+  MINK_ASSIGN_OR_RETURN(TableBatchDecoder decoder, TableBatchDecoder::Make(table.d, proj.columns));
   std::optional<int64_t> from_offset;
   if (request.from != "earliest" && request.from != "latest") {
     auto n = ParseInt64(request.from);
@@ -126,8 +128,9 @@ Status TableReader::ReadLog(const ResolvedTable& table, const ReadRequest& reque
       take = std::min<int64_t>(take, *request.end - (b->base_offset + skip));
     }
     if (take <= 0) return Status::Ok();
+    const bool current_schema = b->schema_id == table.d.schema.schema_id;
     if (messages != nullptr && skip == 0 && take == b->record_count && !request.meta &&
-        !request.timestamp) {
+        !request.timestamp && current_schema) {
       // The stored message, projected, its buffers as stored (see payload.h for the layout).
       std::string_view stored = b->payload.view();
       uint32_t metadata_len = stored.size() >= 8 ? LoadU32(stored.data()) : 0;
@@ -145,8 +148,12 @@ Status TableReader::ReadLog(const ResolvedTable& table, const ReadRequest& reque
       // Not projectable as stored: decoded below.
     }
     // Only the projected columns are decoded (and decompressed).
-    MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr projected,
-                          decoder.DecodeProjected(b->payload, proj.columns));
+    auto decoded = decoder.Decode(b->payload, b->schema_id);
+    if (!decoded.ok()) {
+      return decoded.status().WithContext(table.name + " " + target.label + " offset " +
+                                          std::to_string(b->base_offset));
+    }
+    arrow::RecordBatchPtr projected = std::move(*decoded);
     if (skip > 0 || take < b->record_count) {
       // Part of a batch: rebuild those rows.
       std::vector<LogicalType> types;

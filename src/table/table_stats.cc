@@ -4,7 +4,7 @@
 #include <limits>
 #include <optional>
 
-#include "table/payload.h"
+#include "table/schema_evolution.h"
 
 namespace mink::table {
 
@@ -136,7 +136,7 @@ Result<std::vector<BucketColumnStats>> ColumnStatsCache::ColumnStats(const std::
     if (HasIntegerRange(table->types[i])) columns.push_back(static_cast<int>(i));
   }
   std::vector<BucketColumnStats> out;
-  std::optional<PayloadDecoder> decoder;
+  std::optional<TableBatchDecoder> decoder;
   constexpr size_t kReadBytes = 4 << 20;
   for (const Item& item : items) {
     std::shared_ptr<Entry> entry;
@@ -162,7 +162,7 @@ Result<std::vector<BucketColumnStats>> ColumnStatsCache::ColumnStats(const std::
     }
     if (!columns.empty() && entry->end < item.end) {
       if (!decoder) {
-        MINK_ASSIGN_OR_RETURN(PayloadDecoder d, PayloadDecoder::Make(table->schema));
+        MINK_ASSIGN_OR_RETURN(TableBatchDecoder d, TableBatchDecoder::Make(table->d, columns));
         decoder.emplace(std::move(d));
       }
       // The rows of [entry->end, item.end): whole batches, so a batch that started before
@@ -175,7 +175,7 @@ Result<std::vector<BucketColumnStats>> ColumnStatsCache::ColumnStats(const std::
         for (const auto& b : r.batches) {
           if (b->base_offset >= item.end) break;
           MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch,
-                                decoder->DecodeProjected(b->payload, columns));
+                                decoder->Decode(b->payload, b->schema_id));
           for (size_t i = 0; i < columns.size(); ++i) {
             MINK_RETURN_IF_ERROR(
                 WidenColumn(*batch->Column(static_cast<int>(i)), &entry->columns[i]));

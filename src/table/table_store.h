@@ -100,6 +100,11 @@ class TableStore {
     return catalog_.CreateTable(name, spec);
   }
   Status DropTable(const std::string& name);
+  // Changes a table's columns or options (schema_change.h); its description after the change.
+  Result<TableInfo> AlterTable(const std::string& name, const TableAlteration& change) {
+    MINK_RETURN_IF_ERROR(catalog_.AlterTable(name, change).status());
+    return DescribeTable(name);
+  }
   // Tables of one database ("" = all), as database.table.
   Result<std::vector<std::string>> ListTables(const std::string& database) const {
     return catalog_.ListTables(database);

@@ -263,4 +263,11 @@ int TableSchema::Find(std::string_view name) const {
   return -1;
 }
 
+int TableSchema::FindId(int32_t id) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace mink::table

@@ -57,6 +57,9 @@ struct Column {
   std::string name;
   LogicalType type;
   bool not_null = false;
+  // The column's identity across schema changes: it keeps its id when renamed or retyped, and
+  // a dropped column's id is never given to another (TableDescriptor::next_column_id).
+  int32_t id = 0;
 };
 
 // "name TYPE [NOT NULL]"
@@ -68,6 +71,8 @@ struct TableSchema {
 
   // Index of the column or -1.
   int Find(std::string_view name) const;
+  // Index of the column with this id or -1.
+  int FindId(int32_t id) const;
 };
 
 }  // namespace mink::table

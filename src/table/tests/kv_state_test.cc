@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/bytes.h"
+#include "codec/crc32c.h"
 #include "table/writer_state.h"
 
 namespace mink::table {
@@ -12,21 +14,34 @@ TEST(KvState, SnapshotRoundTripsAndDetectsDamage) {
   for (int i = 0; i < 1000; ++i) kv.Put("key" + std::to_string(i), std::string(i % 50, 'v'));
   kv.Put("key5", "replaced");
   kv.Erase("key7");
-  std::string snap = kv.Snapshot(1234);
+  std::string snap = kv.Snapshot(1234, 3);
   int64_t offset = 0;
-  auto loaded = KvState::Load(snap, "kv/1", &offset);
+  int32_t schema_id = 0;
+  auto loaded = KvState::Load(snap, "kv/1", &offset, &schema_id);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(offset, 1234);
+  EXPECT_EQ(schema_id, 3);
   EXPECT_EQ(loaded->size(), 999u);
   EXPECT_EQ(*loaded->Get("key5"), "replaced");
   EXPECT_EQ(loaded->Get("key7"), nullptr);
   EXPECT_EQ(loaded->bytes(), kv.bytes());
   std::string bad = snap;
   bad[100] ^= 1;
-  auto damaged = KvState::Load(bad, "kv/1", &offset);
+  auto damaged = KvState::Load(bad, "kv/1", &offset, &schema_id);
   EXPECT_TRUE(IsDataLoss(damaged.status()));
   EXPECT_NE(damaged.status().message().find("kv/1"), std::string::npos);
-  EXPECT_TRUE(IsDataLoss(KvState::Load(snap.substr(0, 30), "kv/1", &offset).status()));
+  EXPECT_TRUE(IsDataLoss(KvState::Load(snap.substr(0, 30), "kv/1", &offset, &schema_id).status()));
+
+  // A snapshot of the first format (no schema id: its values are rows of schema 0) still loads.
+  std::string v1 = "MKKV0001" + snap.substr(8, 16) + snap.substr(32, snap.size() - 36);
+  PutU32(&v1, codec::Crc32c(v1));
+  schema_id = -1;
+  auto old = KvState::Load(v1, "kv/old", &offset, &schema_id);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(schema_id, 0);
+  EXPECT_EQ(offset, 1234);
+  EXPECT_EQ(*old->Get("key5"), "replaced");
+  EXPECT_EQ(old->size(), 999u);
 }
 
 TEST(WriterStates, RetriesAreRecognisedAndGapsRefused) {

@@ -101,7 +101,9 @@ class PkWriterTest : public testing::RoomsTest {
     auto bytes = objects_->Get(key);
     EXPECT_TRUE(bytes.ok()) << bytes.status();
     if (!bytes.ok()) return {};
-    auto kv = KvState::Load(*bytes, key, covered);
+    int32_t schema_id = -1;
+    auto kv = KvState::Load(*bytes, key, covered, &schema_id);
+    EXPECT_EQ(schema_id, 0);
     EXPECT_TRUE(kv.ok()) << kv.status();
     if (!kv.ok()) return {};
     auto info = rooms_->catalog.DescribeTable(table);
