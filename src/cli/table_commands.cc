@@ -1,4 +1,4 @@
-// mink table create | list | describe | drop | offsets
+// mink table create | list | describe | alter | drop | offsets
 
 #include <unistd.h>
 
@@ -33,6 +33,10 @@ struct TableOptions {
   std::string database;
   std::string at;
   std::string format;
+  // alter
+  std::vector<std::string> add_columns, drop_columns, rename_columns, modify_columns;
+  std::string after;
+  std::vector<std::string> set_options, reset_options;
 };
 
 // Connects and runs one action; prints the error and returns its exit code on failure.
@@ -173,10 +177,63 @@ int Offsets(const TableOptions& o) {
   return kExitOk;
 }
 
+// "name TYPE [AFTER col]" -> {"column": "name TYPE", "after": "col"}.
+json AddedColumn(const std::string& text, const std::string& after_flag) {
+  std::string column = text;
+  std::string after = after_flag;
+  std::string upper = text;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  if (size_t at = upper.rfind(" AFTER "); at != std::string::npos) {
+    after = text.substr(at + 7);
+    column = text.substr(0, at);
+  }
+  json added = {{"column", column}};
+  if (!after.empty()) added["after"] = after;
+  return added;
+}
+
+int Alter(const TableOptions& o) {
+  const char* kCommand = "table alter";
+  if (Status s = CheckTableName(o.table); !s.ok()) return ReportError(kCommand, s);
+  if (!o.after.empty() && o.add_columns.size() != 1) {
+    return ReportError(kCommand, InvalidArgumentError("--after goes with exactly one --add-column "
+                                                      "(or write \"name TYPE AFTER col\")"));
+  }
+  json body = {{"table", o.table}};
+  json added = json::array();
+  for (const auto& c : o.add_columns) added.push_back(AddedColumn(c, o.after));
+  if (!added.empty()) body["add_columns"] = added;
+  if (!o.drop_columns.empty()) body["drop_columns"] = SplitLists(o.drop_columns);
+  json renamed = json::array();
+  for (const auto& r : o.rename_columns) {
+    size_t eq = r.find('=');
+    if (eq == std::string::npos) {
+      return ReportError(kCommand, InvalidArgumentError("--rename-column takes old=new, not '" +
+                                                        r + "'"));
+    }
+    renamed.push_back({{"from", r.substr(0, eq)}, {"to", r.substr(eq + 1)}});
+  }
+  if (!renamed.empty()) body["rename_columns"] = renamed;
+  if (!o.modify_columns.empty()) body["modify_columns"] = o.modify_columns;
+  json set = json::object();
+  for (const auto& kv : o.set_options) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos) {
+      return ReportError(kCommand, InvalidArgumentError("--set takes key=value, not '" + kv + "'"));
+    }
+    set[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  if (!set.empty()) body["set_options"] = set;
+  if (!o.reset_options.empty()) body["reset_options"] = SplitLists(o.reset_options);
+  return Run(kCommand, o, "alter-table", body, nullptr);
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App* app, int* exit_code) {
-  CLI::App* t = app->add_subcommand("table", "Create, list, describe and drop tables; offsets");
+  CLI::App* t =
+      app->add_subcommand("table", "Create, list, describe, alter and drop tables; offsets");
   t->require_subcommand(1);
 
   auto c = std::make_shared<TableOptions>();
@@ -220,6 +277,30 @@ void AddTableCommands(CLI::App* app, int* exit_code) {
       ->check(CLI::IsMember({"text", "json"}));
   AddBootstrapOption(describe, &d->client);
   describe->callback([d, exit_code] { *exit_code = Describe(*d); });
+
+  auto a = std::make_shared<TableOptions>();
+  CLI::App* alter = t->add_subcommand(
+      "alter",
+      "Change a table's columns or options; data written before reads under the new schema. "
+      "Applied in this order: renames, drops, type changes, additions, options");
+  AddTableArgument(alter, a.get());
+  alter->add_option("--add-column", a->add_columns,
+                    "Add a nullable column \"name TYPE\" (last, or \"name TYPE AFTER col\"); "
+                    "repeatable");
+  alter->add_option("--after", a->after, "With one --add-column: the column it follows");
+  alter->add_option("--drop-column", a->drop_columns,
+                    "Drop a column (not a key column); repeatable or comma-separated");
+  alter->add_option("--rename-column", a->rename_columns, "Rename a column: old=new; repeatable");
+  alter->add_option("--modify-column", a->modify_columns,
+                    "Change a column's type to a wider one, \"name TYPE\" (TINYINT -> SMALLINT -> "
+                    "INT -> BIGINT, FLOAT or integers -> DOUBLE, a wider DECIMAL, NOT NULL -> "
+                    "nullable); repeatable");
+  alter->add_option("--set", a->set_options,
+                    "Set an option key=value (table.log.ttl, "
+                    "table.log.arrow.compression.type); repeatable");
+  alter->add_option("--reset", a->reset_options, "Reset an option to its default; repeatable");
+  AddBootstrapOption(alter, &a->client);
+  alter->callback([a, exit_code] { *exit_code = Alter(*a); });
 
   auto r = std::make_shared<TableOptions>();
   CLI::App* drop = t->add_subcommand("drop", "Drop a table and its data");

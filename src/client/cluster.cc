@@ -55,6 +55,8 @@ Result<std::shared_ptr<flight::FlightClient>> Cluster::ClientFor(const std::stri
   return shared;
 }
 
+Status Cluster::AlterTable(const json& body) { return Action("alter-table", body).status(); }
+
 Result<json> Cluster::Action(const std::string& type, const json& body) {
   MINK_ASSIGN_OR_RETURN(auto client, ClientFor(""));
   auto answer = RunAction(*client, type, body);

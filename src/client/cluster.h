@@ -60,6 +60,8 @@ class Cluster {
   // node computed them (table::BucketColumnStats, columns in the order of the answer).
   Result<std::vector<table::BucketColumnStats>> ColumnStats(const std::string& database,
                                                             const std::string& table);
+  // Changes a table: the body of the alter-table action (docs/flight-api.md), "table" included.
+  Status AlterTable(const nlohmann::json& body);
   // The client for a node ("" = the bootstrap node).
   Result<std::shared_ptr<flight::FlightClient>> ClientFor(const std::string& location);
 

@@ -5,6 +5,7 @@
 // (a replaced entry is retired, not freed: a running query may still hold it).
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "duckdb/catalog/catalog.hpp"
@@ -14,6 +15,7 @@
 #include "duckdb/main/attached_database.hpp"
 #include "duckdb/parser/constraints/not_null_constraint.hpp"
 #include "duckdb/parser/constraints/unique_constraint.hpp"
+#include "duckdb/parser/parsed_data/alter_table_info.hpp"
 #include "duckdb/parser/parsed_data/create_schema_info.hpp"
 #include "duckdb/parser/parsed_data/create_table_info.hpp"
 #include "duckdb/storage/database_size.hpp"
@@ -32,7 +34,7 @@ using duckdb::optional_ptr;
 
 [[noreturn]] void ThrowReadOnly(const std::string& what) {
   throw duckdb::BinderException(
-      "the mink catalog is read-only: %s (create and change tables with the mink CLI)", what);
+      "the mink catalog is read-only: %s (create and drop tables with the mink CLI)", what);
 }
 
 class MinkCatalog;
@@ -248,9 +250,9 @@ class MinkSchemaEntry : public duckdb::SchemaCatalogEntry {
   void DropEntry(ClientContext&, duckdb::DropInfo&) override {
     ThrowReadOnly("DROP (drop tables with `mink table drop`)");
   }
-  void Alter(duckdb::CatalogTransaction, duckdb::AlterInfo&) override {
-    ThrowReadOnly("ALTER");
-  }
+  // ALTER TABLE: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN TYPE and ALTER COLUMN
+  // DROP NOT NULL become the node's alter-table action (docs/query.md).
+  void Alter(duckdb::CatalogTransaction transaction, duckdb::AlterInfo& info) override;
 
  private:
   MinkCatalog& mink_;
@@ -258,6 +260,118 @@ class MinkSchemaEntry : public duckdb::SchemaCatalogEntry {
   std::map<std::string, std::unique_ptr<MinkTableEntry>> current_;
   std::vector<std::unique_ptr<MinkTableEntry>> retired_;
 };
+
+// A DuckDB column type as Mink writes it; throws for types Mink tables do not have.
+std::string MinkTypeOf(const duckdb::LogicalType& type) {
+  using duckdb::LogicalTypeId;
+  switch (type.id()) {
+    case LogicalTypeId::BOOLEAN: return "BOOLEAN";
+    case LogicalTypeId::TINYINT: return "TINYINT";
+    case LogicalTypeId::SMALLINT: return "SMALLINT";
+    case LogicalTypeId::INTEGER: return "INT";
+    case LogicalTypeId::BIGINT: return "BIGINT";
+    case LogicalTypeId::FLOAT: return "FLOAT";
+    case LogicalTypeId::DOUBLE: return "DOUBLE";
+    case LogicalTypeId::DECIMAL:
+      return "DECIMAL(" + std::to_string(duckdb::DecimalType::GetWidth(type)) + "," +
+             std::to_string(duckdb::DecimalType::GetScale(type)) + ")";
+    case LogicalTypeId::VARCHAR: return "STRING";
+    case LogicalTypeId::BLOB: return "BYTES";
+    case LogicalTypeId::DATE: return "DATE";
+    case LogicalTypeId::TIME: return "TIME(6)";
+    case LogicalTypeId::TIMESTAMP_SEC: return "TIMESTAMP(0)";
+    case LogicalTypeId::TIMESTAMP_MS: return "TIMESTAMP(3)";
+    case LogicalTypeId::TIMESTAMP: return "TIMESTAMP(6)";
+    case LogicalTypeId::TIMESTAMP_NS: return "TIMESTAMP(9)";
+    case LogicalTypeId::TIMESTAMP_TZ: return "TIMESTAMP_LTZ(6)";
+    case LogicalTypeId::LIST: return "ARRAY<" + MinkTypeOf(duckdb::ListType::GetChildType(type)) + ">";
+    case LogicalTypeId::MAP:
+      return "MAP<" + MinkTypeOf(duckdb::MapType::KeyType(type)) + ", " +
+             MinkTypeOf(duckdb::MapType::ValueType(type)) + ">";
+    case LogicalTypeId::STRUCT: {
+      std::string fields;
+      for (const auto& [name, child] : duckdb::StructType::GetChildTypes(type)) {
+        fields += (fields.empty() ? "" : ", ") + name + " " + MinkTypeOf(child);
+      }
+      return "ROW<" + fields + ">";
+    }
+    default:
+      throw duckdb::NotImplementedException("mink: a column of type %s is not supported",
+                                            type.ToString());
+  }
+}
+
+void MinkSchemaEntry::Alter(duckdb::CatalogTransaction transaction, duckdb::AlterInfo& info) {
+  using duckdb::AlterTableType;
+  if (info.type != duckdb::AlterType::ALTER_TABLE) ThrowReadOnly("ALTER of anything but a table");
+  auto& alter = info.Cast<duckdb::AlterTableInfo>();
+  const std::string table = name + "." + alter.name;
+  auto meta = ValueOrThrow(mink_.cluster().DescribeTable(name, alter.name), "describing " + table);
+  if (meta == nullptr) throw duckdb::CatalogException("mink: table %s does not exist", table);
+  const auto& d = meta->description;
+  auto column_of = [&](const std::string& column) -> const client::ColumnSpec* {
+    const int i = d.Find(column);
+    return i < 0 ? nullptr : &d.columns[static_cast<size_t>(i)];
+  };
+  nlohmann::json body = {{"table", table}};
+  switch (alter.alter_table_type) {
+    case AlterTableType::ADD_COLUMN: {
+      auto& add = alter.Cast<duckdb::AddColumnInfo>();
+      if (add.if_column_not_exists && column_of(add.new_column.Name()) != nullptr) return;
+      if (add.new_column.HasDefaultValue()) {
+        throw duckdb::NotImplementedException(
+            "mink: an added column has no default: rows written before read it as NULL");
+      }
+      body["add_columns"] = {{{"column", add.new_column.Name() + " " +
+                                             MinkTypeOf(add.new_column.Type())}}};
+      break;
+    }
+    case AlterTableType::REMOVE_COLUMN: {
+      auto& remove = alter.Cast<duckdb::RemoveColumnInfo>();
+      if (remove.if_column_exists && column_of(remove.removed_column) == nullptr) return;
+      body["drop_columns"] = {remove.removed_column};
+      break;
+    }
+    case AlterTableType::RENAME_COLUMN: {
+      auto& rename = alter.Cast<duckdb::RenameColumnInfo>();
+      body["rename_columns"] = {{{"from", rename.old_name}, {"to", rename.new_name}}};
+      break;
+    }
+    case AlterTableType::ALTER_COLUMN_TYPE: {
+      // The values are widened as Mink does; a USING expression is not applied.
+      auto& change = alter.Cast<duckdb::ChangeColumnTypeInfo>();
+      const client::ColumnSpec* column = column_of(change.column_name);
+      body["modify_columns"] = {change.column_name + " " + MinkTypeOf(change.target_type) +
+                                (column != nullptr && column->not_null ? " NOT NULL" : "")};
+      break;
+    }
+    case AlterTableType::DROP_NOT_NULL: {
+      auto& drop = alter.Cast<duckdb::DropNotNullInfo>();
+      const client::ColumnSpec* column = column_of(drop.column_name);
+      if (column == nullptr) {
+        throw duckdb::CatalogException("mink: no column %s in %s", drop.column_name, table);
+      }
+      body["modify_columns"] = {drop.column_name + " " + column->type_text};
+      break;
+    }
+    case AlterTableType::SET_NOT_NULL:
+      throw duckdb::NotImplementedException(
+          "mink: a column cannot become NOT NULL: rows written before may hold nulls");
+    default:
+      throw duckdb::NotImplementedException(
+          "mink: ALTER TABLE supports ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... "
+          "TYPE and ALTER COLUMN ... DROP NOT NULL (options: mink table alter --set)");
+  }
+  Status altered = mink_.cluster().AlterTable(body);
+  if (!altered.ok()) {
+    throw duckdb::InvalidInputException("mink: altering %s: %s", table, altered.message());
+  }
+  // The next lookup (this statement's transaction included) describes the table again.
+  if (auto* t = TransactionOf(transaction)) {
+    std::lock_guard<std::mutex> lock(t->mu);
+    t->tables.erase(table);
+  }
+}
 
 // Everything about a table that its catalog entry depends on (not its partitions, which the
 // scan reads at bind time).

@@ -428,7 +428,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     internal::RegisterMinkStorage(config, engine->cluster_, engine->recorder_);
     engine->db_ = duckdb::make_uniq<duckdb::DuckDB>(nullptr, &config);
     duckdb::Connection connection(*engine->db_);
-    auto result = connection.Query("ATTACH '' AS mink (TYPE mink, READ_ONLY)");
+    auto result = connection.Query("ATTACH '' AS mink (TYPE mink)");
     if (result->HasError()) return ErrorStatus(result->GetErrorObject());
   } catch (const std::exception& e) {
     return ExceptionStatus(e);

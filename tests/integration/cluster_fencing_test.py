@@ -61,7 +61,6 @@ import pg_proxy  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_MODULES = os.path.join(HERE, "..", "node", "node_modules")
-ARROW_READER = os.path.join(HERE, "cluster_arrow_read.js")
 SESSION_TIMEOUT_S = 3
 BUCKETS = 6
 NUMBERS = "fence.numbers"   # log table, bucket key n: the numbered sequence
@@ -147,18 +146,6 @@ def read_numbers(node, timeout=60):
     if r.returncode != 0:
         raise RuntimeError(f"mink read from node {node.node_id}: {r.returncode}: {r.stderr.strip()}")
     return [(row["n"], row["via"], row["__bucket"]) for row in map(json.loads, r.stdout.splitlines())]
-
-
-def arrow_read(node, table, mode, meta=False):
-    """Runs cluster_arrow_read.js against `node`: (endpoint lines, row lines)."""
-    args = ["node", ARROW_READER, f"127.0.0.1:{node.flight_port}", table, mode]
-    if meta:
-        args.append("meta")
-    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        raise RuntimeError(f"cluster_arrow_read.js {table} {mode}: {r.returncode}: {r.stderr.strip()}")
-    lines = [json.loads(line) for line in r.stdout.splitlines()]
-    return ([x for x in lines if x["kind"] == "endpoint"], [x for x in lines if x["kind"] == "row"])
 
 
 class Sequence:
@@ -652,7 +639,7 @@ def check_numbers(checks, nodes, seq, cuts):
         other = sorted(read_numbers(n))
         checks.ok(f"node {n.node_id} reads the same rows", other == sorted(rows),
                   f"{len(other)} vs {len(rows)}")
-    via_arrow = arrow_read(nodes[1], NUMBERS, "log")[1]
+    via_arrow = minktest.arrow_read(nodes[1], NUMBERS, "log")[1]
     checks.expect("the Arrow JS client reads the same numbers through the endpoints",
                   sorted(n for n, _, _ in rows), sorted(r["row"]["n"] for r in via_arrow))
 
@@ -663,7 +650,7 @@ def check_arrow_reads(checks, nodes, reader, kv, events, when):
     addresses = sorted(n.flight for n in nodes)
     flight_of = {n.node_id: n.flight for n in nodes}
     for table, mode, meta in ((KV, "snapshot", False), (EVENTS, "log", True)):
-        endpoints, rows = arrow_read(reader, table, mode, meta)
+        endpoints, rows = minktest.arrow_read(reader, table, mode, meta)
         own = owners(reader, table)
         checks.expect(f"{when}: {table} {mode}: 6 endpoints from node {reader.node_id}", BUCKETS,
                       len(endpoints))

@@ -15,6 +15,7 @@ A module the test needs but cannot import fails the test under MINK_TEST_REQUIRE
 
 import faulthandler
 import importlib
+import json
 import os
 import shutil
 import signal
@@ -272,6 +273,22 @@ class Checks:
             sys.exit(1)
         print("all checks passed")
         sys.exit(0)
+
+
+ARROW_READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_arrow_read.js")
+
+
+def arrow_read(node, table, mode, meta=False):
+    """Reads `table` from `node` with an independent Arrow JS Flight client (cluster_arrow_read.js:
+    GetFlightInfo, then DoGet at every endpoint): (endpoint lines, row lines)."""
+    args = ["node", ARROW_READER, f"127.0.0.1:{node.flight_port}", table, mode]
+    if meta:
+        args.append("meta")
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError(f"cluster_arrow_read.js {table} {mode}: {r.returncode}: {r.stderr.strip()}")
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    return ([x for x in lines if x["kind"] == "endpoint"], [x for x in lines if x["kind"] == "row"])
 
 
 def run_test(name, main, budget_seconds):

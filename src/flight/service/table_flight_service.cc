@@ -75,7 +75,8 @@ json Describe(const table::TableInfo& info) {
   const table::TableDescriptor& d = info.descriptor;
   json columns = json::array();
   for (const auto& c : d.schema.columns) {
-    columns.push_back({{"name", c.name}, {"type", c.type.ToString()}, {"not_null", c.not_null}});
+    columns.push_back(
+        {{"name", c.name}, {"type", c.type.ToString()}, {"not_null", c.not_null}, {"id", c.id}});
   }
   json partitions = json::array();
   for (const auto& [name, id] : info.partitions) partitions.push_back({{"name", name}, {"id", id}});
@@ -128,6 +129,50 @@ Result<table::ReadRequest> ParseTicket(const std::string& ticket) {
   MINK_ASSIGN_OR_RETURN(r.meta, f.Bool("meta"));
   MINK_ASSIGN_OR_RETURN(r.timestamp, f.Bool("timestamp"));
   return r;
+}
+
+// The alter-table action's body (docs/flight-api.md) as a TableAlteration.
+Result<table::TableAlteration> ParseAlteration(const json& body, const std::string& what) {
+  Fields f(body, what);
+  table::TableAlteration change;
+  auto array_of_objects = [&](const char* name) -> Result<json> {
+    if (!f.Has(name)) return json::array();
+    if (!body[name].is_array()) return InvalidArgumentError(what + ": \"" + name + "\" must be an array");
+    for (const auto& item : body[name]) {
+      if (!item.is_object()) {
+        return InvalidArgumentError(what + ": \"" + name + "\" must be an array of objects");
+      }
+    }
+    return body[name];
+  };
+  MINK_ASSIGN_OR_RETURN(json added, array_of_objects("add_columns"));
+  for (const auto& a : added) {
+    Fields af(a, what + " add_columns");
+    table::TableAlteration::AddedColumn column;
+    MINK_ASSIGN_OR_RETURN(column.column, af.String("column"));
+    MINK_ASSIGN_OR_RETURN(column.after, af.String("after", false));
+    change.add_columns.push_back(std::move(column));
+  }
+  MINK_ASSIGN_OR_RETURN(change.drop_columns, f.Strings("drop_columns"));
+  MINK_ASSIGN_OR_RETURN(json renamed, array_of_objects("rename_columns"));
+  for (const auto& r : renamed) {
+    Fields rf(r, what + " rename_columns");
+    MINK_ASSIGN_OR_RETURN(std::string from, rf.String("from"));
+    MINK_ASSIGN_OR_RETURN(std::string to, rf.String("to"));
+    change.rename_columns.emplace_back(std::move(from), std::move(to));
+  }
+  MINK_ASSIGN_OR_RETURN(change.modify_columns, f.Strings("modify_columns"));
+  if (f.Has("set_options")) {
+    if (!body["set_options"].is_object()) {
+      return InvalidArgumentError(what + ": \"set_options\" must be an object");
+    }
+    for (const auto& [k, v] : body["set_options"].items()) {
+      if (!v.is_string()) return InvalidArgumentError(what + ": option '" + k + "' must be a string");
+      change.set_options[k] = v.get<std::string>();
+    }
+  }
+  MINK_ASSIGN_OR_RETURN(change.reset_options, f.Strings("reset_options"));
+  return change;
 }
 
 // The ticket's "compressed": the reader takes record batches with compressed bodies.
@@ -393,6 +438,11 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
     }
     MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->CreateTable(name, spec));
     out = Describe(info);
+  } else if (action.type == "alter-table") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
+    MINK_ASSIGN_OR_RETURN(table::TableAlteration change, ParseAlteration(body, what));
+    MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->AlterTable(name, change));
+    out = Describe(info);
   } else if (action.type == "drop-table") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
     MINK_RETURN_IF_ERROR(tables_->DropTable(name));
@@ -478,6 +528,9 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
       {"list-databases", "{}: the databases"},
       {"create-table", "{\"table\", \"columns\", \"primary_key\", \"partition_by\", \"bucket_count\", "
                        "\"bucket_key\", \"options\"}: create a table"},
+      {"alter-table", "{\"table\", \"add_columns\", \"drop_columns\", \"rename_columns\", "
+                      "\"modify_columns\", \"set_options\", \"reset_options\"}: change a table's "
+                      "columns or options"},
       {"drop-table", "{\"table\"}: drop a table"},
       {"list-tables", "{\"database\"}: the tables of a database (or all)"},
       {"describe-table", "{\"table\"}: columns, keys, partitioning, buckets and options"},
