@@ -318,9 +318,11 @@ Result<JsonRowConverter> JsonRowConverter::Make(const client::TableDescription& 
   }
   std::vector<arrow::Field> fields;
   c.written_index_.assign(n, -1);
+  c.auto_increment_ = table.auto_increment;
   for (size_t i = 0; i < n; ++i) {
     if (!written[i]) continue;
     const client::ColumnSpec& col = table.columns[i];
+    if (col.name == table.auto_increment) continue;  // the table fills it
     bool key = table.IsPrimaryKey(col.name);
     // A delete only needs its keys; everything else it carries is ignored by the node.
     bool required = key || (!shape.is_delete && col.not_null);
@@ -371,6 +373,10 @@ Result<table::Row> JsonRowConverter::ConvertObject(const JsonValue& object) cons
       if (columns_[k].name == key) i = static_cast<int>(k);
     }
     if (i < 0) return InvalidArgumentError("unknown column '" + key + "' in " + table_name_);
+    if (key == auto_increment_ && !keys_only_) {
+      return InvalidArgumentError("column '" + key + "' is the auto-increment column of " +
+                                  table_name_ + ": the table fills it, leave it out");
+    }
     if (written_index_[static_cast<size_t>(i)] < 0 && keys_only_) {
       return InvalidArgumentError("column '" + key + "' is not part of the key (" +
                                   columns_flag_ + ")");

@@ -74,6 +74,7 @@ class JsonRowConverter {
   std::vector<Target> targets_;              // the written columns
   std::string columns_flag_;                 // "--columns (a,b)" for messages
   bool keys_only_ = false;                   // ForKeys: columns_flag_ names the key
+  std::string auto_increment_;               // a column writes leave to the table
   arrow::SchemaPtr schema_;
   std::vector<table::LogicalType> types_;
   std::vector<std::string> descriptor_columns_;

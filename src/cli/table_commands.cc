@@ -30,6 +30,7 @@ struct TableOptions {
   std::optional<int> bucket_count;
   std::string bucket_key;
   std::vector<std::string> options;
+  std::string auto_increment;
   std::string database;
   std::string at;
   std::string format;
@@ -71,6 +72,7 @@ int Create(const TableOptions& o) {
     }
     options[item.substr(0, eq)] = item.substr(eq + 1);
   }
+  if (!o.auto_increment.empty()) options["auto-increment.fields"] = o.auto_increment;
   json body = {{"table", o.table},
                {"columns", o.columns},
                {"primary_key", SplitList(o.primary_key)},
@@ -254,6 +256,9 @@ void AddTableCommands(CLI::App* app, int* exit_code) {
   create->add_option("--bucket-key", c->bucket_key,
                      "Columns whose hash picks the bucket, comma-separated (default: the primary "
                      "key minus the partition columns; a log table without one spreads rows)");
+  create->add_option("--auto-increment", c->auto_increment,
+                     "A column the table fills with a new id (1, 2, ...; unique in the table) "
+                     "for each new key: INT or BIGINT, not in a key (primary-key tables)");
   create->add_option("--option", c->options,
                      "A table option key=value, repeatable: table.merge-engine=first_row|"
                      "versioned|aggregation, table.changelog.image=wal, table.log.ttl=7d, "

@@ -96,6 +96,7 @@ Result<TableDescription> FromJson(const json& j) {
   d.merge_engine = String(j, "merge_engine");
   d.changelog_image = String(j, "changelog_image");
   d.log_ttl_ms = Int(j, "log_ttl_ms");
+  d.auto_increment = String(j, "auto_increment");
   if (auto it = j.find("options"); it != j.end() && it->is_object()) {
     for (const auto& [k, v] : it->items()) {
       d.options.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
@@ -161,6 +162,7 @@ std::string FormatTableDescription(const TableDescription& d) {
     if (!d.changelog_image.empty()) lines.emplace_back("changelog image", d.changelog_image);
   }
   if (d.log_ttl_ms) lines.emplace_back("log ttl", FormatDurationMs(*d.log_ttl_ms));
+  if (!d.auto_increment.empty()) lines.emplace_back("auto increment", d.auto_increment);
   for (const auto& [k, v] : d.options) lines.emplace_back("option " + k, v);
   std::vector<std::string> partitions;
   for (const auto& [name, id] : d.partitions) {
@@ -186,6 +188,7 @@ std::string FormatTableDescription(const TableDescription& d) {
     out += "  " + c.name + std::string(name_width - c.name.size() + 2, ' ') + c.type_text;
     if (c.not_null) out += " NOT NULL";
     if (d.IsPrimaryKey(c.name)) out += "  (primary key)";
+    if (c.name == d.auto_increment) out += "  (auto increment)";
     out += "\n";
   }
   for (size_t i = 1; i < lines.size(); ++i) out += line(lines[i].first, lines[i].second);

@@ -32,6 +32,7 @@ struct TableDescription {
   std::string merge_engine;
   std::string changelog_image;
   std::optional<int64_t> log_ttl_ms;
+  std::string auto_increment;  // the column the table fills for each new key ("" = none)
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::pair<std::string, int64_t>> partitions;  // name, id
   std::vector<std::pair<std::string, int64_t>> owners;  // bucket label, node (0: moving)

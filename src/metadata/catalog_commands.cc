@@ -62,4 +62,14 @@ void FromJson(const json& j, AlterTable* c) {
   c->descriptor = j.at("descriptor").get<std::string>();
 }
 
+json ToJson(const AllocateAutoIncrement& c) {
+  return {{"table", c.table_id}, {"first", c.first}, {"count", c.count}};
+}
+
+void FromJson(const json& j, AllocateAutoIncrement* c) {
+  c->table_id = j.at("table").get<int64_t>();
+  c->first = j.at("first").get<int64_t>();
+  c->count = j.at("count").get<int64_t>();
+}
+
 }  // namespace mink::metadata

@@ -72,4 +72,15 @@ struct AlterTable {
   bool operator==(const AlterTable&) const = default;
 };
 
+// A range of a table's auto-increment values for one bucket: [first, first + count). Ranges
+// follow each other from 1, so no value is handed out twice, across restarts and moves.
+struct AllocateAutoIncrement {
+  static constexpr std::string_view kKind = "table.allocate-ids";
+  int64_t table_id = 0;
+  int64_t first = 0;  // the table's next value
+  int64_t count = 0;
+
+  bool operator==(const AllocateAutoIncrement&) const = default;
+};
+
 }  // namespace mink::metadata

@@ -23,7 +23,7 @@ using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObje
                              ReplaceSegments, TrimStream, DeleteStream, ForgetObjects,
                              CreateDatabase, DropDatabase, CreateTable, DropTable, CreatePartition,
                              AlterTable, AllocateWriterId, CommitKvSnapshot, ElectCoordinator,
-                             AssignStreams, ReleaseStreams, LeaveCluster>;
+                             AssignStreams, ReleaseStreams, LeaveCluster, AllocateAutoIncrement>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

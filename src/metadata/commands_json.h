@@ -50,6 +50,8 @@ json ToJson(const CreatePartition& c);
 void FromJson(const json& j, CreatePartition* c);
 json ToJson(const AlterTable& c);
 void FromJson(const json& j, AlterTable* c);
+json ToJson(const AllocateAutoIncrement& c);
+void FromJson(const json& j, AllocateAutoIncrement* c);
 
 json ToJson(const AllocateWriterId& c);
 void FromJson(const json& j, AllocateWriterId* c);

@@ -83,6 +83,7 @@ struct TableState {
   std::vector<uint64_t> streams;                    // unpartitioned: one per bucket
   std::map<std::string, PartitionState> partitions;  // partitioned: by partition name
   int64_t next_partition_id = 1;
+  int64_t next_auto_increment = 1;  // the first value of the next auto-increment range
   int64_t created_ms = 0;
 
   std::string full_name() const { return database + "." + name; }
@@ -169,6 +170,8 @@ class State {
   void ApplyCommand(const CreatePartition& c, int64_t time_ms);
   Status CheckCommand(const AlterTable& c) const;
   void ApplyCommand(const AlterTable& c, int64_t time_ms);
+  Status CheckCommand(const AllocateAutoIncrement& c) const;
+  void ApplyCommand(const AllocateAutoIncrement& c, int64_t time_ms);
   Status CheckCommand(const AllocateWriterId& c) const;
   void ApplyCommand(const AllocateWriterId& c, int64_t time_ms);
   Status CheckCommand(const CommitKvSnapshot& c) const;

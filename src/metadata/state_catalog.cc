@@ -154,6 +154,23 @@ Status State::CheckCommand(const AlterTable& c) const {
 
 void State::ApplyCommand(const AlterTable& c, int64_t /*time_ms*/) { tables_[c.table_id].descriptor = c.descriptor; }
 
+Status State::CheckCommand(const AllocateAutoIncrement& c) const {
+  const TableState* t = FindTable(c.table_id);
+  if (t == nullptr) return NotFoundError("table id " + std::to_string(c.table_id) + " does not exist");
+  if (c.first != t->next_auto_increment) {
+    return AbortedError("auto-increment range does not start at the table's next value");
+  }
+  if (c.count <= 0 || c.first > INT64_MAX - c.count) {
+    return InvalidArgumentError("auto-increment range of " + std::to_string(c.count) +
+                                " values from " + std::to_string(c.first) + " does not fit");
+  }
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const AllocateAutoIncrement& c, int64_t /*time_ms*/) {
+  tables_[c.table_id].next_auto_increment = c.first + c.count;
+}
+
 void State::RemoveTable(int64_t table_id, int64_t time_ms) {
   auto found = tables_.find(table_id);
   if (found == tables_.end()) return;

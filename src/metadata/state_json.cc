@@ -174,6 +174,7 @@ std::string State::Serialize() const {
                       {"streams", t.streams},
                       {"partitions", partitions},
                       {"next_partition", t.next_partition_id},
+                      {"next_auto_increment", t.next_auto_increment},
                       {"created_ms", t.created_ms}});
   }
   out += "],\"tables\":";
@@ -254,6 +255,7 @@ Result<State> State::Deserialize(const std::string& text) {
         t.partitions[ps.name] = std::move(ps);
       }
       t.next_partition_id = jt.at("next_partition").get<int64_t>();
+      t.next_auto_increment = jt.value("next_auto_increment", int64_t{1});
       t.created_ms = jt.at("created_ms").get<int64_t>();
       s.tables_[t.table_id] = std::move(t);
     }

@@ -31,7 +31,11 @@ struct BucketState {
   std::atomic<bool> writers_stale{false};  // an append failed: rebuild the writer states
   KvState kv;
   WriterStates writers;
-  int32_t kv_schema_id = 0;     // the KV state's values are rows of this schema of the table
+  int32_t kv_schema_id = 0;
+  // The auto-increment values this bucket may still hand out here: [next, end), a range taken
+  // from the metadata log (never handed to another bucket or node).
+  int64_t auto_increment_next = 0;
+  int64_t auto_increment_end = 0;     // the KV state's values are rows of this schema of the table
   int64_t applied_offset = 0;   // the KV state covers the changelog below this offset
   int64_t snapshot_offset = 0;  // the newest KV snapshot covers the changelog below this
   uint64_t snapshot_seq = 0;

@@ -251,6 +251,51 @@ Result<TableDescriptor> MakeDescriptor(const TableSpec& spec) {
     MINK_ASSIGN_OR_RETURN(auto ms, ParseDuration(ttl));
     d.log_ttl_ms = ms.count();
   }
+  // auto-increment.fields (Fluss's name; also table.auto-increment.fields): one INT or BIGINT
+  // column of a primary-key table, outside every key, that the table fills for each new key.
+  std::string auto_increment = take("auto-increment.fields");
+  if (std::string alias = take("table.auto-increment.fields"); !alias.empty()) auto_increment = alias;
+  const std::string cache = take("table.auto-increment.cache-size");
+  if (!auto_increment.empty()) {
+    if (!d.has_primary_key()) {
+      return InvalidArgumentError("an auto-increment column needs a primary-key table");
+    }
+    if (auto_increment.find(',') != std::string::npos) {
+      return InvalidArgumentError("a table has at most one auto-increment column, not '" +
+                                  auto_increment + "'");
+    }
+    const int i = d.schema.Find(auto_increment);
+    if (i < 0) {
+      return InvalidArgumentError("auto-increment column '" + auto_increment +
+                                  "' is not a column of the table");
+    }
+    const TypeKind k = d.schema.columns[static_cast<size_t>(i)].type.kind;
+    if (k != TypeKind::kInt && k != TypeKind::kBigInt) {
+      return InvalidArgumentError("auto-increment column '" + auto_increment +
+                                  "' must be INT or BIGINT");
+    }
+    for (const auto* keys : {&d.primary_key, &d.partition_keys, &d.bucket_keys}) {
+      if (std::find(keys->begin(), keys->end(), auto_increment) != keys->end()) {
+        return InvalidArgumentError("auto-increment column '" + auto_increment +
+                                    "' cannot be part of the primary, partition or bucket key");
+      }
+    }
+    if (d.aggregations.count(auto_increment)) {
+      return InvalidArgumentError("auto-increment column '" + auto_increment +
+                                  "' cannot have an aggregate function");
+    }
+    d.auto_increment_column = auto_increment;
+  }
+  if (!cache.empty()) {
+    if (auto_increment.empty()) {
+      return InvalidArgumentError("table.auto-increment.cache-size needs an auto-increment column");
+    }
+    MINK_ASSIGN_OR_RETURN(int64_t size, ParseInt64(cache));
+    if (size < 1 || size > 100'000'000) {
+      return InvalidArgumentError("table.auto-increment.cache-size must be 1..100000000");
+    }
+    d.auto_increment_cache_size = size;
+  }
   if (std::string per_record = take("table.writer.sequence-per-record"); !per_record.empty()) {
     MINK_ASSIGN_OR_RETURN(d.sequence_per_record, ParseBool(per_record));
   }
@@ -292,6 +337,8 @@ std::string TableDescriptor::ToJson() const {
             {"merge_engine", static_cast<int>(merge_engine)},
             {"version_column", version_column},
             {"aggregations", aggregations},
+            {"auto_increment_column", auto_increment_column},
+            {"auto_increment_cache_size", auto_increment_cache_size},
             {"listagg_delimiters", listagg_delimiters},
             {"changelog_image", static_cast<int>(changelog_image)},
             {"delete_behavior", static_cast<int>(delete_behavior)},
@@ -336,6 +383,8 @@ Result<TableDescriptor> TableDescriptor::FromJson(const std::string& text) {
     d.merge_engine = static_cast<MergeEngineKind>(j.at("merge_engine").get<int>());
     d.version_column = j.at("version_column").get<std::string>();
     d.aggregations = j.at("aggregations").get<std::map<std::string, std::string>>();
+    d.auto_increment_column = j.value("auto_increment_column", std::string());
+    d.auto_increment_cache_size = j.value("auto_increment_cache_size", int64_t{100'000});
     d.listagg_delimiters =
         j.value("listagg_delimiters", std::map<std::string, std::string>{});
     d.changelog_image = static_cast<ChangelogImage>(j.at("changelog_image").get<int>());

@@ -33,6 +33,10 @@ struct TableDescriptor {
   std::string version_column;                      // versioned engine
   std::map<std::string, std::string> aggregations;  // aggregation engine: column -> function
   std::map<std::string, std::string> listagg_delimiters;  // column -> delimiter (default ",")
+  // The column the table fills with a new value for each new key ("" = none), and how many
+  // values a bucket takes from the metadata log at a time.
+  std::string auto_increment_column;
+  int64_t auto_increment_cache_size = 100'000;
   ChangelogImage changelog_image = ChangelogImage::kFull;
   DeleteBehavior delete_behavior = DeleteBehavior::kAllow;
   // The log's time to live (0 = forever) when the table sets `table.log.ttl`; a table that sets
@@ -70,7 +74,8 @@ struct TableSpec {
   int32_t bucket_count = 0;  // 0 = default (1)
   // table.merge-engine, table.merge-engine.versioned.ver-column, fields.<col>.agg,
   // fields.<col>.listagg.delimiter,
-  // table.changelog.image, table.delete.behavior, table.log.ttl, bucket.function
+  // table.changelog.image, table.delete.behavior, table.log.ttl, bucket.function,
+  // auto-increment.fields, table.auto-increment.cache-size
   std::map<std::string, std::string> options;
 };
 

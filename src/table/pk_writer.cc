@@ -19,7 +19,13 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
                                             const WriteRequest& request,
                                             const std::vector<bool>& targets,
                                             std::vector<RoutedRow>& rows) {
-  MINK_ASSIGN_OR_RETURN(RowMerger merger, RowMerger::Make(table.d, targets));
+  // The auto-increment column is always written: the key's value, or a new one for a new key.
+  const int auto_column = table.d.auto_increment_column.empty()
+                              ? -1
+                              : table.d.schema.Find(table.d.auto_increment_column);
+  std::vector<bool> merge_targets = targets;
+  if (auto_column >= 0 && !merge_targets.empty()) merge_targets[static_cast<size_t>(auto_column)] = true;
+  MINK_ASSIGN_OR_RETURN(RowMerger merger, RowMerger::Make(table.d, merge_targets));
   const bool is_delete = request.mode == WriteMode::kDelete;
   auto groups = GroupByBucket(rows);
   struct Work {
@@ -74,6 +80,15 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       } else if (const std::string* stored = w.bucket->kv.Get(r->key)) {
         MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*stored, table.types));
         old = std::move(row);
+      }
+      if (auto_column >= 0 && !is_delete) {
+        const auto c = static_cast<size_t>(auto_column);
+        if (old) {
+          r->row[c] = (*old)[c];
+        } else {
+          MINK_ASSIGN_OR_RETURN(int64_t id, NextAutoIncrement(table, w.bucket));
+          r->row[c] = Value::Int(id);
+        }
       }
       auto next = merger.Apply(old, r->row, is_delete, &changes);
       if (!next.ok()) {
@@ -145,6 +160,33 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
   }
   if (!failure.ok()) return failure;
   return result;
+}
+
+Result<int64_t> PrimaryKeyWriter::NextAutoIncrement(const ResolvedTable& table,
+                                                    BucketState* bucket) {
+  if (bucket->auto_increment_next >= bucket->auto_increment_end) {
+    // A new range from the metadata log: the values after every range handed out before, so
+    // none is used twice (an unused rest is lost when the bucket moves or the node restarts).
+    const int64_t count = table.d.auto_increment_cache_size;
+    int64_t first = 0;
+    auto seq = meta_->Append([&](const metadata::State& s) -> Result<Command> {
+      const metadata::TableState* t = s.FindTable(table.id);
+      if (t == nullptr) return NotFoundError("table " + table.name + " does not exist");
+      first = t->next_auto_increment;
+      return Command(metadata::AllocateAutoIncrement{table.id, first, count});
+    });
+    if (!seq.ok()) return seq.status();
+    bucket->auto_increment_next = first;
+    bucket->auto_increment_end = first + count;
+  }
+  const int64_t id = bucket->auto_increment_next;
+  const int c = table.d.schema.Find(table.d.auto_increment_column);
+  if (c >= 0 && table.types[static_cast<size_t>(c)].kind == TypeKind::kInt && id > INT32_MAX) {
+    return ResourceExhaustedError("auto-increment column '" + table.d.auto_increment_column +
+                                  "' of " + table.name + " has used every INT value");
+  }
+  ++bucket->auto_increment_next;
+  return id;
 }
 
 Status PrimaryKeyWriter::MaybeSnapshot(const ResolvedTable& table, BucketState* bucket,

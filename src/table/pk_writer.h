@@ -48,6 +48,9 @@ class PrimaryKeyWriter {
   void Stop();
 
  private:
+  // The next value of the table's auto-increment column for a new key of `bucket` (the caller
+  // holds its mutex), from the bucket's range, taking a new range when it is used up.
+  Result<int64_t> NextAutoIncrement(const ResolvedTable& table, BucketState* bucket);
   // Writes a KV snapshot of the bucket when enough changelog has passed since the last (or,
   // with `force`, any). The caller holds bucket->mutex.
   Status MaybeSnapshot(const ResolvedTable& table, BucketState* bucket, bool force);

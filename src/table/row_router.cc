@@ -55,6 +55,10 @@ Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& re
         }
         return InvalidArgumentError("unknown column '" + f.name() + "' in table " + table.name);
       }
+      if (!d.auto_increment_column.empty() && f.name() == d.auto_increment_column) {
+        return InvalidArgumentError("column '" + f.name() + "' is the auto-increment column of " +
+                                    table.name + ": the table fills it, a write cannot name it");
+      }
       const LogicalType& t = table.types[static_cast<size_t>(i)];
       std::optional<LogicalType> sent;
       if (ArrowTypeMatches(*f.type(), t)) {
@@ -94,6 +98,7 @@ Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& re
         const Column& col = d.schema.columns[i];
         bool key = std::find(table.pk.begin(), table.pk.end(), static_cast<int>(i)) != table.pk.end();
         bool checked = key || (!is_delete && (targets.empty() || targets[i]));
+        if (col.name == d.auto_increment_column) checked = false;  // the table fills it
         if (checked && col.not_null && routed.row[i].is_null()) {
           return InvalidArgumentError("row " + std::to_string(routed.line) + ": column '" +
                                       col.name + "' is NOT NULL" +

@@ -51,6 +51,7 @@ Status Rename(TableDescriptor* d, const std::string& from, const std::string& to
     std::replace(list->begin(), list->end(), from, to);
   }
   if (d->version_column == from) d->version_column = to;
+  if (d->auto_increment_column == from) d->auto_increment_column = to;
   for (auto* map : {&d->aggregations, &d->listagg_delimiters}) {
     if (auto it = map->find(from); it != map->end()) {
       (*map)[to] = it->second;
@@ -75,6 +76,10 @@ Status Drop(TableDescriptor* d, const std::string& name, const std::string& tabl
   if (d->version_column == name) {
     return InvalidArgumentError("column '" + name +
                                 "' is the versioned merge engine's version column and cannot be "
+                                "dropped");
+  }
+  if (d->auto_increment_column == name) {
+    return InvalidArgumentError("column '" + name + "' is the auto-increment column and cannot be "
                                 "dropped");
   }
   if (d->schema.columns.size() == 1) {
@@ -115,6 +120,9 @@ Status Modify(TableDescriptor* d, const std::string& text, const std::string& ta
   // Nullability is checked above; compare the types alone.
   from.nullable = to.nullable = true;
   MINK_RETURN_IF_ERROR(CheckPromotion(column.name, from, to));
+  if (d->auto_increment_column == column.name && to.kind != TypeKind::kBigInt) {
+    return InvalidArgumentError("auto-increment column '" + column.name + "' must stay INT or BIGINT");
+  }
   if (d->version_column == column.name && to.kind != TypeKind::kBigInt &&
       to.kind != TypeKind::kInt && !(from == to)) {
     return InvalidArgumentError("version column '" + column.name + "' must stay INT or BIGINT");

@@ -90,6 +90,7 @@ json Describe(const table::TableInfo& info) {
           {"merge_engine", EngineName(d.merge_engine)},
           {"changelog_image", d.changelog_image == table::ChangelogImage::kWal ? "wal" : "full"},
           {"log_ttl_ms", d.log_ttl_ms},
+          {"auto_increment", d.auto_increment_column},
           {"options", d.options},
           {"partitions", partitions},
           {"schema_id", d.schema.schema_id}};

@@ -1,5 +1,8 @@
 #!/usr/bin/python3
-"""Schema changes seen from every interface: `mink table alter` on a log table and a primary-key
+"""Table features of issue 21 through the real CLI, SQL and clients: schema changes seen from
+every interface, and the auto-increment column.
+
+Schema changes: `mink table alter` on a log table and a primary-key
 table, then the rows written under each schema read back under the last one through the CLI
 (`mink read`, `mink lookup`), an independent Arrow JS Flight client (cluster_arrow_read.js),
 SQL (`mink-query`, with ALTER TABLE too), and Kafka for a topic's options; again after a restart.
@@ -15,7 +18,11 @@ SQL (`mink-query`, with ALTER TABLE too), and Kafka for a topic's options; again
 - A Kafka topic's retention changes with `mink table alter kafka.<topic> --set table.log.ttl=2h`
   (DescribeConfigs answers retention.ms 7200000, records still flow); its columns cannot change.
 
-Usage: schema_change_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
+Auto-increment: a dictionary table over two buckets (`mink table create --auto-increment uid`):
+`mink write` leaves the column out and each new name gets a unique id from 1, an existing name
+keeps its id, a line naming the column is refused, and ids after a restart are new.
+
+Usage: table_features_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
 """
 
 import json
@@ -51,6 +58,11 @@ def arrow_rows(node, table, mode):
 
 def write(node, table, rows):
     node.mink("write", table, input="".join(json.dumps(r) + "\n" for r in rows))
+
+
+def refused_write(node, table, text):
+    r = node.mink("write", table, input=text, check=False)
+    return (r.returncode, r.stderr.strip())
 
 
 def refused(node, *args):
@@ -185,19 +197,44 @@ def main(node, checks):
                       "and cannot change; only its options can (--set, --reset)"),
                   refused(node, "table", "alter", "kafka.trades", "--add-column", "x INT"))
 
+    # ---- auto-increment: a dictionary over two buckets
+    node.mink("table", "create", "shop.dict", "-C", "word STRING NOT NULL", "-C", "uid BIGINT",
+              "--primary-key", "word", "--bucket-count", "2", "--auto-increment", "uid",
+              "--option", "table.auto-increment.cache-size=5")
+    words = [f"w{i}" for i in range(12)]
+    write(node, "shop.dict", [{"word": w} for w in words])
+    write(node, "shop.dict", [{"word": "w1"}, {"word": "w2"}])  # existing keys
+    ids = {r["word"]: r["uid"] for r in rows_of(node.mink("read", "shop.dict", "--mode",
+                                                          "snapshot", "--format", "json").stdout)}
+    checks.expect("every word has its own id, from 1", (12, 1, 12),
+                  (len(set(ids.values())), min(ids.values()), len(ids)))
+    described = node.mink("table", "describe", "shop.dict").stdout.splitlines()
+    checks.expect("mink table describe marks the auto-increment column",
+                  [["uid", "BIGINT", "(auto", "increment)"]],
+                  [line.split() for line in described if line.split()[:1] == ["uid"]])
+    checks.expect("a line naming the auto-increment column is refused",
+                  (2, "mink write: line 1: column 'uid' is the auto-increment column of shop.dict: "
+                      "the table fills it, leave it out"),
+                  refused_write(node, "shop.dict", '{"word": "x", "uid": 5}\n'))
+
     # ---- the same answers after a restart (KV state rebuilt from the log of both schemas)
     node.stop()
     node.restart()
     check_events(checks, node, "after a restart")
     check_stock(checks, node, "after a restart")
+    write(node, "shop.dict", [{"word": "new1"}, {"word": "w3"}])
+    after = {r["word"]: r["uid"] for r in rows_of(node.mink("read", "shop.dict", "--mode",
+                                                            "snapshot", "--format", "json").stdout)}
+    checks.expect("after a restart an existing word keeps its id and a new one gets a new id",
+                  (ids["w3"], True), (after["w3"], after["new1"] > max(ids.values())))
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 3:
-        print("usage: schema_change_test.py path/to/mink path/to/mink-query", file=sys.stderr)
+        print("usage: table_features_test.py path/to/mink path/to/mink-query", file=sys.stderr)
         sys.exit(2)
     QUERY = os.path.abspath(sys.argv[2])
     minktest.require_modules("confluent_kafka")
     if shutil.which("node") is None:
         minktest.unavailable("node (Node.js) is not installed")
-    minktest.run_test("schema_change", main, 240)
+    minktest.run_test("table_features", main, 240)
