@@ -17,10 +17,8 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -29,7 +27,7 @@
 #include "base/log.h"
 #include "bench_util.h"
 #include "flight/client/exchange_batches.h"
-#include "node/node.h"
+#include "bench_node.h"
 
 namespace mink::bench {
 namespace {
@@ -114,36 +112,15 @@ Phase Measure(const std::string& name, const Flags& f, int batch, Call call) {
 int Run(const Flags& f) {
   log::SetLevel(log::Level::kWarn);
   InstallStopSignals();
-  std::string parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  std::string dir = parent + "/mink-lookup-bench-XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) {
-    fmt::print(stderr, "lookup_bench: mkdtemp: {}\n", std::strerror(errno));
-    return 1;
-  }
-  struct Cleanup {
-    std::string dir;
-    std::unique_ptr<node::Node> node;
-    ~Cleanup() {
-      if (node) node->Stop();
-      node.reset();
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir, nullptr};
   auto fail = [](const std::string& what, const Status& s) {
     fmt::print(stderr, "lookup_bench: {}: {}\n", what, s.ToString());
     return 1;
   };
-
-  config::ServeConfig config;
-  config.listen = "127.0.0.1:0";
-  config.meta_url = "sqlite:" + dir + "/meta.db";
-  config.storage_uri = "-2@file://" + dir + "/objects";
-  auto started = node::Node::Start(config);
+  auto started = BenchNode::Start("lookup-bench");
   if (!started.ok()) return fail("start node", started.status());
-  cleanup.node = std::move(*started);
-  table::TableStore* tables = cleanup.node->tables();
-  const std::string address = "127.0.0.1:" + std::to_string(cleanup.node->flight_port());
+  BenchNode& bench_node = **started;
+  table::TableStore* tables = bench_node.tables();
+  const std::string address = bench_node.address();
 
   // One bucket of --keys keys: id, v = id * 3, s = a 16-byte string.
   if (Status s = tables->CreateDatabase("bench"); !s.ok()) return fail("create database", s);

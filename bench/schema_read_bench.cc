@@ -14,10 +14,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "arrow_format/builder.h"
@@ -26,7 +24,7 @@
 #include "base/log.h"
 #include "bench_util.h"
 #include "flight/client/flight_client.h"
-#include "node/node.h"
+#include "bench_node.h"
 
 namespace mink::bench {
 namespace {
@@ -72,34 +70,14 @@ arrow::RecordBatchPtr Rows(const arrow::SchemaPtr& schema, int64_t from, int64_t
 int Run(const Flags& f) {
   log::SetLevel(log::Level::kWarn);
   InstallStopSignals();
-  std::string parent = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-  std::string dir = parent + "/mink-schema-bench-XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) {
-    fmt::print(stderr, "schema_read_bench: mkdtemp: {}\n", std::strerror(errno));
-    return 1;
-  }
-  struct Cleanup {
-    std::string dir;
-    std::unique_ptr<node::Node> node;
-    ~Cleanup() {
-      if (node) node->Stop();
-      node.reset();
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir, nullptr};
   auto fail = [](const std::string& what, const Status& s) {
     fmt::print(stderr, "schema_read_bench: {}: {}\n", what, s.ToString());
     return 1;
   };
-  config::ServeConfig config;
-  config.listen = "127.0.0.1:0";
-  config.meta_url = "sqlite:" + dir + "/meta.db";
-  config.storage_uri = "-2@file://" + dir + "/objects";
-  auto started = node::Node::Start(config);
+  auto started = BenchNode::Start("schema-bench");
   if (!started.ok()) return fail("start node", started.status());
-  cleanup.node = std::move(*started);
-  table::TableStore* tables = cleanup.node->tables();
+  BenchNode& bench_node = **started;
+  table::TableStore* tables = bench_node.tables();
   (void)tables->CreateDatabase("bench");
 
   table::TableSpec single;
@@ -131,7 +109,7 @@ int Run(const Flags& f) {
   if (auto a = tables->AlterTable("bench.evolved", second); !a.ok()) return fail("alter", a.status());
   if (Status s = write("bench.evolved", 2 * third, f.rows); !s.ok()) return fail("write", s);
 
-  auto client = flight::FlightClient::Connect("127.0.0.1:" + std::to_string(cleanup.node->flight_port()));
+  auto client = flight::FlightClient::Connect(bench_node.address());
   if (!client.ok()) return fail("connect", client.status());
   // One whole read: (seconds, rows).
   auto read = [&](const std::string& table, bool stored) -> Result<std::pair<double, int64_t>> {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "base/strings.h"
 
@@ -80,6 +81,16 @@ bool WriteStdout(std::string_view text) {
   if (text.empty()) return true;
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) return false;
   return std::fflush(stdout) == 0;
+}
+
+Result<client::TableDescription> DescribeTable(flight::FlightClient& client,
+                                               const std::string& table) {
+  MINK_ASSIGN_OR_RETURN(auto described,
+                        client::RunAction(client, "describe-table", nlohmann::json{{"table", table}}));
+  MINK_ASSIGN_OR_RETURN(client::TableDescription description,
+                        client::ParseTableDescription(described));
+  if (description.table.empty()) description.table = table;
+  return description;
 }
 
 }  // namespace mink::cli

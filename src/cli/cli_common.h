@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "client/action.h"
+#include "client/table_description.h"
 #include "flight/client/flight_client.h"
 
 namespace CLI {
@@ -38,6 +39,10 @@ void AddBootstrapOption(CLI::App* command, ClientOptions* options);
 // Connects to the node; a node that cannot be reached is Unavailable
 // "cannot reach node at HOST:PORT: ...".
 Result<std::unique_ptr<flight::FlightClient>> ConnectToNode(const ClientOptions& options);
+
+// The node's description of a table (describe-table), its name filled in.
+Result<client::TableDescription> DescribeTable(flight::FlightClient& client,
+                                               const std::string& table);
 
 // "a, b,c" -> {"a", "b", "c"} (blanks trimmed, empty items dropped).
 std::vector<std::string> SplitList(const std::string& text);

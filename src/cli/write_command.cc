@@ -55,11 +55,8 @@ int Run(const WriteOptions& o) {
   }
   auto client = ConnectToNode(o.client);
   if (!client.ok()) return ReportError(kCommand, client.status());
-  auto described = client::RunAction(**client, "describe-table", json{{"table", o.table}});
-  if (!described.ok()) return ReportError(kCommand, described.status());
-  auto table = client::ParseTableDescription(*described);
+  auto table = DescribeTable(**client, o.table);
   if (!table.ok()) return ReportError(kCommand, table.status());
-  if (table->table.empty()) table->table = o.table;
 
   WriteShape shape;
   shape.is_delete = o.is_delete;
