@@ -436,7 +436,7 @@ def main():
                   flight_pause < SESSION_TIMEOUT_S + 2, f"{flight_pause:.2f} s")
         seen = read_topic(n2.broker, len(producer.acked))
         check_exactly_once(checks, "part 2, the topic", producer.acked, seen, range(producer.next),
-                           at_least=1000)
+                           at_least=400)
         sent2 = range(stream2.base, stream2.next)
         acked2 = stream2.acked_numbers()
         stored2 = [i for i in read_events(n3) if i in sent2]

@@ -63,6 +63,7 @@ std::vector<Command> OneOfEachKind() {
       AssignStreams{3, 12, {StreamAssignment{17, 2}, StreamAssignment{18, 3, true}}},
       ReleaseStreams{2, 4, {17, 18}},
       LeaveCluster{2, 4},
+      AllocateAutoIncrement{44, 1, 100000},
   };
 }
 
