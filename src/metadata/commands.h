@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "metadata/catalog_commands.h"
 #include "metadata/kv_commands.h"
+#include "metadata/lake_commands.h"
 #include "metadata/node_commands.h"
 #include "metadata/stream_commands.h"
 #include "metadata/writer_commands.h"
@@ -23,7 +24,8 @@ using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObje
                              ReplaceSegments, TrimStream, DeleteStream, ForgetObjects,
                              CreateDatabase, DropDatabase, CreateTable, DropTable, CreatePartition,
                              AlterTable, AllocateWriterId, CommitKvSnapshot, ElectCoordinator,
-                             AssignStreams, ReleaseStreams, LeaveCluster, AllocateAutoIncrement>;
+                             AssignStreams, ReleaseStreams, LeaveCluster, AllocateAutoIncrement,
+                             CommitLakeSnapshot>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

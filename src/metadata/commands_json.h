@@ -59,4 +59,13 @@ void FromJson(const json& j, AllocateWriterId* c);
 json ToJson(const CommitKvSnapshot& c);
 void FromJson(const json& j, CommitKvSnapshot* c);
 
+json ToJson(const LakeFile& f);
+void FromJson(const json& j, LakeFile* f);
+json ToJson(const LakeManifest& m);
+void FromJson(const json& j, LakeManifest* m);
+json ToJson(const LakeSnapshot& s);
+void FromJson(const json& j, LakeSnapshot* s);
+json ToJson(const CommitLakeSnapshot& c);
+void FromJson(const json& j, CommitLakeSnapshot* c);
+
 }  // namespace mink::metadata

@@ -89,6 +89,22 @@ struct TableState {
   std::string full_name() const { return database + "." + name; }
 };
 
+// A tiered table's lake (the built-in catalog): its Iceberg table and current snapshot, the
+// files and manifests that snapshot has, and how far each bucket stream was tiered.
+struct LakeTableState {
+  std::string table_uuid;
+  std::string location;
+  std::string metadata_location;
+  int64_t snapshot_id = 0;
+  int64_t sequence_number = 0;
+  int64_t last_updated_ms = 0;
+  std::vector<LakeSnapshot> snapshots;
+  std::vector<std::pair<std::string, int64_t>> metadata_log;  // earlier metadata files, when
+  std::vector<LakeManifest> manifests;
+  std::vector<LakeFile> files;
+  std::map<uint64_t, int64_t> offsets;  // bucket stream -> tiered below this offset
+};
+
 struct KvSnapshotState {
   std::string key;
   int32_t bucket_id = 0;
@@ -117,6 +133,8 @@ class State {
   int64_t next_table_id() const { return next_table_id_; }
   int64_t next_writer_id() const { return next_writer_id_; }
   const std::map<uint64_t, KvSnapshotState>& kv_snapshots() const { return kv_snapshots_; }
+  // Tiered tables' lakes, by table id.
+  const std::map<int64_t, LakeTableState>& lake_tables() const { return lake_tables_; }
 
   // Checks `command` against this state; the error explains the refusal. Fencing and
   // conflicts are Aborted, malformed commands InvalidArgument, missing things NotFound.
@@ -172,6 +190,8 @@ class State {
   void ApplyCommand(const AlterTable& c, int64_t time_ms);
   Status CheckCommand(const AllocateAutoIncrement& c) const;
   void ApplyCommand(const AllocateAutoIncrement& c, int64_t time_ms);
+  Status CheckCommand(const CommitLakeSnapshot& c) const;
+  void ApplyCommand(const CommitLakeSnapshot& c, int64_t time_ms);
   Status CheckCommand(const AllocateWriterId& c) const;
   void ApplyCommand(const AllocateWriterId& c, int64_t time_ms);
   Status CheckCommand(const CommitKvSnapshot& c) const;
@@ -201,6 +221,7 @@ class State {
   int64_t next_table_id_ = 1;
   int64_t next_writer_id_ = 1;
   std::map<uint64_t, KvSnapshotState> kv_snapshots_;
+  std::map<int64_t, LakeTableState> lake_tables_;
 };
 
 }  // namespace mink::metadata

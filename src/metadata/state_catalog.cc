@@ -179,6 +179,7 @@ void State::RemoveTable(int64_t table_id, int64_t time_ms) {
     for (uint64_t id : p.streams) RemoveStream(id, time_ms);
   }
   tables_.erase(found);
+  lake_tables_.erase(table_id);  // its lake files stay in the warehouse
 }
 
 }  // namespace mink::metadata

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "metadata/commands_json.h"
 #include "metadata/state.h"
 
 namespace mink::metadata {
@@ -99,7 +100,30 @@ std::string State::Serialize() const {
   for (const auto& [id, k] : kv_snapshots_) {
     AppendJsonTuple(&out, &first, id, k.key, k.bucket_id, k.size, k.offset);
   }
-  out += "],\"next_stream_id\":";
+  json lakes = json::array();
+  for (const auto& [id, l] : lake_tables_) {
+    json snapshots = json::array(), manifests = json::array(), files = json::array();
+    for (const auto& s : l.snapshots) snapshots.push_back(ToJson(s));
+    for (const auto& m : l.manifests) manifests.push_back(ToJson(m));
+    for (const auto& f : l.files) files.push_back(ToJson(f));
+    json offsets = json::array();
+    for (const auto& [stream, end] : l.offsets) offsets.push_back({stream, end});
+    lakes.push_back({{"table", id},
+                     {"uuid", l.table_uuid},
+                     {"location", l.location},
+                     {"metadata", l.metadata_location},
+                     {"snapshot", l.snapshot_id},
+                     {"seq", l.sequence_number},
+                     {"updated_ms", l.last_updated_ms},
+                     {"snapshots", snapshots},
+                     {"metadata_log", l.metadata_log},
+                     {"manifests", manifests},
+                     {"files", files},
+                     {"offsets", offsets}});
+  }
+  out += "],\"lake_tables\":";
+  out += lakes.dump();
+  out += ",\"next_stream_id\":";
   AppendJsonInt(&out, next_stream_id_);
   out += ",\"next_table_id\":";
   AppendJsonInt(&out, next_table_id_);
@@ -263,6 +287,22 @@ Result<State> State::Deserialize(const std::string& text) {
       s.kv_snapshots_[k.at(0).get<uint64_t>()] =
           KvSnapshotState{k.at(1).get<std::string>(), k.at(2).get<int32_t>(),
                           k.at(3).get<uint64_t>(), k.at(4).get<int64_t>()};
+    }
+    for (const auto& jl : j.value("lake_tables", json::array())) {
+      LakeTableState l;
+      l.table_uuid = jl.at("uuid").get<std::string>();
+      l.location = jl.at("location").get<std::string>();
+      l.metadata_location = jl.at("metadata").get<std::string>();
+      l.snapshot_id = jl.at("snapshot").get<int64_t>();
+      l.sequence_number = jl.at("seq").get<int64_t>();
+      l.last_updated_ms = jl.at("updated_ms").get<int64_t>();
+      for (const auto& x : jl.at("snapshots")) FromJson(x, &l.snapshots.emplace_back());
+      l.metadata_log =
+          jl.at("metadata_log").get<std::vector<std::pair<std::string, int64_t>>>();
+      for (const auto& x : jl.at("manifests")) FromJson(x, &l.manifests.emplace_back());
+      for (const auto& x : jl.at("files")) FromJson(x, &l.files.emplace_back());
+      for (const auto& o : jl.at("offsets")) l.offsets[o.at(0).get<uint64_t>()] = o.at(1).get<int64_t>();
+      s.lake_tables_[jl.at("table").get<int64_t>()] = std::move(l);
     }
     return s;
   } catch (const std::exception& e) {

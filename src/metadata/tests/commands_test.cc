@@ -64,6 +64,15 @@ std::vector<Command> OneOfEachKind() {
       ReleaseStreams{2, 4, {17, 18}},
       LeaveCluster{2, 4},
       AllocateAutoIncrement{44, 1, 100000},
+      CommitLakeSnapshot{44, 0, "uuid-1", "file:///w/shop/bills",
+                         LakeSnapshot{77, 0, 1, 1700000000000, "file:///w/m/snap-77.avro",
+                                      {{"operation", "append"}}, 0},
+                         "file:///w/m/v1.metadata.json",
+                         {LakeFile{"file:///w/d/a.parquet", 0, 1, 77, 17, 3, 1234}},
+                         {},
+                         {LakeManifest{"file:///w/m/m1.avro", 999, 0, 1, 1, 77, 1, 3}},
+                         {},
+                         {{17, 3}}},
   };
 }
 

@@ -306,3 +306,53 @@ TEST_F(StateTest, KvSnapshotsReplaceEachOther) {
 
 }  // namespace
 }  // namespace mink::metadata
+
+namespace mink::metadata {
+namespace {
+
+// A lake commit follows the current snapshot at the next sequence number; its offsets move
+// forward within the table's streams; files and manifests come and go; all survive a snapshot.
+TEST_F(StateTest, LakeCommitsFollowTheCurrentSnapshotAndSurviveTheSnapshot) {
+  MustApply(&s_, CreateDatabase{"shop"});
+  const uint64_t first_stream = s_.next_stream_id();
+  MustApply(&s_, CreateTable{"shop", "bills", 1, "{}", 1, false, first_stream, 1, 1});
+  MustApply(&s_, CommitObjects{1, 1, {Obj("wal/b1", first_stream, 1, 0, 5)}});
+  auto commit = [&](int64_t parent, int64_t id, int64_t seq, int64_t offset,
+                    std::vector<std::string> removed = {}) {
+    CommitLakeSnapshot c;
+    c.table_id = 1;
+    c.parent_snapshot_id = parent;
+    c.table_uuid = "u-1";
+    c.location = "file:///w/shop/bills";
+    c.snapshot = LakeSnapshot{id, parent, seq, 1000, "ml-" + std::to_string(id), {}, 0};
+    c.metadata_location = "v" + std::to_string(seq) + ".metadata.json";
+    c.added_files = {LakeFile{"f" + std::to_string(id), 0, seq, id, first_stream, 2, 100}};
+    c.removed_files = std::move(removed);
+    c.added_manifests = {LakeManifest{"m" + std::to_string(id), 50, 0, seq, seq, id, 1, 2}};
+    c.offsets = {{first_stream, offset}};
+    return c;
+  };
+  MustApply(&s_, commit(0, 11, 1, 3));
+  EXPECT_EQ(s_.Validate(commit(0, 12, 1, 4)).code(), StatusCode::kAborted) << "not on the current";
+  EXPECT_EQ(s_.Validate(commit(11, 12, 3, 4)).code(), StatusCode::kInvalidArgument) << "seq";
+  EXPECT_EQ(s_.Validate(commit(11, 12, 2, 2)).code(), StatusCode::kInvalidArgument) << "backwards";
+  EXPECT_EQ(s_.Validate(commit(11, 12, 2, 6)).code(), StatusCode::kInvalidArgument) << "beyond";
+  MustApply(&s_, commit(11, 12, 2, 5, {"f11"}));
+  const LakeTableState& lake = s_.lake_tables().at(1);
+  EXPECT_EQ(lake.snapshot_id, 12);
+  EXPECT_EQ(lake.offsets.at(first_stream), 5);
+  ASSERT_EQ(lake.files.size(), 1u);
+  EXPECT_EQ(lake.files[0].path, "f12");
+  EXPECT_EQ(lake.manifests.size(), 2u);
+  EXPECT_EQ(lake.metadata_log.size(), 1u);
+  const std::string text = s_.Serialize();
+  EXPECT_EQ(nlohmann::json::parse(text).dump(), text);
+  auto loaded = State::Deserialize(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->Serialize(), text);
+  MustApply(&s_, DropTable{"shop", "bills"});
+  EXPECT_TRUE(s_.lake_tables().empty());
+}
+
+}  // namespace
+}  // namespace mink::metadata

@@ -1,0 +1,71 @@
+#pragma once
+// Metadata commands of the lake domain: the Iceberg snapshots of tiered tables (the built-in
+// lake catalog). A commit records a new snapshot, the files it adds and removes, and the offset
+// each bucket was tiered to, together: so tiering is exactly once (docs/lake.md).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mink::metadata {
+
+// A data or delete file of a lake table.
+struct LakeFile {
+  std::string path;             // its URI in the warehouse
+  int32_t content = 0;          // Iceberg's: 0 data, 2 equality deletes
+  int64_t sequence_number = 0;  // the data sequence number of the snapshot that added it
+  int64_t snapshot_id = 0;
+  uint64_t stream_id = 0;       // the bucket stream whose rows it holds
+  int64_t record_count = 0;
+  int64_t size = 0;
+
+  bool operator==(const LakeFile&) const = default;
+};
+
+// A manifest of a lake table (a manifest list lists every live one).
+struct LakeManifest {
+  std::string path;
+  int64_t length = 0;
+  int32_t content = 0;  // 0 data, 1 deletes
+  int64_t sequence_number = 0;
+  int64_t min_sequence_number = 0;
+  int64_t snapshot_id = 0;  // the snapshot that added it
+  int32_t added_files = 0;
+  int64_t added_rows = 0;
+
+  bool operator==(const LakeManifest&) const = default;
+};
+
+struct LakeSnapshot {
+  int64_t snapshot_id = 0;
+  int64_t parent_id = 0;  // 0: none
+  int64_t sequence_number = 0;
+  int64_t timestamp_ms = 0;
+  std::string manifest_list;
+  std::map<std::string, std::string> summary;
+  int32_t schema_id = 0;
+
+  bool operator==(const LakeSnapshot&) const = default;
+};
+
+struct CommitLakeSnapshot {
+  static constexpr std::string_view kKind = "lake.commit";
+  int64_t table_id = 0;
+  int64_t parent_snapshot_id = 0;  // the table's current lake snapshot (0: its first)
+  std::string table_uuid;          // with the first snapshot: the Iceberg table's identity
+  std::string location;            // and its location in the warehouse
+  LakeSnapshot snapshot;
+  std::string metadata_location;   // the metadata file that has the new snapshot
+  std::vector<LakeFile> added_files;
+  std::vector<std::string> removed_files;
+  std::vector<LakeManifest> added_manifests;
+  std::vector<std::string> removed_manifests;
+  std::vector<std::pair<uint64_t, int64_t>> offsets;  // bucket stream -> tiered below this
+
+  bool operator==(const CommitLakeSnapshot&) const = default;
+};
+
+}  // namespace mink::metadata
