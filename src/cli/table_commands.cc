@@ -31,6 +31,8 @@ struct TableOptions {
   std::string bucket_key;
   std::vector<std::string> options;
   std::string auto_increment;
+  std::string lake;            // --lake iceberg
+  std::string lake_freshness;  // --lake-freshness 5s
   std::string database;
   std::string at;
   std::string format;
@@ -73,6 +75,16 @@ int Create(const TableOptions& o) {
     options[item.substr(0, eq)] = item.substr(eq + 1);
   }
   if (!o.auto_increment.empty()) options["auto-increment.fields"] = o.auto_increment;
+  if (!o.lake.empty()) {
+    options["table.datalake.enabled"] = "true";
+    options["table.datalake.format"] = o.lake;
+  }
+  if (!o.lake_freshness.empty()) {
+    if (o.lake.empty()) {
+      return ReportError(kCommand, InvalidArgumentError("--lake-freshness goes with --lake iceberg"));
+    }
+    options["table.datalake.freshness"] = o.lake_freshness;
+  }
   json body = {{"table", o.table},
                {"columns", o.columns},
                {"primary_key", SplitList(o.primary_key)},
@@ -259,6 +271,12 @@ void AddTableCommands(CLI::App* app, int* exit_code) {
   create->add_option("--auto-increment", c->auto_increment,
                      "A column the table fills with a new id (1, 2, ...; unique in the table) "
                      "for each new key: INT or BIGINT, not in a key (primary-key tables)");
+  create->add_option("--lake", c->lake,
+                     "Tier the table into the lake in this format (iceberg): union reads and SQL "
+                     "then read the lake snapshot plus the log after it")
+      ->check(CLI::IsMember({"iceberg"}));
+  create->add_option("--lake-freshness", c->lake_freshness,
+                     "How far the lake may lag the log (default 3m), e.g. 5s");
   create->add_option("--option", c->options,
                      "A table option key=value, repeatable: table.merge-engine=first_row|"
                      "versioned|aggregation, table.changelog.image=wal, table.log.ttl=7d, "
@@ -302,7 +320,8 @@ void AddTableCommands(CLI::App* app, int* exit_code) {
                     "nullable); repeatable");
   alter->add_option("--set", a->set_options,
                     "Set an option key=value (table.log.ttl, "
-                    "table.log.arrow.compression.type); repeatable");
+                    "table.log.arrow.compression.type, table.datalake.freshness, "
+                    "table.datalake.auto-compaction); repeatable");
   alter->add_option("--reset", a->reset_options, "Reset an option to its default; repeatable");
   AddBootstrapOption(alter, &a->client);
   alter->callback([a, exit_code] { *exit_code = Alter(*a); });

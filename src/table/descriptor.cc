@@ -141,8 +141,64 @@ Result<TableDescriptor> MakeDescriptor(const TableSpec& spec) {
     options.erase(it);
     return v;
   };
-  if (std::string f = take("bucket.function"); !f.empty()) {
-    MINK_ASSIGN_OR_RETURN(d.bucket_function, ParseBucketFunction(f));
+  const std::string bucket_function = take("bucket.function");
+  if (!bucket_function.empty()) {
+    MINK_ASSIGN_OR_RETURN(d.bucket_function, ParseBucketFunction(bucket_function));
+  }
+  // Tiering into the lake (docs/lake.md): Fluss's table.datalake.* options.
+  if (std::string lake = take("table.datalake.enabled"); !lake.empty()) {
+    MINK_ASSIGN_OR_RETURN(d.lake_enabled, ParseBool(lake));
+  }
+  const std::string lake_format = take("table.datalake.format");
+  if (!lake_format.empty() && lake_format != "iceberg") {
+    return InvalidArgumentError("table.datalake.format must be iceberg, not '" + lake_format + "'");
+  }
+  if (std::string freshness = take("table.datalake.freshness"); !freshness.empty()) {
+    MINK_ASSIGN_OR_RETURN(auto ms, ParseDuration(freshness));
+    if (ms.count() < 100) {
+      return InvalidArgumentError("table.datalake.freshness must be at least 100ms");
+    }
+    d.lake_freshness_ms = ms.count();
+  }
+  if (std::string compaction = take("table.datalake.auto-compaction"); !compaction.empty()) {
+    MINK_ASSIGN_OR_RETURN(d.lake_auto_compaction, ParseBool(compaction));
+  }
+  if (d.lake_enabled) {
+    // A lake table buckets rows as Iceberg's bucket transform does, so a Mink bucket is one
+    // Iceberg bucket partition; that transform hashes one column.
+    if (d.has_primary_key() && d.primary_key.size() - d.partition_keys.size() != 1) {
+      return InvalidArgumentError(
+          "a tiered primary-key table has a single-column primary key (besides its partition "
+          "columns): Iceberg's bucket transform hashes one column");
+    }
+    if (!bucket_function.empty() && d.bucket_function != BucketFunction::kIceberg) {
+      return InvalidArgumentError("a tiered table buckets rows as Iceberg does: bucket.function "
+                                  "must be iceberg (the default when tiered)");
+    }
+    if (!d.bucket_keys.empty()) d.bucket_function = BucketFunction::kIceberg;
+    for (const auto& name : d.partition_keys) {
+      const TypeKind k = d.schema.columns[static_cast<size_t>(d.schema.Find(name))].type.kind;
+      if (k != TypeKind::kString && k != TypeKind::kBoolean && k != TypeKind::kDate &&
+          k != TypeKind::kTinyInt && k != TypeKind::kSmallInt && k != TypeKind::kInt &&
+          k != TypeKind::kBigInt) {
+        return InvalidArgumentError("partition column '" + name + "' of a tiered table must be "
+                                    "STRING, BOOLEAN, DATE or an integer (an Iceberg identity "
+                                    "partition of its values)");
+      }
+    }
+    for (const auto& c : d.schema.columns) {
+      if (c.type.IsNested()) {
+        return InvalidArgumentError("column '" + c.name + "' is " + c.type.ToString() +
+                                    ": ARRAY, MAP and ROW columns cannot be tiered yet");
+      }
+      if ((c.type.kind == TypeKind::kTimestamp || c.type.kind == TypeKind::kTimestampLtz ||
+           c.type.kind == TypeKind::kTime) &&
+          c.type.precision > 6) {
+        return InvalidArgumentError("column '" + c.name + "' is " + c.type.ToString() +
+                                    ": Iceberg v2 keeps times to the microsecond (precision 6 at "
+                                    "most)");
+      }
+    }
   }
   if (d.bucket_function == BucketFunction::kIceberg && d.bucket_keys.size() != 1) {
     return InvalidArgumentError("Iceberg bucketing needs exactly one bucket-key column");
@@ -338,6 +394,9 @@ std::string TableDescriptor::ToJson() const {
             {"version_column", version_column},
             {"aggregations", aggregations},
             {"auto_increment_column", auto_increment_column},
+            {"lake_enabled", lake_enabled},
+            {"lake_freshness_ms", lake_freshness_ms},
+            {"lake_auto_compaction", lake_auto_compaction},
             {"auto_increment_cache_size", auto_increment_cache_size},
             {"listagg_delimiters", listagg_delimiters},
             {"changelog_image", static_cast<int>(changelog_image)},
@@ -384,6 +443,9 @@ Result<TableDescriptor> TableDescriptor::FromJson(const std::string& text) {
     d.version_column = j.at("version_column").get<std::string>();
     d.aggregations = j.at("aggregations").get<std::map<std::string, std::string>>();
     d.auto_increment_column = j.value("auto_increment_column", std::string());
+    d.lake_enabled = j.value("lake_enabled", false);
+    d.lake_freshness_ms = j.value("lake_freshness_ms", int64_t{180'000});
+    d.lake_auto_compaction = j.value("lake_auto_compaction", false);
     d.auto_increment_cache_size = j.value("auto_increment_cache_size", int64_t{100'000});
     d.listagg_delimiters =
         j.value("listagg_delimiters", std::map<std::string, std::string>{});

@@ -37,6 +37,11 @@ struct TableDescriptor {
   // values a bucket takes from the metadata log at a time.
   std::string auto_increment_column;
   int64_t auto_increment_cache_size = 100'000;
+  // Tiering into the lake (table.datalake.*): whether, how far the lake may lag the log, and
+  // whether its small files are compacted.
+  bool lake_enabled = false;
+  int64_t lake_freshness_ms = 180'000;
+  bool lake_auto_compaction = false;
   ChangelogImage changelog_image = ChangelogImage::kFull;
   DeleteBehavior delete_behavior = DeleteBehavior::kAllow;
   // The log's time to live (0 = forever) when the table sets `table.log.ttl`; a table that sets
@@ -75,7 +80,8 @@ struct TableSpec {
   // table.merge-engine, table.merge-engine.versioned.ver-column, fields.<col>.agg,
   // fields.<col>.listagg.delimiter,
   // table.changelog.image, table.delete.behavior, table.log.ttl, bucket.function,
-  // auto-increment.fields, table.auto-increment.cache-size
+  // auto-increment.fields, table.auto-increment.cache-size, table.datalake.enabled,
+  // table.datalake.format, table.datalake.freshness, table.datalake.auto-compaction
   std::map<std::string, std::string> options;
 };
 

@@ -164,6 +164,12 @@ Status SetOption(TableDescriptor* d, const std::string& key, const std::string& 
   if (key == "table.log.ttl") {
     MINK_ASSIGN_OR_RETURN(auto ms, ParseDuration(value));
     d->log_ttl_ms = ms.count();
+  } else if (key == "table.datalake.freshness") {
+    MINK_ASSIGN_OR_RETURN(auto ms, ParseDuration(value));
+    if (ms.count() < 100) return InvalidArgumentError("table.datalake.freshness must be at least 100ms");
+    d->lake_freshness_ms = ms.count();
+  } else if (key == "table.datalake.auto-compaction") {
+    MINK_ASSIGN_OR_RETURN(d->lake_auto_compaction, ParseBool(value));
   } else if (key == "table.log.arrow.compression.type") {
     const std::string codec = Lower(value);
     if (codec != "none" && codec != "lz4" && codec != "lz4_frame" && codec != "zstd") {
@@ -212,7 +218,9 @@ Status CheckPromotion(const std::string& column, const LogicalType& from, const 
 
 const std::vector<std::string>& AlterableOptions() {
   static const std::vector<std::string> kOptions = {"table.log.ttl",
-                                                    "table.log.arrow.compression.type"};
+                                                    "table.log.arrow.compression.type",
+                                                    "table.datalake.freshness",
+                                                    "table.datalake.auto-compaction"};
   return kOptions;
 }
 
@@ -235,6 +243,8 @@ Result<TableDescriptor> AlterDescriptor(const TableDescriptor& current,
     MINK_RETURN_IF_ERROR(CheckAlterable(key, "--reset"));
     d.options.erase(key);
     if (key == "table.log.ttl") d.log_ttl_ms = TableDescriptor{}.log_ttl_ms;
+    if (key == "table.datalake.freshness") d.lake_freshness_ms = TableDescriptor{}.lake_freshness_ms;
+    if (key == "table.datalake.auto-compaction") d.lake_auto_compaction = false;
   }
   if (change.changes_columns()) {
     d.past_schemas.push_back(current.schema);

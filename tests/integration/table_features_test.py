@@ -161,7 +161,8 @@ def main(node, checks):
          "written before it have no value"),
         (("--set", "table.merge-engine=first_row"), "--set: option 'table.merge-engine' cannot "
          "change after the table is made (these can: table.log.ttl, "
-         "table.log.arrow.compression.type)"),
+         "table.log.arrow.compression.type, table.datalake.freshness, "
+         "table.datalake.auto-compaction)"),
     ]:
         checks.expect(f"mink table alter {' '.join(args)} is refused",
                       (2, "mink table alter: " + want),

@@ -117,7 +117,8 @@ TEST(SchemaChange, RefusesWhatWouldLoseDataOrBreakKeysWithTheReason) {
             "--drop-column: no column 'nope' in shop.orders");
   EXPECT_EQ(Error(d, one([](auto& c) { c.set_options = {{"bucket.function", "paimon"}}; })),
             "--set: option 'bucket.function' cannot change after the table is made (these can: "
-            "table.log.ttl, table.log.arrow.compression.type)");
+            "table.log.ttl, table.log.arrow.compression.type, table.datalake.freshness, "
+            "table.datalake.auto-compaction)");
   EXPECT_NE(Error(d, one([](auto& c) { c.set_options = {{"table.log.ttl", "soon"}}; })).find("soon"),
             std::string::npos);
   EXPECT_EQ(Error(d, TableAlteration{}), "an alter of shop.orders changes nothing");
