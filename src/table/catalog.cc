@@ -275,6 +275,31 @@ Result<uint64_t> Catalog::BucketStream(const std::string& name, int32_t bucket) 
   return stream;
 }
 
+std::vector<TableBucket> Catalog::AllBuckets(const ResolvedTable& table) const {
+  std::vector<TableBucket> out;
+  meta_->Read([&](const State& s) {
+    const metadata::TableState* t = s.FindTable(table.id);
+    if (t == nullptr) return;
+    auto add = [&](const std::string& partition, int64_t partition_id,
+                   const std::vector<uint64_t>& streams) {
+      for (size_t b = 0; b < streams.size(); ++b) {
+        out.push_back(TableBucket{partition, partition_id, static_cast<int32_t>(b),
+                                  BucketLabel(partition_id, static_cast<int32_t>(b)), streams[b]});
+      }
+    };
+    if (!t->partitioned) {
+      add("", 0, t->streams);
+      return;
+    }
+    std::vector<const metadata::PartitionState*> partitions;
+    for (const auto& [name, p] : t->partitions) partitions.push_back(&p);
+    std::sort(partitions.begin(), partitions.end(),
+              [](auto* a, auto* b) { return a->partition_id < b->partition_id; });
+    for (auto* p : partitions) add(p->name, p->partition_id, p->streams);
+  });
+  return out;
+}
+
 Result<std::vector<BucketRef>> Catalog::Buckets(const ResolvedTable& table,
                                                 const std::optional<std::string>& partition,
                                                 const std::optional<int32_t>& bucket) const {

@@ -51,6 +51,16 @@ struct BucketRef {
   uint64_t stream_id = 0;
 };
 
+// One bucket of a table with where it is: its partition (name and id; "" and 0 when the table
+// is not partitioned) and number.
+struct TableBucket {
+  std::string partition;
+  int64_t partition_id = 0;
+  int32_t bucket = 0;
+  std::string label;
+  uint64_t stream_id = 0;
+};
+
 // "b<bucket>", or "p<partition id>/b<bucket>" in a partitioned table.
 std::string BucketLabel(int64_t partition_id, int32_t bucket);
 
@@ -85,6 +95,8 @@ class Catalog {
                                    int32_t bucket, std::string* label);
   // The stream of bucket `bucket` of an unpartitioned table.
   Result<uint64_t> BucketStream(const std::string& name, int32_t bucket) const;
+  // Every bucket of the table with its partition and number, in partition id then bucket order.
+  std::vector<TableBucket> AllBuckets(const ResolvedTable& table) const;
   // The buckets of the table, or of one partition and/or bucket of it, in partition id then
   // bucket order. Errors name a partition or bucket the table does not have.
   Result<std::vector<BucketRef>> Buckets(const ResolvedTable& table,

@@ -23,6 +23,15 @@ storage::RetentionPolicy TableRetentionPolicy(metadata::MetadataLog* meta, int64
           auto snap = s.kv_snapshots().find(stream_id);
           rule.max_trim_offset = snap == s.kv_snapshots().end() ? 0 : snap->second.offset;
         }
+        if (d->lake_enabled) {
+          // Never past what the lake has: the rest is read from the log.
+          int64_t tiered = 0;
+          if (auto lake = s.lake_tables().find(id); lake != s.lake_tables().end()) {
+            auto offset = lake->second.offsets.find(stream_id);
+            if (offset != lake->second.offsets.end()) tiered = offset->second;
+          }
+          rule.max_trim_offset = std::min(rule.max_trim_offset, tiered);
+        }
         return;
       }
     });

@@ -70,7 +70,7 @@ Result<arrow::ArrayDataPtr> ConstantString(const std::string& value, int64_t row
 Result<arrow::SchemaPtr> TableReader::ReadSchema(const ReadRequest& request) const {
   MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(request.table));
   MINK_ASSIGN_OR_RETURN(Projection p, Project(table->schema, table->d, request,
-                                              request.mode == ReadMode::kSnapshot));
+                                              request.mode != ReadMode::kLog));
   return p.schema;
 }
 
@@ -85,10 +85,10 @@ Status TableReader::Read(const ReadRequest& request, const BatchSink& sink,
                                        table->name + " is a log table: read its log");
       }
       return ReadSnapshot(*table, request, sink);
-    case ReadMode::kUnion:
-      return FailedPreconditionError("table " + table->name +
-                                     " is not tiered: a union read needs a table tiered into the "
-                                     "lake");
+    case ReadMode::kUnion: {
+      MINK_ASSIGN_OR_RETURN(Projection p, Project(table->schema, table->d, request, true));
+      return union_.Read(*table, request, p.schema, p.columns, sink);
+    }
   }
   return InvalidArgumentError("unknown read mode");
 }

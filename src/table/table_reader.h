@@ -18,6 +18,7 @@
 #include "table/bucket_state.h"
 #include "table/catalog.h"
 #include "table/requests.h"
+#include "table/union_reader.h"
 
 namespace mink::table {
 
@@ -32,7 +33,11 @@ class TableReader {
         storage_(storage),
         catalog_(catalog),
         buckets_(buckets),
-        snapshot_batch_rows_(snapshot_batch_rows) {}
+        snapshot_batch_rows_(snapshot_batch_rows),
+        union_(storage, catalog) {}
+
+  // The lake union reads of tiered tables read (null: none).
+  void SetLake(LakeSource* lake) { union_.SetLake(lake); }
 
   // The schema a read returns (projection and meta columns applied).
   Result<arrow::SchemaPtr> ReadSchema(const ReadRequest& request) const;
@@ -59,6 +64,7 @@ class TableReader {
   Catalog* const catalog_;
   BucketStates* const buckets_;
   const int64_t snapshot_batch_rows_;
+  UnionReader union_;
 };
 
 }  // namespace mink::table

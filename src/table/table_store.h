@@ -39,6 +39,8 @@
 #include "table/column_stats.h"
 #include "table/descriptor.h"
 #include "table/key_lookup.h"
+#include "table/bucket_rows.h"
+#include "table/lake_source.h"
 #include "table/log_writer.h"
 #include "table/pk_writer.h"
 #include "table/requests.h"
@@ -179,6 +181,23 @@ class TableStore {
   }
   // The table's Arrow schema (every column).
   Result<arrow::SchemaPtr> TableSchema(const std::string& name) const;
+
+  // ---- For the lake: what tiering reads, and where union reads find the lake.
+
+  // The table as the data paths see it (descriptor parsed, columns typed).
+  Result<std::shared_ptr<const ResolvedTable>> Resolve(const std::string& name) const {
+    return catalog_.Find(name);
+  }
+  std::vector<TableBucket> AllBuckets(const ResolvedTable& table) const {
+    return catalog_.AllBuckets(table);
+  }
+  // The rows of a bucket stream at offsets [from, end) under the current schema (bucket_rows.h).
+  Status VisitBucketRows(const ResolvedTable& table, uint64_t stream, int64_t from, int64_t end,
+                         const std::function<Status(Row, ChangeType, int64_t)>& visit) {
+    return table::VisitBucketRows(storage_, table, stream, from, end, visit);
+  }
+  // The lake union reads read (null: none).
+  void SetLake(LakeSource* lake) { reader_.SetLake(lake); }
 
   // Snapshots every primary-key bucket this node writes whose state moved since its last
   // snapshot (also done automatically every kv_snapshot_records).

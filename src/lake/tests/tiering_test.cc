@@ -1,0 +1,179 @@
+// Tiering and union reads on a node in this process: the quick start's lakehouse table (one
+// row after an update), a primary-key table through updates and deletes over several
+// snapshots (the union read equals the KV snapshot read), a log table whose tiered log was
+// trimmed by retention (the union read still has every row), and what an outside reader sees:
+// DuckDB reads the Parquet files with their field ids.
+
+#include "lake/tiering.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "lake/lake_reader.h"
+#include "table/tests/table_test_node.h"
+
+namespace mink::lake {
+namespace {
+
+using table::Row;
+using table::Value;
+
+class TieringTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing_env::MakeTempDir("tiering");
+    meta_url_ = table::testing::TempMetaUrl("tiering-meta");
+    objects_ = std::make_shared<object_store::MemoryStore>();
+    node_ = table::testing::TestNode::Start(meta_url_, objects_, options_);
+    ASSERT_NE(node_, nullptr);
+    auto db = sql::Database::Open();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = std::move(*db);
+    auto warehouse = Warehouse::Open("-9@file://" + dir_ + "/warehouse", "lake", dir_ + "/cache");
+    ASSERT_TRUE(warehouse.ok()) << warehouse.status();
+    warehouse_ = std::move(*warehouse);
+    Wire();
+    ASSERT_TRUE(node_->tables->CreateDatabase("shop").ok());
+  }
+  void Wire() {
+    tiering_ = std::make_unique<Tiering>(node_->meta.get(), node_->tables.get(), warehouse_.get(),
+                                         db_.get(), dir_ + "/work");
+    reader_ = std::make_unique<LakeReader>(node_->meta.get(), warehouse_.get(), db_.get());
+    node_->tables->SetLake(reader_.get());
+  }
+  void TearDown() override {
+    if (node_) node_->tables->SetLake(nullptr);
+  }
+
+  void Write(const std::string& table, const std::vector<Row>& rows,
+             table::WriteMode mode = table::WriteMode::kUpsert) {
+    auto info = node_->tables->DescribeTable(table);
+    ASSERT_TRUE(info.ok());
+    auto r = node_->tables->Write({table, mode}, {table::testing::TableBatch(info->descriptor, rows)});
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+  std::vector<std::string> Read(const std::string& table, table::ReadMode mode) {
+    table::ReadRequest r{table};
+    r.mode = mode;
+    return table::testing::ReadLines(*node_->tables, r);
+  }
+  int64_t Tier(const std::string& table) {
+    auto id = tiering_->TierTable(table);
+    EXPECT_TRUE(id.ok()) << id.status();
+    return id.ok() ? *id : -1;
+  }
+
+  table::testing::NodeOptions options_;
+  std::string dir_, meta_url_;
+  std::shared_ptr<object_store::MemoryStore> objects_;
+  std::unique_ptr<table::testing::TestNode> node_;
+  std::unique_ptr<sql::Database> db_;
+  std::unique_ptr<Warehouse> warehouse_;
+  std::unique_ptr<Tiering> tiering_;
+  std::unique_ptr<LakeReader> reader_;
+};
+
+Row Bill(int64_t id, const char* region, int64_t cents) {
+  return {Value::Int(id), Value::Bytes(region), Value::Decimal(cents)};
+}
+
+TEST_F(TieringTest, TheQuickStartsLakehouseTableReadsOneRow) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.primary_key = {"id"};
+  spec.options = {{"table.datalake.enabled", "true"}, {"table.datalake.freshness", "5s"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.bills", spec).ok());
+  Write("shop.bills", {Bill(1, "us", 1050), Bill(1, "us", 1100)});
+  const int64_t snapshot = Tier("shop.bills");
+  EXPECT_GT(snapshot, 0);
+  EXPECT_EQ(Tier("shop.bills"), 0) << "nothing new to tier";
+  EXPECT_EQ(Read("shop.bills", table::ReadMode::kUnion), std::vector<std::string>{"1,us,1100"});
+  // The lake alone (the log after the tiered offset is empty) holds the row.
+  node_->meta->Read([&](const metadata::State& s) {
+    const auto& lake = s.lake_tables().begin()->second;
+    EXPECT_EQ(lake.snapshot_id, snapshot);
+    EXPECT_EQ(lake.offsets.begin()->second, 3) << "+I, -U, +U";
+    EXPECT_EQ(lake.snapshots.back().summary.at("mink-offsets"), "{\"b0\":3}");
+  });
+}
+
+TEST_F(TieringTest, APrimaryKeyTableThroughUpdatesAndDeletesEqualsItsSnapshot) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.primary_key = {"id"};
+  spec.bucket_count = 3;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 30; ++i) rows.push_back(Bill(i, i % 2 ? "us" : "eu", i * 100));
+  Write("shop.orders", rows);
+  EXPECT_GT(Tier("shop.orders"), 0);
+  Write("shop.orders", {Bill(3, "us", 3), Bill(4, "eu", 4), Bill(40, "ap", 40)});
+  Write("shop.orders", {Bill(5, "", 0), Bill(6, "", 0)}, table::WriteMode::kDelete);
+  // Before tiering: the lake is behind, the union read is not.
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion),
+            Read("shop.orders", table::ReadMode::kSnapshot));
+  EXPECT_GT(Tier("shop.orders"), 0);
+  Write("shop.orders", {Bill(3, "us", 33)});
+  Write("shop.orders", {Bill(40, "", 0)}, table::WriteMode::kDelete);
+  EXPECT_GT(Tier("shop.orders"), 0);
+  auto snapshot = Read("shop.orders", table::ReadMode::kSnapshot);
+  EXPECT_EQ(snapshot.size(), 28u);
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
+  // After a restart (state from the metadata log, files from the warehouse).
+  node_.reset();
+  node_ = table::testing::TestNode::Start(meta_url_, objects_, options_);
+  ASSERT_NE(node_, nullptr);
+  Wire();
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
+}
+
+TEST_F(TieringTest, ALogTablesUnionReadKeepsRowsRetentionTrimmedFromTheLog) {
+  ManualClock clock;
+  options_.clock = &clock;
+  node_.reset();
+  node_ = table::testing::TestNode::Start(meta_url_, objects_, options_);
+  ASSERT_NE(node_, nullptr);
+  Wire();
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "note STRING", "at TIMESTAMP(3)"};
+  spec.options = {{"table.datalake.enabled", "true"}, {"table.log.ttl", "1h"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.events", spec).ok());
+  auto event = [](int64_t id) {
+    return Row{Value::Int(id), Value::Bytes("n" + std::to_string(id)), Value::Int(1700000000123 + id)};
+  };
+  Write("shop.events", {event(1), event(2), event(3)});
+  clock.Advance(2 * 3600 * 1000);
+  // Retention may not trim what the lake does not have yet.
+  ASSERT_TRUE(node_->storage->RunRetention().ok());
+  EXPECT_EQ(Read("shop.events", table::ReadMode::kLog).size(), 3u);
+  EXPECT_GT(Tier("shop.events"), 0);
+  Write("shop.events", {event(4), event(5)});
+  ASSERT_TRUE(node_->storage->RunRetention().ok());
+  EXPECT_EQ(Read("shop.events", table::ReadMode::kLog).size(), 2u) << "the tiered rows expired";
+  const std::vector<std::string> all = {
+      "1,n1,1700000000124", "2,n2,1700000000125", "3,n3,1700000000126", "4,n4,1700000000127",
+      "5,n5,1700000000128"};
+  EXPECT_EQ(Read("shop.events", table::ReadMode::kUnion), all);
+
+  // An outside reader: DuckDB sees the Iceberg field ids and the rows of the data file.
+  std::string data_file;
+  node_->meta->Read([&](const metadata::State& s) {
+    data_file = s.lake_tables().begin()->second.files.front().path;
+  });
+  ASSERT_EQ(data_file.rfind("file://", 0), 0u) << data_file;
+  auto session = *db_->Connect();
+  auto ids = session->Collect("SELECT string_agg(name || '=' || field_id, ',' ORDER BY field_id) "
+                              "FROM parquet_schema('" + data_file.substr(7) + "') "
+                              "WHERE field_id IS NOT NULL");
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  const auto& c = (*ids)[0]->Column(0);
+  const int32_t* offsets = c->buffers[1]->data_as<int32_t>();
+  EXPECT_EQ(std::string(c->buffers[2]->data_as<char>() + offsets[0],
+                        static_cast<size_t>(offsets[1] - offsets[0])),
+            "id=1,note=2,at=3");
+}
+
+}  // namespace
+}  // namespace mink::lake

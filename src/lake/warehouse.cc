@@ -1,0 +1,62 @@
+#include "lake/warehouse.h"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "object_store/storage_uri.h"
+
+namespace mink::lake {
+
+Result<std::unique_ptr<Warehouse>> Warehouse::Open(const std::string& storage_uri,
+                                                   const std::string& key_prefix,
+                                                   std::string cache_dir) {
+  MINK_ASSIGN_OR_RETURN(object_store::StorageUri uri, object_store::StorageUri::Parse(storage_uri));
+  std::unique_ptr<Warehouse> w(new Warehouse());
+  MINK_ASSIGN_OR_RETURN(w->store_, object_store::OpenObjectStore(uri));
+  w->key_prefix_ = key_prefix;
+  w->cache_dir_ = std::move(cache_dir);
+  if (uri.scheme == "file") {
+    std::error_code ec;
+    const std::string root = std::filesystem::absolute(uri.location, ec).lexically_normal().string();
+    w->local_root_ = root;
+    w->base_uri_ = "file://" + root + "/" + key_prefix;
+  } else if (uri.scheme == "s3") {
+    auto prefix = uri.options.find("prefix");
+    w->base_uri_ = "s3://" + uri.location +
+                   (prefix == uri.options.end() ? "" : "/" + prefix->second) + "/" + key_prefix;
+  } else {
+    w->base_uri_ = uri.scheme + "://" + uri.location + "/" + key_prefix;
+  }
+  return w;
+}
+
+Status Warehouse::Put(const std::string& key, std::string_view bytes) {
+  return store_->Put(key_prefix_ + "/" + key, bytes);
+}
+
+Result<std::string> Warehouse::LocalPath(const std::string& uri) {
+  if (uri.rfind(base_uri_ + "/", 0) != 0) {
+    return InvalidArgumentError("lake file " + uri + " is not in the warehouse " + base_uri_);
+  }
+  const std::string key = key_prefix_ + uri.substr(base_uri_.size());
+  if (!local_root_.empty()) return local_root_ + "/" + key;
+  // Fetched once: a lake file never changes after it is written.
+  const std::string path =
+      cache_dir_ + "/" + std::to_string(std::hash<std::string>{}(uri)) + "-" +
+      std::filesystem::path(uri).filename().string();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (std::filesystem::exists(path)) return path;
+  MINK_ASSIGN_OR_RETURN(std::string bytes, store_->Get(key));
+  std::filesystem::create_directories(cache_dir_);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) return UnavailableError("cannot write the lake cache file " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+  return path;
+}
+
+}  // namespace mink::lake

@@ -1,0 +1,44 @@
+#pragma once
+// Warehouse: where lake tables' files live: an object store (file://, s3://, mem://) under a key
+// prefix, and the URI Iceberg metadata names the same place by ("file:///abs/dir/lake",
+// "s3://bucket/lake"). DuckDB reads only local files, so a file of a store that is not a local
+// directory is fetched once into a cache directory (lake files never change).
+//
+// Thread-safe.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "object_store/object_store.h"
+
+namespace mink::lake {
+
+class Warehouse {
+ public:
+  // `storage_uri` as --storage-uri takes it; the warehouse is the part of that store under
+  // `key_prefix` ("lake"). Files fetched for reading go under `cache_dir`.
+  static Result<std::unique_ptr<Warehouse>> Open(const std::string& storage_uri,
+                                                 const std::string& key_prefix,
+                                                 std::string cache_dir);
+
+  // The URI of `key` (relative to the warehouse).
+  std::string Uri(const std::string& key) const { return base_uri_ + "/" + key; }
+  const std::string& base_uri() const { return base_uri_; }
+  Status Put(const std::string& key, std::string_view bytes);
+  // A local file that holds the object at `uri` (one of this warehouse's).
+  Result<std::string> LocalPath(const std::string& uri);
+
+ private:
+  Warehouse() = default;
+  std::shared_ptr<object_store::ObjectStore> store_;
+  std::string key_prefix_;
+  std::string base_uri_;
+  std::string local_root_;  // the store's directory when it is a file store, else ""
+  std::string cache_dir_;
+  std::mutex mutex_;
+};
+
+}  // namespace mink::lake
