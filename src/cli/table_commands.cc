@@ -1,4 +1,4 @@
-// mink table create | list | describe | alter | drop | offsets
+// mink table create | list | describe | alter | drop | offsets | lake-snapshot
 
 #include <unistd.h>
 
@@ -128,6 +128,42 @@ int Describe(const TableOptions& o) {
   auto description = client::ParseTableDescription(result);
   if (!description.ok()) return ReportError(kCommand, description.status());
   WriteStdout(client::FormatTableDescription(*description));
+  return kExitOk;
+}
+
+// The tiered table's lake snapshot: aligned lines on a terminal, one JSON object when piped.
+int LakeSnapshot(const TableOptions& o) {
+  const char* kCommand = "table lake-snapshot";
+  if (Status s = CheckTableName(o.table); !s.ok()) return ReportError(kCommand, s);
+  json result;
+  if (int code = Run(kCommand, o, "lake-snapshot", json{{"table", o.table}}, &result);
+      code != kExitOk) {
+    return code;
+  }
+  const bool as_json = o.format.empty() ? !IsTerminal(STDOUT_FILENO) : o.format == "json";
+  if (as_json) {
+    WriteStdout(client::DumpJson(result) + "\n");
+    return kExitOk;
+  }
+  const int64_t id = result.value("snapshot_id", int64_t{0});
+  std::vector<std::pair<std::string, std::string>> lines;
+  if (id == 0) {
+    lines.emplace_back("snapshot", "none yet (nothing tiered)");
+  } else {
+    lines.emplace_back("snapshot", std::to_string(id));
+    lines.emplace_back("time", client::FormatTimestamp(result.value("timestamp_ms", int64_t{0}), 3, true));
+    lines.emplace_back("sequence", std::to_string(result.value("sequence_number", int64_t{0})));
+    lines.emplace_back("metadata", result.value("metadata_location", std::string()));
+  }
+  for (const auto& b : result.value("buckets", json::array())) {
+    lines.emplace_back(b.value("bucket", std::string()),
+                       "tiered to offset " + std::to_string(b.value("offset", int64_t{0})));
+  }
+  size_t width = 0;
+  for (const auto& [k, v] : lines) width = std::max(width, k.size());
+  std::string out;
+  for (const auto& [k, v] : lines) out += k + std::string(width - k.size() + 2, ' ') + v + "\n";
+  WriteStdout(out);
   return kExitOk;
 }
 
@@ -337,6 +373,18 @@ void AddTableCommands(CLI::App* app, int* exit_code) {
     }
     *exit_code = Run("table drop", *r, "drop-table", json{{"table", r->table}}, nullptr);
   });
+
+  auto ls = std::make_shared<TableOptions>();
+  CLI::App* lake_snapshot = t->add_subcommand(
+      "lake-snapshot", "A tiered table's lake snapshot: its Iceberg snapshot id, time, and the "
+                       "offset each bucket was tiered to");
+  AddTableArgument(lake_snapshot, ls.get());
+  lake_snapshot
+      ->add_option("--format", ls->format,
+                   "text or json (one object); default: text on a terminal, json when piped")
+      ->check(CLI::IsMember({"text", "json"}));
+  AddBootstrapOption(lake_snapshot, &ls->client);
+  lake_snapshot->callback([ls, exit_code] { *exit_code = LakeSnapshot(*ls); });
 
   auto o = std::make_shared<TableOptions>();
   CLI::App* offsets =

@@ -133,10 +133,12 @@ Result<std::vector<table::BucketColumnStats>> Cluster::ColumnStats(const std::st
 }
 
 std::string EncodeTicket(const ScanTicket& t) {
-  json j = {{"table", t.table}, {"mode", t.snapshot ? "snapshot" : "log"}, {"bucket", t.bucket}};
+  json j = {{"table", t.table},
+            {"mode", t.lake ? "union" : t.snapshot ? "snapshot" : "log"},
+            {"bucket", t.bucket}};
   if (t.partition) j["partition"] = *t.partition;
-  if (t.end) j["end"] = *t.end;
-  if (t.compressed) j["compressed"] = true;
+  if (t.end && !t.lake) j["end"] = *t.end;
+  if (t.compressed && !t.lake) j["compressed"] = true;
   if (!t.columns.empty()) j["columns"] = t.columns;
   return j.dump();
 }

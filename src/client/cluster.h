@@ -84,6 +84,7 @@ struct ScanTicket {
   int32_t bucket = 0;
   std::optional<int64_t> end;  // log mode: stop before this offset
   bool compressed = false;     // log mode: batches may come compressed as stored
+  bool lake = false;           // a tiered table: the lake plus the log after it (union mode)
 };
 std::string EncodeTicket(const ScanTicket& ticket);
 

@@ -97,6 +97,12 @@ Result<TableDescription> FromJson(const json& j) {
   d.changelog_image = String(j, "changelog_image");
   d.log_ttl_ms = Int(j, "log_ttl_ms");
   d.auto_increment = String(j, "auto_increment");
+  if (auto lake = j.find("lake"); lake != j.end() && lake->is_object()) {
+    d.lake_format = String(*lake, "format");
+    d.lake_freshness_ms = Int(*lake, "freshness_ms").value_or(0);
+    d.lake_snapshot_id = Int(*lake, "snapshot_id").value_or(0);
+    d.lake_lag_ms = Int(*lake, "lag_ms").value_or(0);
+  }
   if (auto it = j.find("options"); it != j.end() && it->is_object()) {
     for (const auto& [k, v] : it->items()) {
       d.options.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
@@ -163,6 +169,15 @@ std::string FormatTableDescription(const TableDescription& d) {
   }
   if (d.log_ttl_ms) lines.emplace_back("log ttl", FormatDurationMs(*d.log_ttl_ms));
   if (!d.auto_increment.empty()) lines.emplace_back("auto increment", d.auto_increment);
+  if (!d.lake_format.empty()) {
+    std::string lake = d.lake_format + ", freshness " + FormatDurationMs(d.lake_freshness_ms);
+    lake += d.lake_snapshot_id == 0 ? ", nothing tiered yet"
+                                    : ", snapshot " + std::to_string(d.lake_snapshot_id);
+    lake += d.lake_lag_ms == 0 ? ", up to date"
+            : d.lake_lag_ms < 0 ? ""
+                                : ", " + FormatDurationMs(d.lake_lag_ms) + " behind";
+    lines.emplace_back("lake", lake);
+  }
   for (const auto& [k, v] : d.options) lines.emplace_back("option " + k, v);
   std::vector<std::string> partitions;
   for (const auto& [name, id] : d.partitions) {

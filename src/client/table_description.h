@@ -33,6 +33,12 @@ struct TableDescription {
   std::string changelog_image;
   std::optional<int64_t> log_ttl_ms;
   std::string auto_increment;  // the column the table fills for each new key ("" = none)
+  // Tiering into the lake: its format ("" when not tiered), freshness, last snapshot and lag
+  // (0: the lake has every row; -1: nothing tiered yet though rows wait).
+  std::string lake_format;
+  int64_t lake_freshness_ms = 0;
+  int64_t lake_snapshot_id = 0;
+  int64_t lake_lag_ms = 0;
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::pair<std::string, int64_t>> partitions;  // name, id
   std::vector<std::pair<std::string, int64_t>> owners;  // bucket label, node (0: moving)

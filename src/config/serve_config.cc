@@ -137,6 +137,15 @@ const std::vector<Setting>& Settings() {
         "socket.request.max.bytes)",
         "100MiB"},
        Bytes(&ServeConfig::kafka_max_request_bytes)},
+      {{"lake.catalog",
+        "The lake's Iceberg catalog: builtin (in the metadata database, served over the node's "
+        "Flight API)",
+        "builtin"},
+       Text(&ServeConfig::lake_catalog)},
+      {{"lake.warehouse",
+        "Object store of the lake's files, as --storage-uri takes it (tables under lake/)",
+        "the storage URI's store"},
+       Text(&ServeConfig::lake_warehouse)},
   };
   return settings;
 }

@@ -42,6 +42,10 @@ struct ServeConfig {
   bool kafka_auto_create_topics = true;            // Kafka's auto.create.topics.enable
   uint64_t kafka_max_message_bytes = 1'048'588;    // Kafka's message.max.bytes
   uint64_t kafka_max_request_bytes = 104'857'600;  // Kafka's socket.request.max.bytes
+  // The lake (docs/lake.md): its catalog and the object store of its warehouse ("": the
+  // storage URI's store, under lake/).
+  std::string lake_catalog = "builtin";
+  std::string lake_warehouse;
 };
 
 // One setting: its TOML key ("wal.flush-interval"), from which the flag and the environment

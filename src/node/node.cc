@@ -1,5 +1,7 @@
 #include "node/node.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "base/log.h"
@@ -135,6 +137,16 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
       node->meta_.get(), cluster::NodeProcess{config.node_id, node->identity_.node_epoch},
       config.session_timeout);
   node->coordinator_->Start();
+  // The lake: tiering runs on the coordinator (a node alone is its own).
+  lake::LakeOptions lake;
+  lake.catalog = config.lake_catalog;
+  lake.warehouse_uri = config.lake_warehouse.empty() ? config.storage_uri : config.lake_warehouse;
+  lake.work_dir = (std::filesystem::temp_directory_path() /
+                   ("mink-lake-n" + std::to_string(config.node_id) + "-" +
+                    std::to_string(::getpid())))
+                      .string();
+  lake.tiers = [coordinator = node->coordinator_.get()] { return coordinator->is_coordinator(); };
+  MINK_ASSIGN_OR_RETURN(node->lake_, lake::Lake::Start(lake, node->meta_.get(), node->tables_.get()));
   if (cluster) {
     // Garbage collection and the orphan sweep run once, on the coordinator.
     node->storage_->SetGarbageCollectionGate(
@@ -170,6 +182,7 @@ void Node::Stop() {
     follower_->Stop();
   }
   if (heartbeater_) heartbeater_->Stop();
+  if (lake_) lake_->Stop();
   if (coordinator_) coordinator_->Stop();
   if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));
   if (kafka_) kafka_->Stop();

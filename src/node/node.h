@@ -19,6 +19,7 @@
 #include "kafka/server/broker.h"
 #include "kafka/server/group_coordinator.h"
 #include "kafka/server/kafka_server.h"
+#include "lake/lake.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
 #include "table/table_store.h"
@@ -54,6 +55,7 @@ class Node {
   std::unique_ptr<table::CoordinatedAssignment> assignment_;  // a cluster's; null alone
   std::unique_ptr<FlightForwarder> forwarder_;           // a cluster's; null alone
   std::unique_ptr<table::TableStore> tables_;
+  std::unique_ptr<lake::Lake> lake_;  // after tables_: it reads and tiers them
   std::unique_ptr<cluster::Membership> membership_;
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;

@@ -84,6 +84,7 @@ struct ScanBindData : public duckdb::TableFunctionData {
   std::string lookup;   // for EXPLAIN: the keys a lookup reads instead, when it does
 
   bool snapshot() const { return meta->description.has_primary_key(); }
+  bool tiered() const { return !meta->description.lake_format.empty(); }
   duckdb::unique_ptr<duckdb::FunctionData> Copy() const override;
   bool Equals(const duckdb::FunctionData& other) const override;
 };

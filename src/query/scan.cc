@@ -148,7 +148,7 @@ arrow::RecordBatchPtr ReadBatch(const ScanBindData& bind, ScanGlobalState& g, Sc
   if (s.reader == nullptr) {
     client::ScanTicket ticket{g.table,           g.snapshot,      g.request_columns,
                       endpoint.partition, endpoint.bucket, endpoint.end,
-                      !g.snapshot && bind.compressed};
+                      !g.snapshot && bind.compressed, bind.tiered()};
     auto client = ValueOrThrow(bind.cluster->ClientFor(endpoint.location), "reading " + where);
     s.reader = ValueOrThrow(client->DoGet(client::EncodeTicket(ticket)), "reading " + where);
   }
@@ -291,7 +291,10 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitGlobal(
   g->max_threads = std::max<idx_t>(1, duckdb::TaskScheduler::GetScheduler(context).NumberOfThreads());
   if (g->slots.empty()) g->max_threads = 1;
   g->report.table = "mink." + g->table;
-  g->report.mode = lookup_keys != nullptr ? "lookup" : g->snapshot ? "snapshot" : "log";
+  g->report.mode = lookup_keys != nullptr ? "lookup"
+                   : bind.tiered()        ? "union"
+                   : g->snapshot          ? "snapshot"
+                                          : "log";
   g->report.columns = g->request_columns;
   g->report.buckets_total = static_cast<int64_t>(bind.endpoints.size());
   g->report.buckets_read = lookup_keys != nullptr ? 0 : static_cast<int64_t>(g->slots.size());
@@ -349,7 +352,9 @@ duckdb::InsertionOrderPreservingMap<std::string> ToString(
     result["Keys"] = bind.lookup;
     return result;
   }
-  result["Read"] = bind.snapshot() ? "KV snapshot (primary-key table)" : "log";
+  result["Read"] = bind.tiered()     ? "lake + log (tiered table)"
+                   : bind.snapshot() ? "KV snapshot (primary-key table)"
+                                     : "log";
   result["Buckets"] = bind.pruning.empty() ? std::to_string(bind.endpoints.size()) + " (all)"
                                           : bind.pruning;
   return result;
@@ -465,7 +470,8 @@ duckdb::unique_ptr<ScanBindData> MakeScanBindData(
   bind->compressed = !context.TryGetCurrentSetting(kCompressedScanSetting, compressed) ||
                      compressed.IsNull() || compressed.GetValue<bool>();
   duckdb::Value use_stats;
-  bool with_stats = !meta->description.has_primary_key() &&
+  // A tiered table's rows are partly in the lake, which the log's statistics do not cover.
+  bool with_stats = !meta->description.has_primary_key() && meta->description.lake_format.empty() &&
                     (!context.TryGetCurrentSetting(kColumnStatisticsSetting, use_stats) ||
                     use_stats.IsNull() || use_stats.GetValue<bool>());
   // Statistics are an optimisation: a node that cannot give them leaves the scan without them.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mink::table {
@@ -60,6 +61,15 @@ struct LookupRequest {
   // Sent on by the node that received it: keys of buckets this node does not serve are
   // refused as Unavailable, not sent on again.
   bool forwarded = false;
+};
+
+// A tiered table's current lake snapshot (mink table lake-snapshot).
+struct LakeSnapshotInfo {
+  int64_t snapshot_id = 0;  // 0: nothing tiered yet
+  int64_t timestamp_ms = 0;
+  int64_t sequence_number = 0;
+  std::string metadata_location;
+  std::vector<std::pair<std::string, int64_t>> buckets;  // bucket label -> tiered below
 };
 
 struct BucketOffsets {

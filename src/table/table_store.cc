@@ -268,6 +268,29 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
   return result;
 }
 
+Result<LakeSnapshotInfo> TableStore::LakeSnapshot(const std::string& name) const {
+  MINK_ASSIGN_OR_RETURN(auto table, catalog_.Find(name));
+  if (!table->d.lake_enabled) {
+    return FailedPreconditionError("table " + name + " is not tiered (mink table create ... --lake iceberg)");
+  }
+  LakeSnapshotInfo info;
+  std::map<uint64_t, int64_t> offsets;
+  meta_->Read([&](const metadata::State& s) {
+    auto lake = s.lake_tables().find(table->id);
+    if (lake == s.lake_tables().end()) return;
+    info.snapshot_id = lake->second.snapshot_id;
+    info.sequence_number = lake->second.sequence_number;
+    info.metadata_location = lake->second.metadata_location;
+    if (!lake->second.snapshots.empty()) info.timestamp_ms = lake->second.snapshots.back().timestamp_ms;
+    offsets = lake->second.offsets;
+  });
+  for (const auto& b : catalog_.AllBuckets(*table)) {
+    auto o = offsets.find(b.stream_id);
+    info.buckets.emplace_back(b.label, o == offsets.end() ? 0 : o->second);
+  }
+  return info;
+}
+
 Result<arrow::SchemaPtr> TableStore::TableSchema(const std::string& name) const {
   MINK_ASSIGN_OR_RETURN(auto table, catalog_.Find(name));
   return table->schema;

@@ -196,6 +196,8 @@ class TableStore {
                          const std::function<Status(Row, ChangeType, int64_t)>& visit) {
     return table::VisitBucketRows(storage_, table, stream, from, end, visit);
   }
+  // The table's current lake snapshot; FailedPrecondition for a table that is not tiered.
+  Result<LakeSnapshotInfo> LakeSnapshot(const std::string& name) const;
   // The lake union reads read (null: none).
   void SetLake(LakeSource* lake) { reader_.SetLake(lake); }
 

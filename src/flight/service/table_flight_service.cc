@@ -1,5 +1,6 @@
 #include "flight/service/table_flight_service.h"
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "arrow_format/ipc.h"
@@ -91,6 +92,10 @@ json Describe(const table::TableInfo& info) {
           {"changelog_image", d.changelog_image == table::ChangelogImage::kWal ? "wal" : "full"},
           {"log_ttl_ms", d.log_ttl_ms},
           {"auto_increment", d.auto_increment_column},
+          {"lake", d.lake_enabled ? json{{"format", "iceberg"},
+                                         {"freshness_ms", d.lake_freshness_ms},
+                                         {"auto_compaction", d.lake_auto_compaction}}
+                                  : json(nullptr)},
           {"options", d.options},
           {"partitions", partitions},
           {"schema_id", d.schema.schema_id}};
@@ -460,6 +465,20 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
     json owners = json::array();
     for (const auto& o : offsets) owners.push_back({{"bucket", o.bucket}, {"owner", o.owner}});
     out["owners"] = owners;
+    if (info.descriptor.lake_enabled) {
+      // How far the lake lags: nothing when every bucket is tiered to its end, else the time
+      // since the last lake snapshot (or since ever).
+      MINK_ASSIGN_OR_RETURN(table::LakeSnapshotInfo lake, tables_->LakeSnapshot(name));
+      bool behind = false;
+      for (const auto& o : offsets) {
+        for (const auto& [label, tiered] : lake.buckets) behind |= label == o.bucket && o.end > tiered;
+      }
+      const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      out["lake"]["snapshot_id"] = lake.snapshot_id;
+      out["lake"]["lag_ms"] = !behind ? 0 : lake.timestamp_ms == 0 ? -1 : now - lake.timestamp_ms;
+    }
   } else if (action.type == "offsets") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
     std::optional<int64_t> at;
@@ -476,6 +495,18 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
       buckets.push_back(b);
     }
     out = {{"buckets", buckets}};
+  } else if (action.type == "lake-snapshot") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
+    MINK_ASSIGN_OR_RETURN(table::LakeSnapshotInfo lake, tables_->LakeSnapshot(name));
+    json buckets = json::array();
+    for (const auto& [label, offset] : lake.buckets) {
+      buckets.push_back({{"bucket", label}, {"offset", offset}});
+    }
+    out = {{"snapshot_id", lake.snapshot_id},
+           {"timestamp_ms", lake.timestamp_ms},
+           {"sequence_number", lake.sequence_number},
+           {"metadata_location", lake.metadata_location},
+           {"buckets", buckets}};
   } else if (action.type == "column-stats") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
     MINK_ASSIGN_OR_RETURN(auto stats, tables_->ColumnStats(name));
@@ -537,6 +568,8 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
       {"describe-table", "{\"table\"}: columns, keys, partitioning, buckets and options"},
       {"offsets", "{\"table\", \"at\"}: start and end offset of every bucket; with at (epoch ms) "
                   "the first offset committed at or after it"},
+      {"lake-snapshot", "{\"table\"}: a tiered table's lake snapshot: id, time, sequence number, "
+                        "metadata file, and each bucket's tiered offset"},
       {"column-stats", "{\"table\"}: per bucket of a log table, min/max and null count of its "
                        "integer-valued columns over the log below \"end\""},
       {"init-writer", "{}: a writer id for idempotent writes"},

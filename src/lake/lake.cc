@@ -1,0 +1,44 @@
+#include "lake/lake.h"
+
+#include <filesystem>
+
+namespace mink::lake {
+
+Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::MetadataLog* meta,
+                                          table::TableStore* tables) {
+  if (options.catalog != "builtin") {
+    return InvalidArgumentError("lake.catalog '" + options.catalog +
+                                "' is not served yet; the built-in catalog is (builtin)");
+  }
+  std::unique_ptr<Lake> lake(new Lake());
+  lake->tables_ = tables;
+  lake->work_dir_ = options.work_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(options.work_dir, ec);
+  if (ec) return UnavailableError("lake work directory " + options.work_dir + ": " + ec.message());
+  sql::DatabaseOptions db;
+  db.threads = 2;
+  MINK_ASSIGN_OR_RETURN(lake->db_, sql::Database::Open(db));
+  MINK_ASSIGN_OR_RETURN(lake->warehouse_,
+                        Warehouse::Open(options.warehouse_uri, "lake", options.work_dir + "/cache"));
+  lake->tiering_ = std::make_unique<Tiering>(meta, tables, lake->warehouse_.get(), lake->db_.get(),
+                                             options.work_dir + "/tiering");
+  lake->reader_ = std::make_unique<LakeReader>(meta, lake->warehouse_.get(), lake->db_.get());
+  tables->SetLake(lake->reader_.get());
+  lake->worker_ = std::make_unique<TieringWorker>(lake->tiering_.get(), options.tiers);
+  lake->worker_->Start();
+  return lake;
+}
+
+void Lake::Stop() {
+  if (worker_) worker_->Stop();
+  if (tables_) tables_->SetLake(nullptr);
+  tables_ = nullptr;
+  if (!work_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(work_dir_, ec);
+    work_dir_.clear();
+  }
+}
+
+}  // namespace mink::lake

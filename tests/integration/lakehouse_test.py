@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""The quick start's Lakehouse section, verbatim, on the embedded default (SQLite and a file://
+store, as `make run` starts) and on PostgreSQL and the S3 server; then what readers that Mink
+did not write see of the lake.
+
+    mink table create shop.bills -C "id BIGINT NOT NULL" -C "region STRING" \\
+        -C "amount DECIMAL(10,2)" --primary-key id --lake iceberg --lake-freshness 5s
+    mink write shop.bills   (two rows of id 1: 10.50, then 11.00)
+    mink table lake-snapshot shop.bills
+    mink read shop.bills --mode union
+    mink-query exec -e "SELECT id, region, amount FROM mink.shop.bills"
+
+Checks: the tiering worker commits a snapshot within the freshness; lake-snapshot names it and
+bucket b0 tiered to offset 3 (+I, -U, +U); the union read and the query return one row, amount
+11.00. On the embedded default the warehouse is a directory, so the files are checked too:
+v<N>.metadata.json names the snapshot with its mink-offsets summary, python3-avro reads the
+manifest list and the manifests with the metadata Iceberg requires (format-version, content,
+partition-spec, field ids), and DuckDB's parquet_schema shows the data files' field ids.
+
+Usage: lakehouse_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import minktest  # noqa: E402
+
+QUERY = None
+ROW = {"id": 1, "region": "us", "amount": 11.0}
+
+
+def seed_section(checks, node, where):
+    node.mink("db", "create", "shop")
+    r = node.mink("table", "create", "shop.bills", "-C", "id BIGINT NOT NULL", "-C", "region STRING",
+                  "-C", "amount DECIMAL(10,2)", "--primary-key", "id", "--lake", "iceberg",
+                  "--lake-freshness", "5s")
+    checks.expect(f"{where}: mink table create ... --lake iceberg --lake-freshness 5s", "", r.stdout)
+    r = node.mink("write", "shop.bills",
+                  input='{"id": 1, "region": "us", "amount": "10.50"}\n'
+                        '{"id": 1, "region": "us", "amount": "11.00"}\n')
+    checks.expect(f"{where}: mink write shop.bills", ("", ""), (r.stdout, r.stderr))
+
+    def snapshot():
+        r = node.mink("table", "lake-snapshot", "shop.bills", "--format", "json")
+        return json.loads(r.stdout)
+    started = time.monotonic()
+    tiered = minktest.wait_until(15, lambda: snapshot()["snapshot_id"] != 0, interval=0.2)
+    checks.ok(f"{where}: a lake snapshot within the freshness (5 s)", tiered and
+              time.monotonic() - started < 6, f"{time.monotonic() - started:.1f} s")
+    lake = snapshot()
+    checks.expect(f"{where}: lake-snapshot: bucket b0 tiered to offset 3 (+I, -U, +U)",
+                  [{"bucket": "b0", "offset": 3}], lake["buckets"])
+    text = node.mink("table", "lake-snapshot", "shop.bills", "--format", "text").stdout.splitlines()
+    checks.expect(f"{where}: lake-snapshot names the snapshot id and the bucket's offset",
+                  (["snapshot", str(lake["snapshot_id"])], ["b0", "tiered", "to", "offset", "3"]),
+                  (text[0].split(), text[-1].split()))
+    r = node.mink("read", "shop.bills", "--mode", "union")
+    checks.expect(f"{where}: mink read shop.bills --mode union", [ROW],
+                  [json.loads(line) for line in r.stdout.splitlines()])
+    q = subprocess.run([QUERY, "exec", "-e", "SELECT id, region, amount FROM mink.shop.bills"],
+                       env=dict(os.environ, MINK_BOOTSTRAP=node.flight), capture_output=True,
+                       text=True, timeout=120)
+    checks.expect(f"{where}: mink-query exec -e \"SELECT id, region, amount FROM mink.shop.bills\"",
+                  [ROW], [json.loads(line) for line in q.stdout.splitlines()] if q.returncode == 0
+                  else q.stderr.strip())
+    return lake
+
+
+def outside_readers(checks, node, lake):
+    """The files of the lake, read by tools Mink did not write."""
+    metadata_file = urllib.parse.urlsplit(lake["metadata_location"]).path
+    with open(metadata_file) as f:
+        metadata = json.load(f)
+    with open(os.path.join(os.path.dirname(metadata_file), "version-hint.text")) as f:
+        checks.expect("version-hint.text names the current metadata file",
+                      os.path.basename(metadata_file), f"v{f.read().strip()}.metadata.json")
+    checks.expect("the metadata's current snapshot is lake-snapshot's", lake["snapshot_id"],
+                  metadata["current-snapshot-id"])
+    snap = [s for s in metadata["snapshots"] if s["snapshot-id"] == lake["snapshot_id"]][0]
+    checks.expect("the snapshot's summary records each bucket's tiered offset", {"b0": 3},
+                  json.loads(snap["summary"]["mink-offsets"]))
+    checks.expect("the schema has the columns with field ids and the key as identifier",
+                  ([(1, "id", "long"), (2, "region", "string"), (3, "amount", "decimal(10, 2)")], [1]),
+                  ([(f["id"], f["name"], f["type"]) for f in metadata["schemas"][0]["fields"]],
+                   metadata["schemas"][0]["identifier-field-ids"]))
+    script = r"""
+import json, sys, avro.datafile, avro.io
+def read(path):
+    with open(path, 'rb') as f:
+        r = avro.datafile.DataFileReader(f, avro.io.DatumReader())
+        meta = {k: v.decode() for k, v in r.meta.items() if k != 'avro.schema'}
+        return meta, list(r)
+out = {}
+meta, manifests = read(sys.argv[1])
+out['list'] = meta
+out['manifests'] = []
+for m in manifests:
+    mmeta, entries = read(m['manifest_path'].replace('file://', '', 1))
+    out['manifests'].append({'content': m['content'], 'seq': m['sequence_number'],
+                             'meta': {k: mmeta[k] for k in ('format-version', 'content', 'partition-spec-id')},
+                             'spec': json.loads(mmeta['partition-spec']),
+                             'files': [{'content': e['data_file']['content'],
+                                        'format': e['data_file']['file_format'],
+                                        'records': e['data_file']['record_count'],
+                                        'partition': e['data_file']['partition'],
+                                        'equality_ids': e['data_file']['equality_ids'],
+                                        'path': e['data_file']['file_path']} for e in entries]})
+print(json.dumps(out))
+"""
+    r = subprocess.run(["/usr/bin/python3", "-c", script, snap["manifest-list"].replace("file://", "", 1)],
+                       capture_output=True, text=True, timeout=60)
+    checks.ok("python3-avro reads the manifest list and the manifests", r.returncode == 0, r.stderr)
+    if r.returncode != 0:
+        return
+    avro = json.loads(r.stdout)
+    checks.expect("the manifest list's metadata", {"format-version": "2", "sequence-number": "1",
+                                                   "snapshot-id": str(lake["snapshot_id"]),
+                                                   "parent-snapshot-id": "null", "avro.codec": "null"},
+                  avro["list"])
+    by_content = {m["content"]: m for m in avro["manifests"]}
+    checks.expect("a data manifest and a delete manifest, both of sequence number 1", [(0, 1), (1, 1)],
+                  sorted((m["content"], m["seq"]) for m in avro["manifests"]))
+    checks.expect("the partition spec: bucket[1] of id",
+                  [{"source-id": 1, "field-id": 1000, "name": "id_bucket", "transform": "bucket[1]"}],
+                  by_content[0]["spec"])
+    data = by_content[0]["files"][0]
+    deletes = by_content[1]["files"][0]
+    checks.expect("the data file: one Parquet row in bucket 0",
+                  (0, "PARQUET", 1, {"id_bucket": 0}, None), (data["content"], data["format"],
+                  data["records"], data["partition"], data["equality_ids"]))
+    checks.expect("the equality delete file: the key, by field id 1",
+                  (2, 1, [1]), (deletes["content"], deletes["records"], deletes["equality_ids"]))
+    q = subprocess.run([QUERY, "exec", "-e",
+                        "SELECT name, field_id FROM parquet_schema('" + data["path"][len("file://"):] +
+                        "') WHERE field_id IS NOT NULL ORDER BY field_id"],
+                       capture_output=True, text=True, timeout=60)
+    checks.expect("DuckDB's parquet_schema shows the field ids of the data file",
+                  [{"name": "id", "field_id": 1}, {"name": "region", "field_id": 2},
+                   {"name": "amount", "field_id": 3}],
+                  [json.loads(line) for line in q.stdout.splitlines()] if q.returncode == 0
+                  else q.stderr.strip())
+
+
+def main():
+    minktest.hard_deadline(200)
+    global QUERY
+    mink_bin = sys.argv[1]
+    QUERY = os.path.abspath(sys.argv[2])
+    minktest.require_modules("avro")
+    checks = minktest.Checks()
+    embedded = minktest.MinkNode(mink_bin, "lake-embedded")
+    nodes = [embedded]
+    try:
+        embedded.start()
+        lake = seed_section(checks, embedded, "embedded default")
+        outside_readers(checks, embedded, lake)
+        rc = embedded.stop()
+        checks.expect("the embedded node stops cleanly", 0, rc)
+
+        meta_url, storage = minktest.cluster_stores()
+        shared = minktest.MinkNode(mink_bin, "lake-pg-s3", meta_url=meta_url, storage_uri=storage)
+        nodes.append(shared)
+        shared.start()
+        seed_section(checks, shared, "PostgreSQL and S3")
+        # The lake outlives the node: a restart reads the same union.
+        shared.stop()
+        shared.restart()
+        r = shared.mink("read", "shop.bills", "--mode", "union")
+        checks.expect("PostgreSQL and S3, after a restart: the union read", [ROW],
+                      [json.loads(line) for line in r.stdout.splitlines()])
+    except Exception as e:  # noqa: BLE001
+        import traceback
+        traceback.print_exc()
+        checks.fail(f"lakehouse: {type(e).__name__}: {e}")
+    finally:
+        try:
+            checks.finish(nodes[-1])
+        finally:
+            for n in nodes:
+                n.cleanup()
+
+
+if __name__ == "__main__":
+    main()
