@@ -41,6 +41,7 @@ class Node {
   storage::StreamStore* storage() { return storage_.get(); }
   metadata::MetadataLog* meta() { return meta_.get(); }
   table::TableStore* tables() { return tables_.get(); }
+  lake::Lake* lake() { return lake_.get(); }
   // The Flight port actually bound (useful with --listen host:0).
   int flight_port() const { return flight_ ? flight_->port() : 0; }
   int kafka_port() const { return kafka_ ? kafka_->port() : 0; }

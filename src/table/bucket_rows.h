@@ -19,4 +19,11 @@ Status VisitBucketRows(storage::StreamStore* storage, const ResolvedTable& table
                        int64_t from, int64_t end,
                        const std::function<Status(Row row, ChangeType type, int64_t offset)>& visit);
 
+// The same rows as record batches of the table's columns `columns` (indexes of the current
+// schema, in that order), for readers that need no row-by-row look: whole stored batches are
+// decoded once, only the first and last ones cut.
+Status VisitBucketBatches(storage::StreamStore* storage, const ResolvedTable& table, uint64_t stream,
+                          int64_t from, int64_t end, const std::vector<int>& columns,
+                          const std::function<Status(const arrow::RecordBatchPtr&)>& visit);
+
 }  // namespace mink::table

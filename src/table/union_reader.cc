@@ -13,6 +13,12 @@ namespace {
 
 constexpr size_t kBatchRows = 8192;
 
+std::vector<LogicalType> ProjectedTypes(const ResolvedTable& table, const std::vector<int>& columns) {
+  std::vector<LogicalType> types;
+  for (int c : columns) types.push_back(table.types[static_cast<size_t>(c)]);
+  return types;
+}
+
 }  // namespace
 
 Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
@@ -48,23 +54,50 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
     }
     return true;
   };
+  // Sends pending rows that are already projected (the last, cut batch of a log table).
+  auto flush_projected = [&](bool) -> Result<bool> {
+    std::vector<const Row*> rows;
+    for (const auto& r : pending) rows.push_back(&r);
+    MINK_ASSIGN_OR_RETURN(auto out, RowsToBatch(rows, schema, ProjectedTypes(table, columns)));
+    pending.clear();
+    remaining = 0;
+    sink(out);
+    return false;
+  };
   for (const auto& target : targets) {
     MINK_ASSIGN_OR_RETURN(LakeSource::BucketRows lake_rows, lake->ReadBucket(table, target.stream_id));
     if (!table.d.has_primary_key()) {
+      // A log table: the lake's batches, then the log's, projected, never taken apart.
+      auto send = [&](const arrow::RecordBatchPtr& batch) -> Result<bool> {
+        MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(columns));
+        if (projected->num_rows() > remaining) {
+          for (auto& row : BatchToRows(*projected, ProjectedTypes(table, columns))) {
+            if (static_cast<int64_t>(pending.size()) >= remaining) break;
+            pending.push_back(std::move(row));
+          }
+          MINK_ASSIGN_OR_RETURN(bool more, flush_projected(true));
+          (void)more;
+          return false;
+        }
+        MINK_ASSIGN_OR_RETURN(auto out, arrow::RecordBatch::Make(schema, projected->num_rows(),
+                                                                 projected->columns()));
+        remaining -= out->num_rows();
+        return sink(out) && remaining > 0;
+      };
       for (const auto& batch : lake_rows.rows) {
-        for (auto& row : BatchToRows(*batch, table.types)) pending.push_back(std::move(row));
-        MINK_ASSIGN_OR_RETURN(bool more, flush(false));
+        MINK_ASSIGN_OR_RETURN(bool more, send(batch));
         if (!more) return Status::Ok();
       }
+      std::vector<int> all(table.types.size());
+      for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
       bool more = true;
-      Status s = VisitBucketRows(storage_, table, target.stream_id, lake_rows.tiered_offset, INT64_MAX,
-                          [&](Row row, ChangeType, int64_t) -> Status {
-                            if (!more) return Status::Ok();
-                            pending.push_back(std::move(row));
-                            MINK_ASSIGN_OR_RETURN(more, flush(false));
-                            return Status::Ok();
-                          });
-      MINK_RETURN_IF_ERROR(s);
+      MINK_RETURN_IF_ERROR(VisitBucketBatches(storage_, table, target.stream_id,
+                                              lake_rows.tiered_offset, INT64_MAX, all,
+                                              [&](const arrow::RecordBatchPtr& batch) -> Status {
+                                                if (!more) return Status::Ok();
+                                                MINK_ASSIGN_OR_RETURN(more, send(batch));
+                                                return Status::Ok();
+                                              }));
       if (!more) return Status::Ok();
       continue;
     }
