@@ -60,7 +60,6 @@ import minktest  # noqa: E402
 import pg_proxy  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NODE_MODULES = os.path.join(HERE, "..", "node", "node_modules")
 SESSION_TIMEOUT_S = 3
 BUCKETS = 6
 NUMBERS = "fence.numbers"   # log table, bucket key n: the numbered sequence
@@ -73,14 +72,6 @@ T0 = time.monotonic()
 
 def log(msg):
     print(f"[{time.monotonic() - T0:6.1f}s] {msg}", flush=True)
-
-
-def require_node_modules():
-    minktest.require_tool("node", "node", "--version")
-    missing = [m for m in ("@grpc/grpc-js", "@grpc/proto-loader", "apache-arrow")
-               if not os.path.isdir(os.path.join(NODE_MODULES, m))]
-    if missing:
-        minktest.unavailable(f"npm modules {missing} are not in {os.path.normpath(NODE_MODULES)}")
 
 
 def proxied_url(meta_url, port):
@@ -328,7 +319,7 @@ def validate_log(rows, cuts):
 
 def main():
     cluster_helpers.start_test(360, "path/to/mink")
-    require_node_modules()
+    minktest.require_node_modules("@grpc/grpc-js", "@grpc/proto-loader", "apache-arrow")
     if shutil.which("psql") is None:
         minktest.require_tool("psql", "psql", "--version")
     meta_url, storage = minktest.cluster_stores()

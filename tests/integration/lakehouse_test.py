@@ -15,7 +15,11 @@ bucket b0 tiered to offset 3 (+I, -U, +U); the union read and the query return o
 11.00. On the embedded default the warehouse is a directory, so the files are checked too:
 v<N>.metadata.json names the snapshot with its mink-offsets summary, python3-avro reads the
 manifest list and the manifests with the metadata Iceberg requires (format-version, content,
-partition-spec, field ids), and DuckDB's parquet_schema shows the data files' field ids.
+partition-spec, field ids), and DuckDB's parquet_schema shows the data files' field ids. Then a
+primary-key table over three buckets with updates and deletes across several snapshots and a log
+table: icebird (npm; tests/node/icebird_read.mjs serves the warehouse over HTTP with Range requests)
+reads the same rows as `mink read --mode union`, which equals the KV snapshot read (the primary-key
+table, also with a tail still in the log) and the log read (the log table).
 
 Usage: lakehouse_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
 """
@@ -31,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
 
 QUERY = None
+NODE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node")
 ROW = {"id": 1, "region": "us", "amount": 11.0}
 
 
@@ -146,12 +151,90 @@ print(json.dumps(out))
                   else q.stderr.strip())
 
 
+def tiered(node, table):
+    """True once the lake snapshot covers every bucket's log end."""
+    ends = {o["bucket"]: o["end"] for o in
+            map(json.loads, node.mink("table", "offsets", table, "--format", "json").stdout.splitlines())}
+    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
+    return {b["bucket"]: b["offset"] for b in lake["buckets"]} == ends
+
+
+def rows_of(text):
+    return sorted((json.loads(line) for line in text.splitlines()), key=lambda r: json.dumps(r, sort_keys=True))
+
+
+def icebird_rows(checks, node, table):
+    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
+    table_dir = os.path.dirname(os.path.dirname(urllib.parse.urlsplit(lake["metadata_location"]).path))
+    r = subprocess.run(["node", os.path.join(NODE_DIR, "icebird_read.mjs"), table_dir],
+                       capture_output=True, text=True, timeout=120)
+    checks.ok(f"icebird reads {table}", r.returncode == 0, r.stderr.strip()[-2000:])
+    return rows_of(r.stdout) if r.returncode == 0 else None
+
+
+def write_rounds(checks, node, table, rounds, freshness_s):
+    """Each round's writes (a list of (args, JSON lines)), then a wait for the lake to take them."""
+    for i, writes in enumerate(rounds):
+        for args, lines in writes:
+            node.mink("write", table, *args, input="".join(json.dumps(x) + "\n" for x in lines))
+        checks.ok(f"{table}: round {i + 1} tiered within the freshness",
+                  minktest.wait_until(freshness_s + 10, lambda: tiered(node, table), interval=0.2))
+
+
+def several_snapshots(checks, node):
+    """A primary-key table over three buckets with updates and deletes across several snapshots, and
+    a log table: what icebird reads of the lake, the union read and Mink's own reads agree."""
+    node.mink("table", "create", "shop.ledger", "-C", "id BIGINT NOT NULL", "-C", "qty INT",
+              "-C", "name STRING", "-C", "price DOUBLE", "-C", "paid BOOLEAN", "-C", "amount DECIMAL(12,3)",
+              "--primary-key", "id", "--bucket-count", "3", "--lake", "iceberg", "--lake-freshness", "1s")
+
+    def row(i, qty):
+        return {"id": i, "qty": qty, "name": f"item {i}", "price": i / 4, "paid": i % 3 == 0,
+                "amount": f"{i}.{qty % 1000:03d}"}
+    rounds = [
+        [([], [row(i, 1) for i in range(1, 201)])],
+        [([], [row(i, 2) for i in range(1, 51)]), (["--delete"], [{"id": i} for i in range(151, 201)])],
+        [([], [row(i, 3) for i in range(160, 171)]), (["--delete"], [{"id": i} for i in range(1, 11)]),
+         ([], [row(i, 4) for i in range(100, 121)])],
+    ]
+    write_rounds(checks, node, "shop.ledger", rounds, 1)
+    snapshot = rows_of(node.mink("read", "shop.ledger", "--mode", "snapshot").stdout)
+    checks.expect("shop.ledger: 200 - 50 + 11 - 10 rows in the KV snapshot", 151, len(snapshot))
+    checks.expect("shop.ledger, all in the lake: the union read equals the snapshot read", snapshot,
+                  rows_of(node.mink("read", "shop.ledger", "--mode", "union").stdout))
+    lake = json.loads(node.mink("table", "lake-snapshot", "shop.ledger", "--format", "json").stdout)
+    checks.ok("shop.ledger: three snapshots or more", lake["sequence_number"] >= 3, str(lake))
+    # icebird turns decimals into JS numbers (160.003 reads as 160.00300000000001): compare them
+    # rounded to the column's scale.
+    def as_numbers(rows):
+        return None if rows is None else [dict(r, amount=round(float(r["amount"]), 3)) for r in rows]
+    checks.expect("shop.ledger: icebird reads what the snapshot read has", as_numbers(snapshot),
+                  as_numbers(icebird_rows(checks, node, "shop.ledger")))
+    # A tail in the log only: the union read still equals the snapshot read.
+    node.mink("write", "shop.ledger", "--delete", input="".join(json.dumps({"id": i}) + "\n" for i in range(11, 21)))
+    node.mink("write", "shop.ledger", input="".join(json.dumps(row(i, 5)) + "\n" for i in range(190, 196)))
+    checks.expect("shop.ledger, with a tail in the log: the union read equals the snapshot read",
+                  rows_of(node.mink("read", "shop.ledger", "--mode", "snapshot").stdout),
+                  rows_of(node.mink("read", "shop.ledger", "--mode", "union").stdout))
+
+    node.mink("table", "create", "shop.events", "-C", "seq BIGINT", "-C", "kind STRING",
+              "--bucket-count", "2", "--lake", "iceberg", "--lake-freshness", "1s")
+    events = [{"seq": i, "kind": "click" if i % 2 else "view"} for i in range(300)]
+    write_rounds(checks, node, "shop.events", [[([], events[:120])], [([], events[120:])]], 1)
+    log = rows_of(node.mink("read", "shop.events").stdout)
+    checks.expect("shop.events: the log read has every row", rows_of("\n".join(map(json.dumps, events))), log)
+    checks.expect("shop.events: the union read equals the log read", log,
+                  rows_of(node.mink("read", "shop.events", "--mode", "union").stdout))
+    checks.expect("shop.events: icebird reads the log's rows", log, icebird_rows(checks, node, "shop.events"))
+
+
 def main():
     minktest.hard_deadline(200)
     global QUERY
     mink_bin = sys.argv[1]
     QUERY = os.path.abspath(sys.argv[2])
     minktest.require_modules("avro")
+    minktest.require_node_modules("icebird")
     checks = minktest.Checks()
     embedded = minktest.MinkNode(mink_bin, "lake-embedded")
     nodes = [embedded]
@@ -159,6 +242,7 @@ def main():
         embedded.start()
         lake = seed_section(checks, embedded, "embedded default")
         outside_readers(checks, embedded, lake)
+        several_snapshots(checks, embedded)
         rc = embedded.stop()
         checks.expect("the embedded node stops cleanly", 0, rc)
 

@@ -59,6 +59,15 @@ def require_tool(name, *cmd):
         unavailable(f"{name} is not available ({' '.join(cmd)})")
 
 
+def require_node_modules(*names):
+    """Node.js and the npm modules of tests/node (scripts/setup installs them), or fails/skips."""
+    require_tool("node", "node", "--version")
+    modules = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node", "node_modules")
+    missing = [m for m in names if not os.path.isdir(os.path.join(modules, m))]
+    if missing:
+        unavailable(f"npm modules {missing} are not in {os.path.normpath(modules)}")
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
