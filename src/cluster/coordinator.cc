@@ -26,9 +26,31 @@ Status Coordinator::CheckLease(metadata::LogStore* store, int64_t lease_epoch) c
   return Status::Ok();
 }
 
+bool Coordinator::Supersedes(const std::string& holder) const {
+  const std::string prefix = "node-" + std::to_string(self_.node_id) + "-e";
+  if (holder.rfind(prefix, 0) != 0) return false;
+  try {
+    return std::stoll(holder.substr(prefix.size())) < self_.node_epoch;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 Result<bool> Coordinator::Tick() {
-  auto lease = meta_->store()->TryAcquireLease(kCoordinatorLease, holder_,
-                                               meta_->clock()->NowMillis(), lease_ttl_.count());
+  auto* store = meta_->store();
+  auto lease = store->TryAcquireLease(kCoordinatorLease, holder_, meta_->clock()->NowMillis(),
+                                      lease_ttl_.count());
+  if (lease.ok() && lease->holder != holder_ && Supersedes(lease->holder)) {
+    // An earlier start of this node holds it: that process is gone (this start registered a
+    // newer epoch of the node), so the lease need not run out first.
+    const std::string previous = lease->holder;
+    lease = store->TakeOverLease(kCoordinatorLease, holder_, previous,
+                                 meta_->clock()->NowMillis(), lease_ttl_.count());
+    if (lease.ok() && lease->holder == holder_) {
+      MINK_LOG_INFO("cluster", "node {} took the coordinator lease over from {}, its earlier start",
+                    self_.node_id, previous);
+    }
+  }
   if (!lease.ok()) {
     // The database is out of reach: a coordinator that cannot renew stops acting as one.
     lease_epoch_ = 0;

@@ -2,7 +2,8 @@
 // Coordinator: at most one node at a time coordinates the cluster (assigns buckets to nodes,
 // runs garbage collection). It is the holder of the `coordinator` lease row, taken and renewed
 // every heartbeat by a conditional update (LogStore::TryAcquireLease) with the session timeout
-// as its time to live, so a dead coordinator is replaced once its lease expires. A node that
+// as its time to live, so a dead coordinator is replaced once its lease expires, or at once by
+// its own next start (a newer epoch of the same node id takes the lease over). A node that
 // takes the lease announces itself in the command log (coordinator.elect, with the lease's
 // epoch); every write of a coordinator goes through Append, which re-reads the lease row in the
 // insert's own transaction, and the state machine accepts coordinator commands only from the
@@ -59,6 +60,8 @@ class Coordinator {
 
  private:
   Status CheckLease(metadata::LogStore* store, int64_t lease_epoch) const;
+  // Whether `holder` is an earlier start (a lower node epoch) of this node.
+  bool Supersedes(const std::string& holder) const;
 
   metadata::MetadataLog* const meta_;
   const NodeProcess self_;

@@ -104,6 +104,12 @@ class LogStore {
   // the caller holds it iff lease.holder == holder.
   virtual Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
                                         int64_t now_ms, int64_t ttl_ms) = 0;
+  // As TryAcquireLease, and also takes the lease from `superseded` before it expires: a holder
+  // that `holder` replaces (an earlier start of the same node), so a restarted node need not
+  // wait out the lease of the process it replaces.
+  virtual Result<Lease> TakeOverLease(const std::string& name, const std::string& holder,
+                                      const std::string& superseded, int64_t now_ms,
+                                      int64_t ttl_ms) = 0;
   // Lease `name` as it is, or nothing if it was never taken. Inside WithAppendLock it reads in
   // that transaction, so an append can check that its writer still holds a lease.
   virtual Result<std::optional<Lease>> ReadLease(const std::string& name) = 0;
@@ -150,6 +156,11 @@ class ForwardingLogStore : public LogStore {
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder,
                                 int64_t now_ms, int64_t ttl_ms) override {
     return inner_->TryAcquireLease(name, holder, now_ms, ttl_ms);
+  }
+  Result<Lease> TakeOverLease(const std::string& name, const std::string& holder,
+                              const std::string& superseded, int64_t now_ms,
+                              int64_t ttl_ms) override {
+    return inner_->TakeOverLease(name, holder, superseded, now_ms, ttl_ms);
   }
   Result<std::optional<Lease>> ReadLease(const std::string& name) override {
     return inner_->ReadLease(name);

@@ -88,6 +88,24 @@ TEST_F(CoordinatorTest, ACoordinatorThatStopsRenewingIsReplacedAndCannotAppend) 
   EXPECT_TRUE(second.Append(AnyCommand()).ok());
 }
 
+TEST_F(CoordinatorTest, ARestartedNodeTakesItsEarlierStartsLeaseOverAtOnce) {
+  Coordinator killed(a_.get(), {1, 1}, 9000ms);
+  ASSERT_TRUE(*killed.Tick());
+  // Node 1 starts again (kill -9: no release) while its lease has 8 s left.
+  ASSERT_TRUE(a_->Append(metadata::Command(metadata::RegisterNode{1, 2})).ok());
+  clock_.Advance(1000);
+  Coordinator other(b_.get(), {2, 1}, 9000ms);
+  EXPECT_FALSE(*other.Tick()) << "another node waits for the lease to expire";
+  Coordinator restarted(a_.get(), {1, 2}, 9000ms);
+  EXPECT_TRUE(*restarted.Tick());
+  EXPECT_GT(restarted.lease_epoch(), killed.lease_epoch());
+  EXPECT_EQ(Elected(b_.get()).node_epoch, 2);
+  // The earlier start could not append had it survived, nor win the lease back.
+  EXPECT_EQ(killed.Append(AnyCommand()).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(*killed.Tick());
+  EXPECT_TRUE(restarted.Append(AnyCommand()).ok());
+}
+
 TEST_F(CoordinatorTest, ACoordinatorThatStopsHandsTheLeaseOnAtOnce) {
   auto first = std::make_unique<Coordinator>(a_.get(), NodeProcess{1, 1}, 9000ms);
   Coordinator second(b_.get(), {2, 1}, 9000ms);

@@ -505,19 +505,21 @@ Result<std::vector<Heartbeat>> PostgresLogStore::ListHeartbeats() {
   return out;
 }
 
-Result<Lease> PostgresLogStore::TryAcquireLease(const std::string& name, const std::string& holder,
-                                                int64_t now_ms, int64_t ttl_ms) {
+Result<Lease> PostgresLogStore::TakeOverLease(const std::string& name, const std::string& holder,
+                                              const std::string& superseded, int64_t now_ms,
+                                              int64_t ttl_ms) {
   Lease lease;
   Status s = InTransaction([&]() -> Status {
-    // Conditional upsert: create the lease, renew our own, or take one that has expired. The
-    // conflicting row stays locked to the end of the transaction even when it is not updated.
+    // Conditional upsert: create the lease, renew our own, take one that has expired or one
+    // that a superseded holder has ('' for none: no holder is spelled so). The conflicting row
+    // stays locked to the end of the transaction even when it is not updated.
     MINK_RETURN_IF_ERROR(
         Exec("INSERT INTO leases AS l (name, holder, epoch, expires_ms) VALUES ($1, $2, 1, $3)"
              " ON CONFLICT (name) DO UPDATE SET"
              " epoch = CASE WHEN l.holder = excluded.holder THEN l.epoch ELSE l.epoch + 1 END,"
              " holder = excluded.holder, expires_ms = excluded.expires_ms"
-             " WHERE l.holder = excluded.holder OR l.expires_ms < $4",
-             {name, holder, std::to_string(now_ms + ttl_ms), std::to_string(now_ms)},
+             " WHERE l.holder = excluded.holder OR l.expires_ms < $4 OR l.holder = $5",
+             {name, holder, std::to_string(now_ms + ttl_ms), std::to_string(now_ms), superseded},
              "acquire lease")
             .status());
     MINK_ASSIGN_OR_RETURN(Rows rows,

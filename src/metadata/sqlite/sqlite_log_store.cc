@@ -482,8 +482,9 @@ Result<std::vector<Heartbeat>> SqliteLogStore::ListHeartbeats() {
   return out;
 }
 
-Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std::string& holder,
-                                              int64_t now_ms, int64_t ttl_ms) {
+Result<Lease> SqliteLogStore::TakeOverLease(const std::string& name, const std::string& holder,
+                                            const std::string& superseded, int64_t now_ms,
+                                            int64_t ttl_ms) {
   Lease lease;
   Status s = InTransaction(
       [&]() -> Status {
@@ -495,15 +496,18 @@ Result<Lease> SqliteLogStore::TryAcquireLease(const std::string& name, const std
         ins.Bind(2, holder);
         ins.Bind(3, now_ms + ttl_ms);
         if (ins.Step() != SQLITE_DONE) return SqliteError(db_, "insert lease");
-        // Conditional update: renew our own lease, or take one that has expired.
+        // Conditional update: renew our own lease, take one that has expired or one that a
+        // superseded holder has (none is spelled '', which no holder is).
         Stmt upd(*statements_,
                  "UPDATE leases SET epoch = CASE WHEN holder = ?2 THEN epoch ELSE epoch + 1 END,"
-                 " holder = ?2, expires_ms = ?3 WHERE name = ?1 AND (holder = ?2 OR expires_ms < ?4)");
+                 " holder = ?2, expires_ms = ?3 WHERE name = ?1"
+                 " AND (holder = ?2 OR expires_ms < ?4 OR holder = ?5)");
         MINK_RETURN_IF_ERROR(upd.prepared());
         upd.Bind(1, name);
         upd.Bind(2, holder);
         upd.Bind(3, now_ms + ttl_ms);
         upd.Bind(4, now_ms);
+        upd.Bind(5, superseded);
         if (upd.Step() != SQLITE_DONE) return SqliteError(db_, "update lease");
         Stmt sel(*statements_, "SELECT name, holder, epoch, expires_ms FROM leases WHERE name = ?");
         MINK_RETURN_IF_ERROR(sel.prepared());

@@ -38,7 +38,12 @@ class SqliteLogStore final : public LogStore, public GroupOffsetStore {
   Status UpsertHeartbeat(const Heartbeat& heartbeat) override;
   Result<std::vector<Heartbeat>> ListHeartbeats() override;
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder, int64_t now_ms,
-                                int64_t ttl_ms) override;
+                                int64_t ttl_ms) override {
+    return TakeOverLease(name, holder, "", now_ms, ttl_ms);
+  }
+  Result<Lease> TakeOverLease(const std::string& name, const std::string& holder,
+                              const std::string& superseded, int64_t now_ms,
+                              int64_t ttl_ms) override;
   Result<std::optional<Lease>> ReadLease(const std::string& name) override;
   GroupOffsetStore* group_offsets() override { return this; }
   Status CommitGroupOffsets(const std::string& group,

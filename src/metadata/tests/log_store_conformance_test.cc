@@ -222,6 +222,18 @@ TEST_P(LogStoreConformance, LeaseIsExclusiveUntilItExpires) {
   EXPECT_EQ(taken->epoch, first_epoch + 1);
 }
 
+TEST_P(LogStoreConformance, ALeaseIsTakenOverFromTheHolderItSupersedes) {
+  ASSERT_TRUE(store_->TryAcquireLease("coordinator", "node-1-e1", 1000, 500).ok());
+  auto other = store_->TakeOverLease("coordinator", "node-2-e1", "node-3-e1", 1100, 500);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->holder, "node-1-e1");  // not the holder it names: still held
+  auto taken = store_->TakeOverLease("coordinator", "node-1-e2", "node-1-e1", 1200, 500);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_EQ(taken->holder, "node-1-e2");
+  EXPECT_EQ(taken->expires_ms, 1700);
+  EXPECT_EQ(taken->epoch, 2);
+}
+
 GroupOffset Off(std::string topic, int32_t partition, int64_t offset, std::string metadata = "",
                 int32_t epoch = -1) {
   return GroupOffset{std::move(topic),    partition,    offset, epoch,
