@@ -68,4 +68,15 @@ void FromJson(const json& j, LakeSnapshot* s);
 json ToJson(const CommitLakeSnapshot& c);
 void FromJson(const json& j, CommitLakeSnapshot* c);
 
+json ToJson(const CreateLakeNamespace& c);
+void FromJson(const json& j, CreateLakeNamespace* c);
+json ToJson(const DropLakeNamespace& c);
+void FromJson(const json& j, DropLakeNamespace* c);
+json ToJson(const UpdateLakeNamespace& c);
+void FromJson(const json& j, UpdateLakeNamespace* c);
+json ToJson(const CommitLakeCatalog& c);
+void FromJson(const json& j, CommitLakeCatalog* c);
+json ToJson(const RenameLakeTable& c);
+void FromJson(const json& j, RenameLakeTable* c);
+
 }  // namespace mink::metadata

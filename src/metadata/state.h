@@ -105,6 +105,27 @@ struct LakeTableState {
   std::map<uint64_t, int64_t> offsets;  // bucket stream -> tiered below this offset
 };
 
+// A namespace of the lake catalog: one created through the Iceberg REST API, or the properties
+// given there to a Mink database (every database is a namespace of the catalog).
+struct LakeNamespaceState {
+  std::map<std::string, std::string> properties;
+};
+
+// A table of the lake catalog that Mink does not tier: its current metadata file.
+struct LakeCatalogTableState {
+  std::string metadata_location;
+  std::string previous_location;  // "" for none
+};
+
+using LakeTableName = std::pair<NamespaceName, std::string>;
+
+// The outcome of a request with an Idempotency-Key, kept kIdempotencyLifetimeMs from time_ms.
+struct IdempotentRecord {
+  int32_t status = 0;
+  std::string body;
+  int64_t time_ms = 0;
+};
+
 struct KvSnapshotState {
   std::string key;
   int32_t bucket_id = 0;
@@ -135,6 +156,20 @@ class State {
   const std::map<uint64_t, KvSnapshotState>& kv_snapshots() const { return kv_snapshots_; }
   // Tiered tables' lakes, by table id.
   const std::map<int64_t, LakeTableState>& lake_tables() const { return lake_tables_; }
+  // The lake catalog's own namespaces and tables, and the outcomes kept for retries.
+  const std::map<NamespaceName, LakeNamespaceState>& lake_namespaces() const {
+    return lake_namespaces_;
+  }
+  const std::map<LakeTableName, LakeCatalogTableState>& lake_catalog_tables() const {
+    return lake_catalog_tables_;
+  }
+  const std::map<std::string, IdempotentRecord>& idempotent_outcomes() const {
+    return idempotent_outcomes_;
+  }
+  // Whether `name` is a namespace of the lake catalog: a Mink database or one of its own.
+  bool LakeNamespaceExists(const NamespaceName& name) const;
+  // The Mink table that `space`.`name` names in the lake catalog, or nullptr.
+  const TableState* MinkTableOf(const NamespaceName& space, const std::string& name) const;
 
   // Checks `command` against this state; the error explains the refusal. Fencing and
   // conflicts are Aborted, malformed commands InvalidArgument, missing things NotFound.
@@ -192,6 +227,19 @@ class State {
   void ApplyCommand(const AllocateAutoIncrement& c, int64_t time_ms);
   Status CheckCommand(const CommitLakeSnapshot& c) const;
   void ApplyCommand(const CommitLakeSnapshot& c, int64_t time_ms);
+  Status CheckCommand(const CreateLakeNamespace& c) const;
+  void ApplyCommand(const CreateLakeNamespace& c, int64_t time_ms);
+  Status CheckCommand(const DropLakeNamespace& c) const;
+  void ApplyCommand(const DropLakeNamespace& c, int64_t time_ms);
+  Status CheckCommand(const UpdateLakeNamespace& c) const;
+  void ApplyCommand(const UpdateLakeNamespace& c, int64_t time_ms);
+  Status CheckCommand(const CommitLakeCatalog& c) const;
+  void ApplyCommand(const CommitLakeCatalog& c, int64_t time_ms);
+  Status CheckCommand(const RenameLakeTable& c) const;
+  void ApplyCommand(const RenameLakeTable& c, int64_t time_ms);
+  // The lake catalog (state_lake_catalog.cc): a key not yet used; keeping an outcome.
+  Status CheckOutcome(const IdempotentOutcome& outcome) const;
+  void KeepOutcome(const IdempotentOutcome& outcome, int64_t time_ms);
   Status CheckCommand(const AllocateWriterId& c) const;
   void ApplyCommand(const AllocateWriterId& c, int64_t time_ms);
   Status CheckCommand(const CommitKvSnapshot& c) const;
@@ -222,6 +270,9 @@ class State {
   int64_t next_writer_id_ = 1;
   std::map<uint64_t, KvSnapshotState> kv_snapshots_;
   std::map<int64_t, LakeTableState> lake_tables_;
+  std::map<NamespaceName, LakeNamespaceState> lake_namespaces_;
+  std::map<LakeTableName, LakeCatalogTableState> lake_catalog_tables_;
+  std::map<std::string, IdempotentRecord> idempotent_outcomes_;
 };
 
 }  // namespace mink::metadata

@@ -95,6 +95,14 @@ std::string State::Serialize() const {
   for (const auto& [name, d] : databases_) databases.push_back({name, d.created_ms});
   out += ",\"databases\":";
   out += databases.dump();
+  json namespaces = json::array(), catalog_tables = json::array(), outcomes = json::array();
+  for (const auto& [name, ns] : lake_namespaces_) namespaces.push_back({name, ns.properties});
+  for (const auto& [name, t] : lake_catalog_tables_) {
+    catalog_tables.push_back({name.first, name.second, t.metadata_location, t.previous_location});
+  }
+  for (const auto& [key, o] : idempotent_outcomes_) outcomes.push_back({key, o.status, o.body, o.time_ms});
+  out += ",\"idempotent_outcomes\":";
+  out += outcomes.dump();
   out += ",\"kv_snapshots\":[";
   bool first = true;
   for (const auto& [id, k] : kv_snapshots_) {
@@ -121,7 +129,11 @@ std::string State::Serialize() const {
                      {"files", files},
                      {"offsets", offsets}});
   }
-  out += "],\"lake_tables\":";
+  out += "],\"lake_catalog_tables\":";
+  out += catalog_tables.dump();
+  out += ",\"lake_namespaces\":";
+  out += namespaces.dump();
+  out += ",\"lake_tables\":";
   out += lakes.dump();
   out += ",\"next_stream_id\":";
   AppendJsonInt(&out, next_stream_id_);
@@ -303,6 +315,18 @@ Result<State> State::Deserialize(const std::string& text) {
       for (const auto& x : jl.at("files")) FromJson(x, &l.files.emplace_back());
       for (const auto& o : jl.at("offsets")) l.offsets[o.at(0).get<uint64_t>()] = o.at(1).get<int64_t>();
       s.lake_tables_[jl.at("table").get<int64_t>()] = std::move(l);
+    }
+    for (const auto& n : j.value("lake_namespaces", json::array())) {
+      s.lake_namespaces_[n.at(0).get<NamespaceName>()].properties =
+          n.at(1).get<std::map<std::string, std::string>>();
+    }
+    for (const auto& t : j.value("lake_catalog_tables", json::array())) {
+      s.lake_catalog_tables_[{t.at(0).get<NamespaceName>(), t.at(1).get<std::string>()}] =
+          LakeCatalogTableState{t.at(2).get<std::string>(), t.at(3).get<std::string>()};
+    }
+    for (const auto& o : j.value("idempotent_outcomes", json::array())) {
+      s.idempotent_outcomes_[o.at(0).get<std::string>()] =
+          IdempotentRecord{o.at(1).get<int32_t>(), o.at(2).get<std::string>(), o.at(3).get<int64_t>()};
     }
     return s;
   } catch (const std::exception& e) {

@@ -73,6 +73,13 @@ std::vector<Command> OneOfEachKind() {
                          {LakeManifest{"file:///w/m/m1.avro", 999, 0, 1, 1, 77, 1, 3}},
                          {},
                          {{17, 3}}},
+      CreateLakeNamespace{{"ext", "raw"}, {{"owner", "ana"}}, {"k-1", 200, "{}"}},
+      DropLakeNamespace{{"ext"}, {}},
+      UpdateLakeNamespace{{"shop"}, {"a"}, {{"b", "c"}}, {"k-2", 200, "{\"updated\":[\"b\"]}"}},
+      CommitLakeCatalog{{LakeTableMove{{"ext"}, "t", "", "file:///w/ext/t/metadata/00000-u.metadata.json"},
+                         LakeTableMove{{"ext"}, "u", "file:///w/a.json", ""}},
+                        {"k-3", 200, "{}"}},
+      RenameLakeTable{{"ext"}, "t", {"ext", "raw"}, "t2", {}},
   };
 }
 

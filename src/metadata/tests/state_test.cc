@@ -356,3 +356,63 @@ TEST_F(StateTest, LakeCommitsFollowTheCurrentSnapshotAndSurviveTheSnapshot) {
 
 }  // namespace
 }  // namespace mink::metadata
+
+namespace mink::metadata {
+namespace {
+
+// The lake catalog's own namespaces and tables: Mink databases are namespaces; names are taken
+// once; a commit moves a table's pointer only from where it expects it; outcomes with a key are
+// kept for their retries, then forgotten; all of it survives a snapshot.
+TEST_F(StateTest, TheLakeCatalogsNamespacesAndTablesMoveByCompareAndSet) {
+  MustApply(&s_, CreateDatabase{"shop"});
+  MustApply(&s_, CreateTable{"shop", "bills", 1, "{}", 1, false, s_.next_stream_id(), 1, 1});
+  EXPECT_TRUE(s_.LakeNamespaceExists({"shop"}));
+  EXPECT_EQ(s_.Validate(CreateLakeNamespace{{"shop"}, {}, {}}).code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(s_.Validate(DropLakeNamespace{{"shop"}, {}}).code(), StatusCode::kFailedPrecondition);
+  MustApply(&s_, CreateLakeNamespace{{"ext", "raw"}, {{"owner", "ana"}}, {"k1", 200, "{}"}});
+  EXPECT_EQ(s_.Validate(CreateLakeNamespace{{"other"}, {}, {"k1", 200, "{}"}}).code(),
+            StatusCode::kAborted) << "a key is used once";
+  MustApply(&s_, UpdateLakeNamespace{{"ext", "raw"}, {"owner"}, {{"team", "lake"}}, {}});
+  EXPECT_EQ(s_.lake_namespaces().at({"ext", "raw"}).properties,
+            (std::map<std::string, std::string>{{"team", "lake"}}));
+
+  const NamespaceName ext{"ext", "raw"};
+  EXPECT_EQ(s_.Validate(CommitLakeCatalog{{LakeTableMove{{"shop"}, "bills", "", "m0"}}, {}}).code(),
+            StatusCode::kFailedPrecondition) << "a Mink table's name";
+  EXPECT_EQ(s_.Validate(CommitLakeCatalog{{LakeTableMove{{"nope"}, "t", "", "m0"}}, {}}).code(),
+            StatusCode::kNotFound);
+  MustApply(&s_, CommitLakeCatalog{{LakeTableMove{ext, "t", "", "m1"}}, {}});
+  EXPECT_EQ(s_.Validate(CommitLakeCatalog{{LakeTableMove{ext, "t", "", "m2"}}, {}}).code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(s_.Validate(CommitLakeCatalog{{LakeTableMove{ext, "t", "m0", "m2"}}, {}}).code(),
+            StatusCode::kAborted) << "not from where it is";
+  // Two tables in one commit: both move or neither.
+  EXPECT_EQ(s_.Validate(CommitLakeCatalog{{LakeTableMove{ext, "u", "", "n1"},
+                                           LakeTableMove{ext, "t", "m0", "m2"}}, {}}).code(),
+            StatusCode::kAborted);
+  MustApply(&s_, CommitLakeCatalog{{LakeTableMove{ext, "u", "", "n1"}, LakeTableMove{ext, "t", "m1", "m2"}},
+                                   {"k2", 200, "{\"metadata-location\":\"m2\"}"}});
+  EXPECT_EQ(s_.lake_catalog_tables().at({ext, "t"}).metadata_location, "m2");
+  EXPECT_EQ(s_.lake_catalog_tables().at({ext, "t"}).previous_location, "m1");
+  EXPECT_EQ(s_.Validate(DropLakeNamespace{ext, {}}).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s_.Validate(RenameLakeTable{ext, "t", ext, "u", {}}).code(), StatusCode::kAlreadyExists);
+  MustApply(&s_, RenameLakeTable{ext, "t", {"shop"}, "t", {}});
+  EXPECT_EQ(s_.lake_catalog_tables().count({{"shop"}, "t"}), 1u);
+
+  const std::string text = s_.Serialize();
+  auto loaded = State::Deserialize(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->Serialize(), text);
+  EXPECT_EQ(loaded->idempotent_outcomes().at("k2").body, "{\"metadata-location\":\"m2\"}");
+
+  MustApply(&s_, CommitLakeCatalog{{LakeTableMove{ext, "u", "n1", ""}}, {}});  // a drop
+  MustApply(&s_, DropLakeNamespace{ext, {}});
+  EXPECT_FALSE(s_.LakeNamespaceExists(ext));
+  // Outcomes are forgotten after their lifetime.
+  s_.Apply(CreateLakeNamespace{{"later"}, {}, {}}, s_.applied_seq() + 1,
+           1000 + kIdempotencyLifetimeMs + 100);
+  EXPECT_TRUE(s_.idempotent_outcomes().empty());
+}
+
+}  // namespace
+}  // namespace mink::metadata
