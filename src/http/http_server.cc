@@ -1,0 +1,111 @@
+#include "http/http_server.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <thread>
+
+#include "base/log.h"
+
+namespace mink::http {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string Find(const std::map<std::string, std::string>& map, const std::string& key) {
+  auto it = map.find(key);
+  return it == map.end() ? std::string() : it->second;
+}
+
+// host:port, with [v6]:port allowed.
+Result<std::pair<std::string, int>> SplitListen(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == listen.size()) {
+    return InvalidArgumentError("listen address '" + listen + "' is not host:port");
+  }
+  std::string host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  try {
+    size_t used = 0;
+    const int port = std::stoi(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1 || port < 0 || port > 65535) throw std::out_of_range("port");
+    return std::make_pair(host.empty() ? std::string("0.0.0.0") : host, port);
+  } catch (const std::exception&) {
+    return InvalidArgumentError("listen address '" + listen + "' has no valid port");
+  }
+}
+
+}  // namespace
+
+std::string ServerRequest::Header(const std::string& name) const { return Find(headers, name); }
+std::string ServerRequest::Query(const std::string& name) const { return Find(query, name); }
+
+struct HttpServer::Impl {
+  httplib::Server server;
+  std::thread thread;
+};
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl, int port) : impl_(std::move(impl)), port_(port) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen, Handler handler,
+                                                      int threads) {
+  MINK_ASSIGN_OR_RETURN(auto address, SplitListen(listen));
+  auto impl = std::make_unique<Impl>();
+  impl->server.new_task_queue = [threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(std::max(1, threads)));
+  };
+  auto serve = [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    ServerRequest request;
+    request.method = req.method;
+    request.path = req.path;
+    for (const auto& [k, v] : req.params) request.query[k] = v;
+    for (const auto& [k, v] : req.headers) request.headers[Lower(k)] = v;
+    request.body = req.body;
+    request.remote = req.remote_addr;
+    ServerResponse response;
+    try {
+      response = handler(request);
+    } catch (const std::exception& e) {
+      response = ServerResponse{500, "text/plain", std::string("internal error: ") + e.what(), {}};
+    }
+    res.status = response.status;
+    for (const auto& [k, v] : response.headers) res.set_header(k, v);
+    res.set_content(response.body, response.content_type);
+  };
+  // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, which would let a second
+  // process share the port silently instead of failing to start.
+  impl->server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
+  });
+  const std::string pattern = ".*";
+  impl->server.Get(pattern, serve);  // HEAD too
+  impl->server.Post(pattern, serve);
+  impl->server.Put(pattern, serve);
+  impl->server.Delete(pattern, serve);
+  impl->server.Patch(pattern, serve);
+  int port = address.second;
+  if (port == 0) {
+    port = impl->server.bind_to_any_port(address.first);
+    if (port < 0) return UnavailableError("cannot listen on " + listen);
+  } else if (!impl->server.bind_to_port(address.first, port)) {
+    return UnavailableError("cannot listen on " + listen + " (in use, or not an address of this host)");
+  }
+  Impl* raw = impl.get();
+  impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl), port));
+}
+
+void HttpServer::Stop() {
+  if (!impl_) return;
+  impl_->server.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace mink::http
