@@ -146,6 +146,15 @@ const std::vector<Setting>& Settings() {
         "Object store of the lake's files, as --storage-uri takes it (tables under lake/)",
         "the storage URI's store"},
        Text(&ServeConfig::lake_warehouse)},
+      {{"iceberg-rest.listen",
+        "Serve the lake's built-in catalog over the Iceberg REST API on this host:port (off "
+        "unless set): any Iceberg engine can then read the lake and keep tables of its own in it",
+        ""},
+       Text(&ServeConfig::iceberg_rest_listen)},
+      {{"iceberg-rest.token",
+        "The bearer token the Iceberg REST catalog asks every request for (none unless set)",
+        ""},
+       Text(&ServeConfig::iceberg_rest_token)},
   };
   return settings;
 }

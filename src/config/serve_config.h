@@ -46,6 +46,10 @@ struct ServeConfig {
   // storage URI's store, under lake/).
   std::string lake_catalog = "builtin";
   std::string lake_warehouse;
+  // The built-in catalog over the Iceberg REST API (docs/iceberg-rest.md): where ("": off), and
+  // the bearer token it asks for ("": none).
+  std::string iceberg_rest_listen;
+  std::string iceberg_rest_token;
 };
 
 // One setting: its TOML key ("wal.flush-interval"), from which the flag and the environment

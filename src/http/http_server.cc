@@ -99,6 +99,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
   }
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+  // Stop before the accept loop runs would find nothing to stop (and the loop would then run
+  // on): return once it runs.
+  for (int i = 0; i < 5000 && !impl->server.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl), port));
 }
 

@@ -20,6 +20,9 @@
 
 namespace mink::lake {
 
+// A random version 4 UUID (tables' uuids, files' names).
+std::string NewUuid();
+
 struct IcebergField {
   int32_t id = 0;
   std::string name;

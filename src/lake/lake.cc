@@ -27,10 +27,20 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
   tables->SetLake(lake->reader_.get());
   lake->worker_ = std::make_unique<TieringWorker>(lake->tiering_.get(), options.tiers);
   lake->worker_->Start();
+  if (!options.rest_listen.empty()) {
+    lake->rest_ = std::make_unique<RestCatalog>(meta, tables, lake->warehouse_.get(),
+                                                RestCatalogOptions{options.rest_token});
+    MINK_ASSIGN_OR_RETURN(lake->rest_server_,
+                          http::HttpServer::Start(options.rest_listen, [rest = lake->rest_.get()](
+                                                                           const http::ServerRequest& r) {
+                            return rest->Handle(r);
+                          }));
+  }
   return lake;
 }
 
 void Lake::Stop() {
+  if (rest_server_) rest_server_->Stop();
   if (worker_) worker_->Stop();
   if (tables_) tables_->SetLake(nullptr);
   tables_ = nullptr;

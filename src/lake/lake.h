@@ -2,13 +2,16 @@
 // Lake: a node's share of the lakehouse: the embedded DuckDB that writes and reads Parquet, the
 // warehouse, the tiering worker (running while `tiers()` says this node tiers: the cluster's
 // coordinator, or a node alone) and the reader union reads use. Start wires the reader into the
-// table layer; Stop takes it out and stops tiering.
+// table layer; Stop takes it out and stops tiering. With rest_listen, the built-in catalog is
+// also served over the Iceberg REST API (rest_catalog.h).
 
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "http/http_server.h"
 #include "lake/lake_reader.h"
+#include "lake/rest_catalog.h"
 #include "lake/tiering.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
@@ -22,6 +25,8 @@ struct LakeOptions {
   std::string warehouse_uri;  // as --storage-uri takes it
   std::string work_dir;       // local scratch: Parquet files being written, fetched files
   std::function<bool()> tiers;
+  std::string rest_listen;  // serve the catalog over the Iceberg REST API here ("": off)
+  std::string rest_token;   // the bearer token it asks for ("": none)
 };
 
 class Lake {
@@ -33,6 +38,8 @@ class Lake {
 
   Tiering& tiering() { return *tiering_; }
   const Warehouse& warehouse() const { return *warehouse_; }
+  // The port of the Iceberg REST catalog; 0 when it is not served.
+  int rest_port() const { return rest_server_ ? rest_server_->port() : 0; }
 
  private:
   Lake() = default;
@@ -43,6 +50,8 @@ class Lake {
   std::unique_ptr<Tiering> tiering_;
   std::unique_ptr<LakeReader> reader_;
   std::unique_ptr<TieringWorker> worker_;
+  std::unique_ptr<RestCatalog> rest_;
+  std::unique_ptr<http::HttpServer> rest_server_;
 };
 
 }  // namespace mink::lake

@@ -30,20 +30,6 @@ std::mt19937_64& Random() {
   return random;
 }
 
-// A random version 4 UUID.
-std::string NewUuid() {
-  const uint64_t hi = (Random()() & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
-  const uint64_t lo = (Random()() & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
-  char buf[37];
-  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned long long>(hi & 0xFFFF),
-                static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return buf;
-}
-
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return UnavailableError("cannot read " + path);

@@ -35,6 +35,33 @@ Status Warehouse::Put(const std::string& key, std::string_view bytes) {
   return store_->Put(key_prefix_ + "/" + key, bytes);
 }
 
+Result<std::string> Warehouse::KeyOf(const std::string& uri) const {
+  if (uri.rfind(base_uri_ + "/", 0) != 0 || uri.size() == base_uri_.size() + 1) {
+    return InvalidArgumentError(uri + " is not in the warehouse " + base_uri_);
+  }
+  std::string key = uri.substr(base_uri_.size() + 1);
+  while (!key.empty() && key.back() == '/') key.pop_back();
+  MINK_RETURN_IF_ERROR(object_store::ValidateKey(key_prefix_ + "/" + key));
+  return key;
+}
+
+Result<std::string> Warehouse::Read(const std::string& uri) {
+  MINK_ASSIGN_OR_RETURN(std::string key, KeyOf(uri));
+  return store_->Get(key_prefix_ + "/" + key);
+}
+
+Status Warehouse::Write(const std::string& uri, std::string_view bytes) {
+  MINK_ASSIGN_OR_RETURN(std::string key, KeyOf(uri));
+  return Put(key, bytes);
+}
+
+Result<size_t> Warehouse::DeleteUnder(const std::string& uri) {
+  MINK_ASSIGN_OR_RETURN(std::string key, KeyOf(uri));
+  MINK_ASSIGN_OR_RETURN(auto objects, store_->List(key_prefix_ + "/" + key + "/"));
+  for (const auto& o : objects) MINK_RETURN_IF_ERROR(store_->Delete(o.key));
+  return objects.size();
+}
+
 Result<std::string> Warehouse::LocalPath(const std::string& uri) {
   if (uri.rfind(base_uri_ + "/", 0) != 0) {
     return InvalidArgumentError("lake file " + uri + " is not in the warehouse " + base_uri_);

@@ -28,6 +28,13 @@ class Warehouse {
   std::string Uri(const std::string& key) const { return base_uri_ + "/" + key; }
   const std::string& base_uri() const { return base_uri_; }
   Status Put(const std::string& key, std::string_view bytes);
+  // The key (relative to the warehouse) of `uri`; InvalidArgument when it is elsewhere.
+  Result<std::string> KeyOf(const std::string& uri) const;
+  // The bytes of the object at `uri` (NotFound when there is none); written at `uri`.
+  Result<std::string> Read(const std::string& uri);
+  Status Write(const std::string& uri, std::string_view bytes);
+  // Removes every object under `uri` (a table's location); how many.
+  Result<size_t> DeleteUnder(const std::string& uri);
   // A local file that holds the object at `uri` (one of this warehouse's).
   Result<std::string> LocalPath(const std::string& uri);
 

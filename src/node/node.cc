@@ -146,6 +146,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                     std::to_string(::getpid())))
                       .string();
   lake.tiers = [coordinator = node->coordinator_.get()] { return coordinator->is_coordinator(); };
+  lake.rest_listen = config.iceberg_rest_listen;
+  lake.rest_token = config.iceberg_rest_token;
   MINK_ASSIGN_OR_RETURN(node->lake_, lake::Lake::Start(lake, node->meta_.get(), node->tables_.get()));
   if (cluster) {
     // Garbage collection and the orphan sweep run once, on the coordinator.

@@ -19,7 +19,11 @@ partition-spec, field ids), and DuckDB's parquet_schema shows the data files' fi
 primary-key table over three buckets with updates and deletes across several snapshots and a log
 table: icebird (npm; tests/node/icebird_read.mjs serves the warehouse over HTTP with Range requests)
 reads the same rows as `mink read --mode union`, which equals the KV snapshot read (the primary-key
-table, also with a tail still in the log) and the log read (the log table).
+table, also with a tail still in the log) and the log read (the log table). iceberg-js (npm)
+drives the node's Iceberg REST catalog (--iceberg-rest-listen, with a bearer token): Mink's
+database and tiered table as a namespace and a table, a namespace and table of its own, commits
+with requirements and their conflicts (409), refusals for Mink's tables (403), retries with an
+Idempotency-Key answered the same.
 
 Usage: lakehouse_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
 """
@@ -228,20 +232,96 @@ def several_snapshots(checks, node):
     checks.expect("shop.events: icebird reads the log's rows", log, icebird_rows(checks, node, "shop.events"))
 
 
+REST_TOKEN = "lake-s3cret"
+
+
+def rest_catalog(checks, node, rest_url):
+    """iceberg-js against the node's Iceberg REST catalog (tests/node/iceberg_rest_client.mjs)."""
+    import urllib.request
+    import urllib.error
+    try:
+        urllib.request.urlopen(rest_url + "/v1/config", timeout=10)
+        checks.fail("the REST catalog refuses a request without the bearer token")
+    except urllib.error.HTTPError as e:
+        checks.expect("the REST catalog refuses a request without the bearer token (401)",
+                      (401, "NotAuthorizedException"), (e.code, json.loads(e.read())["error"]["type"]))
+    r = subprocess.run(["node", os.path.join(NODE_DIR, "iceberg_rest_client.mjs"), rest_url, REST_TOKEN],
+                       capture_output=True, text=True, timeout=120)
+    checks.ok("iceberg_rest_client.mjs runs", r.returncode == 0, r.stderr.strip()[-2000:])
+    steps = {x["step"]: x for x in map(json.loads, r.stdout.splitlines())}
+
+    def value(name):
+        x = steps.get(name, {})
+        checks.ok(f"iceberg-js: {name}", x.get("ok") is True, json.dumps(x))
+        return x.get("value")
+
+    def refused(name, status, error_type):
+        x = steps.get(name, {})
+        checks.expect(f"iceberg-js: {name} is refused", (False, status, error_type),
+                      (x.get("ok"), x.get("status"), x.get("type")))
+
+    checks.ok("iceberg-js lists Mink's database shop as a namespace",
+              {"namespace": ["shop"]} in (value("list namespaces") or []))
+    checks.expect("iceberg-js lists the tiered tables of shop", [{"namespace": ["shop"], "name": "bills"}],
+                  value("list tables of shop"))
+    checks.expect("iceberg-js loads shop.bills: its columns with field ids, bucket spec and mink-offsets",
+                  {"columns": [[1, "id", "long"], [2, "region", "string"], [3, "amount", "decimal(10, 2)"]],
+                   "spec": ["bucket[1]"], "offsets": {"b0": 3}},
+                  value("load shop.bills"))
+    checks.expect("iceberg-js creates namespace ext.raw with a property",
+                  {"namespace": ["ext", "raw"], "properties": {"owner": "ana"}}, value("create namespace ext.raw"))
+    checks.expect("iceberg-js: ext.raw exists", True, value("namespace ext.raw exists"))
+    checks.expect("iceberg-js lists ext.raw under ext", [{"namespace": ["ext", "raw"]}],
+                  value("list namespaces under ext"))
+    created = value("create table ext.raw.events") or {}
+    checks.expect("iceberg-js creates ext.raw.events in the warehouse with an identity partition",
+                  (urllib.parse.urlsplit(node.storage_uri.split("@", 1)[1]).path + "/lake/ext/raw/events",
+                   [{"field-id": 1000, "name": "kind", "source-id": 2, "transform": "identity"}], 2),
+                  (urllib.parse.urlsplit(created.get("location", "")).path, created.get("spec"),
+                   created.get("last_column")))
+    change = value("add a column with requirements") or {}
+    checks.expect("a schema change with its requirements commits: schema 1, last column 3, a metadata log",
+                  (1, 3, 1), (change.get("current_schema"), change.get("last_column"), change.get("log")))
+    location = urllib.parse.urlsplit(change.get("location", "")).path
+    checks.ok("the commit wrote the next metadata file (00001-...)", os.path.basename(location).startswith("00001-")
+              and os.path.exists(location), location)
+    refused("the same requirement again", 409, "CommitFailedException")
+    checks.expect("an append snapshot moves main", {"current": 101, "main": {"snapshot-id": 101, "type": "branch"},
+                                                    "sequence": 1}, value("append a snapshot"))
+    refused("a second writer appends on the same base", 409, "CommitFailedException")
+    checks.expect("the table as committed: snapshot 101 only, the properties, two schemas",
+                  {"current": 101, "snapshots": [101], "schemas": 2,
+                   "properties": {"comment": "events from outside", "write.format.default": "parquet"}},
+                  value("load ext.raw.events"))
+    refused("commit to shop.bills", 403, "ForbiddenException")
+    refused("drop shop.bills", 403, "ForbiddenException")
+    refused("drop namespace ext.raw while it has a table", 409, "NamespaceNotEmptyException")
+    value("drop ext.raw.events")
+    checks.expect("ext.raw.events is gone", False, value("ext.raw.events exists"))
+    value("drop namespace ext.raw")
+    retried = value("retried POSTs") or []
+    checks.ok("every POST retried with its Idempotency-Key got the same answer (6 of them)",
+              len(retried) == 6 and all(x["same"] and x["status"][0] == x["status"][1] for x in retried),
+              json.dumps(retried))
+
+
 def main():
     minktest.hard_deadline(200)
     global QUERY
     mink_bin = sys.argv[1]
     QUERY = os.path.abspath(sys.argv[2])
     minktest.require_modules("avro")
-    minktest.require_node_modules("icebird")
+    minktest.require_node_modules("icebird", "iceberg-js")
     checks = minktest.Checks()
     embedded = minktest.MinkNode(mink_bin, "lake-embedded")
     nodes = [embedded]
     try:
-        embedded.start()
+        rest_port = minktest.free_port()
+        embedded.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}",
+                              "--iceberg-rest-token", REST_TOKEN])
         lake = seed_section(checks, embedded, "embedded default")
         outside_readers(checks, embedded, lake)
+        rest_catalog(checks, embedded, f"http://127.0.0.1:{rest_port}")
         several_snapshots(checks, embedded)
         rc = embedded.stop()
         checks.expect("the embedded node stops cleanly", 0, rc)

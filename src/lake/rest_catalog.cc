@@ -1,0 +1,653 @@
+#include "lake/rest_catalog.h"
+
+#include <chrono>
+#include <functional>
+#include <set>
+
+#include "base/log.h"
+#include "lake/iceberg.h"
+#include "lake/table_metadata.h"
+
+namespace mink::lake {
+namespace {
+
+using metadata::NamespaceName;
+
+constexpr int kCommitAttempts = 5;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+http::ServerResponse JsonResponse(int status, const Json& body) {
+  return http::ServerResponse{status, "application/json", body.dump(), {}};
+}
+
+http::ServerResponse NoContent() { return http::ServerResponse{204, "application/json", "", {}}; }
+
+http::ServerResponse ErrorResponse(int code, const std::string& type, const std::string& message) {
+  return JsonResponse(code, Json{{"error", {{"message", message}, {"type", type}, {"code", code}}}});
+}
+
+// The REST error for a failed operation: its HTTP code and Iceberg exception type. `missing` is
+// the NotFound type the operation means (a namespace or a table).
+http::ServerResponse ErrorFor(const Status& s, const std::string& missing = "NoSuchTableException") {
+  switch (s.code()) {
+    case StatusCode::kNotFound:
+      return ErrorResponse(404, s.message().rfind("namespace", 0) == 0 ? "NoSuchNamespaceException" : missing,
+                           s.message());
+    case StatusCode::kAlreadyExists:
+      return ErrorResponse(409, "AlreadyExistsException", s.message());
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kAborted:
+      return ErrorResponse(409, "CommitFailedException", s.message());
+    case StatusCode::kInvalidArgument:
+      return ErrorResponse(400, "BadRequestException", s.message());
+    case StatusCode::kUnimplemented:
+      return ErrorResponse(406, "UnsupportedOperationException", s.message());
+    case StatusCode::kUnavailable:
+      return ErrorResponse(503, "ServiceUnavailableException", s.message());
+    default:
+      return ErrorResponse(500, "ServerError", s.message());
+  }
+}
+
+std::vector<std::string> Split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+std::string Dotted(const NamespaceName& space) {
+  std::string out;
+  for (const auto& level : space) out += (out.empty() ? "" : ".") + level;
+  return out;
+}
+
+Result<Json> ParseBody(const std::string& body) {
+  try {
+    Json j = Json::parse(body.empty() ? "{}" : body);
+    if (!j.is_object()) return InvalidArgumentError("the request body is not a JSON object");
+    return j;
+  } catch (const std::exception& e) {
+    return InvalidArgumentError(std::string("the request body is not JSON: ") + e.what());
+  }
+}
+
+Result<NamespaceName> NamespaceOf(const Json& j, const char* what) {
+  if (!j.is_array() || j.empty()) return InvalidArgumentError(std::string(what) + " is not a non-empty array of strings");
+  NamespaceName out;
+  for (const auto& level : j) {
+    if (!level.is_string() || level.get<std::string>().empty()) {
+      return InvalidArgumentError(std::string(what) + " has a level that is not a non-empty string");
+    }
+    out.push_back(level.get<std::string>());
+  }
+  return out;
+}
+
+Result<std::pair<NamespaceName, std::string>> IdentifierOf(const Json& j, const char* what) {
+  if (!j.is_object() || !j.contains("namespace") || !j.contains("name") || !j.at("name").is_string()) {
+    return InvalidArgumentError(std::string(what) + " is not a table identifier {namespace, name}");
+  }
+  MINK_ASSIGN_OR_RETURN(NamespaceName space, NamespaceOf(j.at("namespace"), what));
+  return std::make_pair(std::move(space), j.at("name").get<std::string>());
+}
+
+// Where a table named in the catalog is.
+struct TableRef {
+  bool mink = false;          // a Mink table: tiering owns it
+  bool tiered = false;        // a Mink table with a lake snapshot
+  std::string location;       // its current metadata file ("" when none)
+};
+
+}  // namespace
+
+// One request: routing and the operations.
+class RestCatalog::Call {
+ public:
+  Call(RestCatalog* catalog, const http::ServerRequest& request)
+      : c_(*catalog), r_(request), key_(request.Header("idempotency-key")) {}
+
+  http::ServerResponse Run() {
+    if (!c_.options_.token.empty() && r_.Header("authorization") != "Bearer " + c_.options_.token) {
+      return ErrorResponse(401, "NotAuthorizedException", "this catalog needs a bearer token (Authorization: Bearer ...)");
+    }
+    std::vector<std::string> parts;
+    for (auto& p : Split(r_.path, '/')) {
+      if (!p.empty()) parts.push_back(std::move(p));
+    }
+    if (parts.empty() || parts[0] != "v1") return NotFoundPath();
+    parts.erase(parts.begin());
+    static const std::set<std::string> kRoots = {"config", "namespaces", "tables", "transactions"};
+    if (!parts.empty() && !kRoots.count(parts[0])) parts.erase(parts.begin());  // a {prefix}
+    if (parts.empty()) return NotFoundPath();
+    const std::string& m = r_.method;
+    const bool mutation = m == "POST" || m == "DELETE";
+    if (mutation && !key_.empty()) {
+      if (auto replay = Replay()) return *replay;
+    }
+    if (parts[0] == "config" && parts.size() == 1 && m == "GET") return Config();
+    if (parts[0] == "tables" && parts.size() == 2 && parts[1] == "rename" && m == "POST") return Rename();
+    if (parts[0] == "transactions" && parts.size() == 2 && parts[1] == "commit" && m == "POST") {
+      return CommitTransaction();
+    }
+    if (parts[0] != "namespaces") return NotFoundPath();
+    if (parts.size() == 1) {
+      if (m == "GET") return ListNamespaces();
+      if (m == "POST") return CreateNamespace();
+      return MethodNotAllowed();
+    }
+    const NamespaceName space = Split(parts[1], '\x1f');
+    if (parts.size() == 2) {
+      if (m == "GET" || m == "HEAD") return LoadNamespace(space);
+      if (m == "DELETE") return DropNamespace(space);
+      return MethodNotAllowed();
+    }
+    if (parts.size() == 3 && parts[2] == "properties" && m == "POST") return UpdateNamespace(space);
+    if (parts.size() == 3 && parts[2] == "register" && m == "POST") return Register(space);
+    if (parts[2] != "tables") return NotFoundPath();
+    if (parts.size() == 3) {
+      if (m == "GET") return ListTables(space);
+      if (m == "POST") return CreateTable(space);
+      return MethodNotAllowed();
+    }
+    const std::string& name = parts[3];
+    if (parts.size() == 5 && parts[4] == "metrics" && m == "POST") return NoContent();
+    if (parts.size() != 4) return NotFoundPath();
+    if (m == "GET" || m == "HEAD") return LoadTable(space, name);
+    if (m == "POST") return CommitTable(space, name);
+    if (m == "DELETE") return DropTable(space, name);
+    return MethodNotAllowed();
+  }
+
+ private:
+  http::ServerResponse NotFoundPath() {
+    return ErrorResponse(404, "NoSuchEndpointException", r_.method + " " + r_.path + " is not an endpoint of this catalog");
+  }
+  http::ServerResponse MethodNotAllowed() {
+    return ErrorResponse(405, "MethodNotAllowedException", r_.method + " is not allowed on " + r_.path);
+  }
+
+  metadata::IdempotentOutcome Outcome(int status, const Json& body) const {
+    return {key_, status, key_.empty() || body.is_null() ? std::string() : body.dump()};
+  }
+
+  // The recorded outcome of this Idempotency-Key, if any. A table's result is kept without its
+  // metadata (null), which is read again from the metadata location.
+  std::optional<http::ServerResponse> Replay() {
+    auto record = c_.meta_->Read([&](const metadata::State& s) -> std::optional<metadata::IdempotentRecord> {
+      auto it = s.idempotent_outcomes().find(key_);
+      if (it == s.idempotent_outcomes().end()) return std::nullopt;
+      return it->second;
+    });
+    if (!record) return std::nullopt;
+    if (record->body.empty()) return http::ServerResponse{record->status, "application/json", "", {}};
+    Json body = Json::parse(record->body, nullptr, false);
+    if (body.is_object() && body.contains("metadata-location") &&
+        (!body.contains("metadata") || body.at("metadata").is_null())) {
+      auto metadata = ReadMetadata(body.at("metadata-location").get<std::string>());
+      if (!metadata.ok()) return ErrorFor(metadata.status());
+      body["metadata"] = std::move(*metadata);
+    }
+    return JsonResponse(record->status, body);
+  }
+
+  // Appends the command `build` makes; a used key (a concurrent retry) answers as recorded.
+  Result<int64_t> Append(const metadata::MetadataLog::Builder& build) {
+    auto seq = c_.meta_->Append(build);
+    return seq;
+  }
+
+  Result<Json> ReadMetadata(const std::string& location) {
+    MINK_ASSIGN_OR_RETURN(std::string text, c_.warehouse_->Read(location));
+    try {
+      return Json::parse(text);
+    } catch (const std::exception& e) {
+      return DataLossError("the table metadata file " + location + " is not JSON: " + e.what());
+    }
+  }
+
+  Result<TableRef> Find(const NamespaceName& space, const std::string& name) {
+    return c_.meta_->Read([&](const metadata::State& s) -> Result<TableRef> {
+      if (!s.LakeNamespaceExists(space)) return NotFoundError("namespace " + Dotted(space) + " does not exist");
+      if (const metadata::TableState* t = s.MinkTableOf(space, name)) {
+        TableRef ref{true, false, ""};
+        auto lake = s.lake_tables().find(t->table_id);
+        if (lake != s.lake_tables().end() && !lake->second.metadata_location.empty()) {
+          ref.tiered = true;
+          ref.location = lake->second.metadata_location;
+        }
+        return ref;
+      }
+      auto it = s.lake_catalog_tables().find({space, name});
+      if (it == s.lake_catalog_tables().end()) {
+        return NotFoundError("table " + Dotted(space) + "." + name + " does not exist");
+      }
+      return TableRef{false, false, it->second.metadata_location};
+    });
+  }
+
+  http::ServerResponse Config() {
+    static const char* kEndpoints[] = {
+        "GET /v1/{prefix}/namespaces",
+        "POST /v1/{prefix}/namespaces",
+        "GET /v1/{prefix}/namespaces/{namespace}",
+        "HEAD /v1/{prefix}/namespaces/{namespace}",
+        "DELETE /v1/{prefix}/namespaces/{namespace}",
+        "POST /v1/{prefix}/namespaces/{namespace}/properties",
+        "GET /v1/{prefix}/namespaces/{namespace}/tables",
+        "POST /v1/{prefix}/namespaces/{namespace}/tables",
+        "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+        "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+        "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+        "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+        "POST /v1/{prefix}/namespaces/{namespace}/register",
+        "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+        "POST /v1/{prefix}/tables/rename",
+        "POST /v1/{prefix}/transactions/commit",
+    };
+    Json endpoints = Json::array();
+    for (const char* e : kEndpoints) endpoints.push_back(e);
+    return JsonResponse(200, Json{{"defaults", Json::object()},
+                                  {"overrides", Json::object()},
+                                  {"endpoints", endpoints},
+                                  {"idempotency-key-lifetime", "PT30M"}});
+  }
+
+  // Namespaces -------------------------------------------------------------------------------
+
+  http::ServerResponse ListNamespaces() {
+    NamespaceName parent;
+    if (!r_.Query("parent").empty()) parent = Split(r_.Query("parent"), '\x1f');
+    auto listed = c_.meta_->Read([&](const metadata::State& s) -> Result<std::set<NamespaceName>> {
+      std::set<NamespaceName> all;
+      for (const auto& [name, db] : s.databases()) all.insert({name});
+      for (const auto& [name, ns] : s.lake_namespaces()) all.insert(name);
+      std::set<NamespaceName> children;
+      bool parent_seen = parent.empty();
+      for (const auto& name : all) {
+        if (name.size() < parent.size() || !std::equal(parent.begin(), parent.end(), name.begin())) continue;
+        parent_seen = true;
+        if (name.size() > parent.size()) children.insert(NamespaceName(name.begin(), name.begin() + parent.size() + 1));
+      }
+      if (!parent_seen) return NotFoundError("namespace " + Dotted(parent) + " does not exist");
+      return children;
+    });
+    if (!listed.ok()) return ErrorFor(listed.status());
+    Json out = Json::array();
+    for (const auto& name : *listed) out.push_back(name);
+    return JsonResponse(200, Json{{"namespaces", out}, {"next-page-token", nullptr}});
+  }
+
+  http::ServerResponse CreateNamespace() {
+    auto body = ParseBody(r_.body);
+    if (!body.ok()) return ErrorFor(body.status());
+    auto space = NamespaceOf(body->value("namespace", Json()), "namespace");
+    if (!space.ok()) return ErrorFor(space.status());
+    Json properties = body->value("properties", Json::object());
+    if (properties.is_null()) properties = Json::object();
+    std::map<std::string, std::string> props;
+    for (const auto& [k, v] : properties.items()) {
+      if (!v.is_string()) return ErrorResponse(400, "BadRequestException", "property " + k + " is not a string");
+      props[k] = v.get<std::string>();
+    }
+    const Json response{{"namespace", *space}, {"properties", props}};
+    auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
+      return metadata::Command(metadata::CreateLakeNamespace{*space, props, Outcome(200, response)});
+    });
+    if (!seq.ok()) return Retried(seq.status(), "NoSuchNamespaceException");
+    return JsonResponse(200, response);
+  }
+
+  // A mutation refused because its key was used meanwhile (a concurrent retry): its outcome.
+  http::ServerResponse Retried(const Status& s, const std::string& missing) {
+    if (s.code() == StatusCode::kAborted && !key_.empty()) {
+      if (auto replay = Replay()) return *replay;
+    }
+    if (s.code() == StatusCode::kFailedPrecondition && s.message().find("not empty") != std::string::npos) {
+      return ErrorResponse(409, "NamespaceNotEmptyException", s.message());
+    }
+    if (s.code() == StatusCode::kFailedPrecondition && s.message().find("Mink") != std::string::npos) {
+      return ErrorResponse(403, "ForbiddenException", s.message());
+    }
+    return ErrorFor(s, missing);
+  }
+
+  Result<std::map<std::string, std::string>> NamespaceProperties(const NamespaceName& space) {
+    return c_.meta_->Read([&](const metadata::State& s) -> Result<std::map<std::string, std::string>> {
+      if (!s.LakeNamespaceExists(space)) return NotFoundError("namespace " + Dotted(space) + " does not exist");
+      auto it = s.lake_namespaces().find(space);
+      return it == s.lake_namespaces().end() ? std::map<std::string, std::string>() : it->second.properties;
+    });
+  }
+
+  http::ServerResponse LoadNamespace(const NamespaceName& space) {
+    auto properties = NamespaceProperties(space);
+    if (!properties.ok()) return ErrorFor(properties.status(), "NoSuchNamespaceException");
+    if (r_.method == "HEAD") return NoContent();
+    return JsonResponse(200, Json{{"namespace", space}, {"properties", *properties}});
+  }
+
+  http::ServerResponse DropNamespace(const NamespaceName& space) {
+    auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
+      return metadata::Command(metadata::DropLakeNamespace{space, Outcome(204, Json())});
+    });
+    if (!seq.ok()) return Retried(seq.status(), "NoSuchNamespaceException");
+    return NoContent();
+  }
+
+  http::ServerResponse UpdateNamespace(const NamespaceName& space) {
+    auto body = ParseBody(r_.body);
+    if (!body.ok()) return ErrorFor(body.status());
+    metadata::UpdateLakeNamespace update;
+    update.name = space;
+    for (const auto& k : body->value("removals", Json::array())) {
+      if (k.is_string()) update.removals.push_back(k.get<std::string>());
+    }
+    const Json updates = body->value("updates", Json::object());
+    if (!updates.is_object()) return ErrorResponse(400, "BadRequestException", "updates is not an object");
+    for (const auto& [k, v] : updates.items()) {
+      if (!v.is_string()) return ErrorResponse(400, "BadRequestException", "property " + k + " is not a string");
+      update.updates[k] = v.get<std::string>();
+    }
+    Json response;
+    auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
+      std::map<std::string, std::string> current;
+      if (auto it = s.lake_namespaces().find(space); it != s.lake_namespaces().end()) current = it->second.properties;
+      Json updated = Json::array(), removed = Json::array(), missing = Json::array();
+      for (const auto& [k, v] : update.updates) updated.push_back(k);
+      for (const auto& k : update.removals) (current.count(k) ? removed : missing).push_back(k);
+      response = Json{{"updated", updated}, {"removed", removed}, {"missing", missing}};
+      metadata::UpdateLakeNamespace c = update;
+      c.outcome = Outcome(200, response);
+      return metadata::Command(std::move(c));
+    });
+    if (!seq.ok()) return Retried(seq.status(), "NoSuchNamespaceException");
+    return JsonResponse(200, response);
+  }
+
+  // Tables -----------------------------------------------------------------------------------
+
+  http::ServerResponse ListTables(const NamespaceName& space) {
+    auto listed = c_.meta_->Read([&](const metadata::State& s) -> Result<std::vector<std::string>> {
+      if (!s.LakeNamespaceExists(space)) return NotFoundError("namespace " + Dotted(space) + " does not exist");
+      std::vector<std::string> names;
+      for (const auto& [id, lake] : s.lake_tables()) {
+        const metadata::TableState* t = s.FindTable(id);
+        if (t != nullptr && space.size() == 1 && t->database == space[0] && !lake.metadata_location.empty()) {
+          names.push_back(t->name);
+        }
+      }
+      for (const auto& [name, t] : s.lake_catalog_tables()) {
+        if (name.first == space) names.push_back(name.second);
+      }
+      std::sort(names.begin(), names.end());
+      return names;
+    });
+    if (!listed.ok()) return ErrorFor(listed.status(), "NoSuchNamespaceException");
+    Json identifiers = Json::array();
+    for (const auto& name : *listed) identifiers.push_back(Json{{"namespace", space}, {"name", name}});
+    return JsonResponse(200, Json{{"identifiers", identifiers}, {"next-page-token", nullptr}});
+  }
+
+  static Json LoadResult(const std::string& location, Json metadata) {
+    Json out{{"metadata", std::move(metadata)}, {"config", Json::object()}};
+    if (!location.empty()) out["metadata-location"] = location;
+    return out;
+  }
+
+  http::ServerResponse LoadTable(const NamespaceName& space, const std::string& name) {
+    auto ref = Find(space, name);
+    if (!ref.ok()) return ErrorFor(ref.status());
+    if (ref->mink && !ref->tiered) {
+      return ErrorResponse(404, "NoSuchTableException",
+                           "table " + Dotted(space) + "." + name +
+                               " is a Mink table without a lake snapshot (not tiered, or not yet: "
+                               "tiering commits the first within the table's freshness)");
+    }
+    const std::string etag = "\"" + std::to_string(std::hash<std::string>{}(ref->location)) + "\"";
+    if (r_.Header("if-none-match") == etag) return http::ServerResponse{304, "application/json", "", {{"ETag", etag}}};
+    if (r_.method == "HEAD") return http::ServerResponse{204, "application/json", "", {{"ETag", etag}}};
+    auto metadata = ReadMetadata(ref->location);
+    if (!metadata.ok()) return ErrorFor(metadata.status());
+    auto response = JsonResponse(200, LoadResult(ref->location, std::move(*metadata)));
+    response.headers.push_back({"ETag", etag});
+    return response;
+  }
+
+  // The default location of a new table: <warehouse>/<namespace levels>/<name>.
+  Result<std::string> DefaultLocation(const NamespaceName& space, const std::string& name) {
+    std::string key;
+    for (const auto& level : space) key += level + "/";
+    key += name;
+    const std::string uri = c_.warehouse_->Uri(key);
+    if (!c_.warehouse_->KeyOf(uri).ok()) {
+      return InvalidArgumentError("table " + Dotted(space) + "." + name +
+                                  " needs a location: its names make no object key (letters, digits, . _ = - only)");
+    }
+    return uri;
+  }
+
+  http::ServerResponse CreateTable(const NamespaceName& space) {
+    auto body = ParseBody(r_.body);
+    if (!body.ok()) return ErrorFor(body.status());
+    if (!body->contains("name") || !body->at("name").is_string() || body->at("name").get<std::string>().empty()) {
+      return ErrorResponse(400, "BadRequestException", "the create-table request has no name");
+    }
+    const std::string name = body->at("name").get<std::string>();
+    auto exists = Find(space, name);
+    if (exists.ok()) return ErrorResponse(409, "AlreadyExistsException", "table " + Dotted(space) + "." + name + " already exists");
+    if (exists.status().message().rfind("namespace", 0) == 0) return ErrorFor(exists.status());
+    Result<std::string> location = body->contains("location") && body->at("location").is_string()
+                                       ? Result<std::string>(body->at("location").get<std::string>())
+                                       : DefaultLocation(space, name);
+    if (!location.ok()) return ErrorFor(location.status());
+    while (!location->empty() && location->back() == '/') location->pop_back();
+    if (auto key = c_.warehouse_->KeyOf(*location); !key.ok()) {
+      return ErrorResponse(400, "BadRequestException",
+                           "location " + *location + " is not in this catalog's warehouse " + c_.warehouse_->base_uri());
+    }
+    auto metadata = NewTableMetadata(*body, *location, NewUuid(), NowMs());
+    if (!metadata.ok()) return ErrorFor(metadata.status());
+    if (body->value("stage-create", false)) return JsonResponse(200, LoadResult("", *metadata));
+    const std::string file = NextMetadataFile(*location, "");
+    if (Status s = c_.warehouse_->Write(file, metadata->dump(2)); !s.ok()) return ErrorFor(s);
+    auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
+      return metadata::Command(metadata::CommitLakeCatalog{{metadata::LakeTableMove{space, name, "", file}},
+                                                           Outcome(200, LoadResult(file, nullptr))});
+    });
+    if (!seq.ok()) return Retried(seq.status(), "NoSuchTableException");
+    return JsonResponse(200, LoadResult(file, std::move(*metadata)));
+  }
+
+  http::ServerResponse Register(const NamespaceName& space) {
+    auto body = ParseBody(r_.body);
+    if (!body.ok()) return ErrorFor(body.status());
+    const std::string name = body->value("name", "");
+    const std::string location = body->value("metadata-location", "");
+    if (name.empty() || location.empty()) {
+      return ErrorResponse(400, "BadRequestException", "register needs a name and a metadata-location");
+    }
+    auto metadata = ReadMetadata(location);
+    if (!metadata.ok()) {
+      return ErrorResponse(400, "BadRequestException", "cannot read " + location + ": " + metadata.status().message());
+    }
+    if (!metadata->contains("format-version") || !metadata->contains("table-uuid") || !metadata->contains("location")) {
+      return ErrorResponse(400, "BadRequestException", location + " is not Iceberg table metadata");
+    }
+    const bool overwrite = body->value("overwrite", false);
+    auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
+      std::string expected;
+      if (overwrite) {
+        auto it = s.lake_catalog_tables().find({space, name});
+        if (it != s.lake_catalog_tables().end()) expected = it->second.metadata_location;
+      }
+      return metadata::Command(metadata::CommitLakeCatalog{{metadata::LakeTableMove{space, name, expected, location}},
+                                                           Outcome(200, LoadResult(location, nullptr))});
+    });
+    if (!seq.ok()) return Retried(seq.status(), "NoSuchTableException");
+    return JsonResponse(200, LoadResult(location, std::move(*metadata)));
+  }
+
+  // One table's change of a commit, prepared: its new metadata written, its move to append.
+  struct Prepared {
+    metadata::LakeTableMove move;
+    Json metadata;
+  };
+
+  Result<Prepared> Prepare(const NamespaceName& space, const std::string& name, const Json& change) {
+    const std::string table = Dotted(space) + "." + name;
+    const Json requirements = change.value("requirements", Json::array());
+    const Json updates = change.value("updates", Json::array());
+    if (!requirements.is_array() || !updates.is_array()) {
+      return InvalidArgumentError("a commit's requirements and updates are arrays");
+    }
+    bool creates = false;
+    for (const auto& r : requirements) creates |= r.is_object() && r.value("type", "") == "assert-create";
+    auto ref = Find(space, name);
+    if (!ref.ok() && !(creates && ref.status().code() == StatusCode::kNotFound &&
+                       ref.status().message().rfind("table", 0) == 0)) {
+      return ref.status();
+    }
+    if (ref.ok() && ref->mink) {
+      return FailedPreconditionError("table " + table + " is tiered by Mink: only its tiering commits to it");
+    }
+    std::optional<Json> base;
+    if (ref.ok()) {
+      MINK_ASSIGN_OR_RETURN(base, ReadMetadata(ref->location));
+    }
+    for (const auto& r : requirements) MINK_RETURN_IF_ERROR(CheckRequirement(base ? &*base : nullptr, r));
+    if (!base && !creates) return NotFoundError("table " + table + " does not exist");
+    MetadataUpdater updater(base ? *base : Json{{"format-version", 2}});
+    for (const auto& u : updates) MINK_RETURN_IF_ERROR(updater.Apply(u));
+    const std::string previous = ref.ok() ? ref->location : "";
+    const int64_t previous_updated = base ? base->value("last-updated-ms", int64_t{0}) : 0;
+    MINK_ASSIGN_OR_RETURN(Json after, updater.Finish(previous, previous_updated, NowMs()));
+    if (!base && !after.contains("location")) {
+      MINK_ASSIGN_OR_RETURN(after["location"], DefaultLocation(space, name));
+    }
+    std::string location = after.at("location").get<std::string>();
+    while (!location.empty() && location.back() == '/') location.pop_back();
+    if (!c_.warehouse_->KeyOf(location).ok()) {
+      return InvalidArgumentError("location " + location + " is not in this catalog's warehouse " +
+                                  c_.warehouse_->base_uri());
+    }
+    if (base && !updater.changed()) return Prepared{{space, name, previous, previous}, std::move(after)};
+    const std::string file = NextMetadataFile(location, previous);
+    MINK_RETURN_IF_ERROR(c_.warehouse_->Write(file, after.dump(2)));
+    return Prepared{{space, name, previous, file}, std::move(after)};
+  }
+
+  // Prepares and appends the changes (each {identifier, requirements, updates}) as one command;
+  // starts over from the newer metadata when a pointer moved meanwhile.
+  Result<std::vector<Prepared>> Commit(const std::vector<std::pair<metadata::LakeTableName, Json>>& changes,
+                                       int status,
+                                       const std::function<Json(const std::vector<Prepared>&)>& outcome_body) {
+    Status last = Status::Ok();
+    for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
+      std::vector<Prepared> prepared;
+      for (const auto& [id, change] : changes) {
+        MINK_ASSIGN_OR_RETURN(auto p, Prepare(id.first, id.second, change));
+        prepared.push_back(std::move(p));
+      }
+      metadata::CommitLakeCatalog command;
+      for (const auto& p : prepared) {
+        if (p.move.expected != p.move.location) command.moves.push_back(p.move);
+      }
+      if (command.moves.empty()) return prepared;  // nothing changed
+      command.outcome = Outcome(status, outcome_body(prepared));
+      auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> { return metadata::Command(command); });
+      if (seq.ok()) return prepared;
+      last = seq.status();
+      const bool moved = last.code() == StatusCode::kAborted && last.message().find("Idempotency-Key") == std::string::npos;
+      if (!moved) return last;
+      MINK_LOG_DEBUG("lake", "catalog commit: {}; again", last.ToString());
+    }
+    return last;
+  }
+
+  http::ServerResponse CommitTable(const NamespaceName& space, const std::string& name) {
+    auto body = ParseBody(r_.body);
+    if (!body.ok()) return ErrorFor(body.status());
+    auto done = Commit({{{space, name}, *body}}, 200, [](const std::vector<Prepared>& p) {
+      return Json{{"metadata-location", p[0].move.location}};
+    });
+    if (!done.ok()) return Retried(done.status(), "NoSuchTableException");
+    return JsonResponse(200, Json{{"metadata-location", (*done)[0].move.location}, {"metadata", (*done)[0].metadata}});
+  }
+
+  http::ServerResponse CommitTransaction() {
+    auto body = ParseBody(r_.body);
+    if (!body.ok()) return ErrorFor(body.status());
+    const Json changes = body->value("table-changes", Json::array());
+    if (!changes.is_array() || changes.empty()) {
+      return ErrorResponse(400, "BadRequestException", "a transaction has table-changes");
+    }
+    std::vector<std::pair<metadata::LakeTableName, Json>> list;
+    for (const auto& change : changes) {
+      auto id = IdentifierOf(change.value("identifier", Json()), "a table change's identifier");
+      if (!id.ok()) return ErrorFor(id.status());
+      list.push_back({*id, change});
+    }
+    auto done = Commit(list, 204, [](const std::vector<Prepared>&) { return Json(); });
+    if (!done.ok()) return Retried(done.status(), "NoSuchTableException");
+    return NoContent();
+  }
+
+  http::ServerResponse DropTable(const NamespaceName& space, const std::string& name) {
+    auto ref = Find(space, name);
+    if (!ref.ok()) return ErrorFor(ref.status());
+    if (ref->mink) {
+      return ErrorResponse(403, "ForbiddenException",
+                           "table " + Dotted(space) + "." + name + " is a Mink table: drop it with mink table drop");
+    }
+    auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
+      return metadata::Command(metadata::CommitLakeCatalog{{metadata::LakeTableMove{space, name, ref->location, ""}},
+                                                           Outcome(204, Json())});
+    });
+    if (!seq.ok()) return Retried(seq.status(), "NoSuchTableException");
+    if (r_.Query("purgeRequested") == "true") {
+      auto metadata = ReadMetadata(ref->location);
+      if (metadata.ok() && metadata->contains("location")) {
+        auto removed = c_.warehouse_->DeleteUnder(metadata->at("location").get<std::string>());
+        if (!removed.ok()) {
+          MINK_LOG_WARN("lake", "purging {}.{}: {}", Dotted(space), name, removed.status().ToString());
+        }
+      }
+    }
+    return NoContent();
+  }
+
+  http::ServerResponse Rename() {
+    auto body = ParseBody(r_.body);
+    if (!body.ok()) return ErrorFor(body.status());
+    auto from = IdentifierOf(body->value("source", Json()), "source");
+    auto to = IdentifierOf(body->value("destination", Json()), "destination");
+    if (!from.ok()) return ErrorFor(from.status());
+    if (!to.ok()) return ErrorFor(to.status());
+    auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
+      return metadata::Command(
+          metadata::RenameLakeTable{from->first, from->second, to->first, to->second, Outcome(204, Json())});
+    });
+    if (!seq.ok()) return Retried(seq.status(), "NoSuchTableException");
+    return NoContent();
+  }
+
+  RestCatalog& c_;
+  const http::ServerRequest& r_;
+  const std::string key_;
+};
+
+http::ServerResponse RestCatalog::Handle(const http::ServerRequest& request) {
+  return Call(this, request).Run();
+}
+
+}  // namespace mink::lake

@@ -1,0 +1,43 @@
+#pragma once
+// RestCatalog: the lake's built-in catalog over the Apache Iceberg REST catalog API
+// (docs/iceberg-rest.md), so any Iceberg engine reads Mink's lake and keeps tables of its own
+// beside it. Namespaces are Mink's databases and those created here; tables are Mink's tiered
+// tables (read-only here: only tiering commits to them) and tables created or registered here,
+// whose metadata files it writes into the warehouse and whose pointers it moves in the metadata
+// log by compare-and-set (lake_catalog_commands.h). Requirements are checked against the
+// metadata the pointer names when the commit is built; a pointer that moved meanwhile makes the
+// commit start over from the newer metadata. Idempotency-Key: the outcome of a mutation is
+// recorded with it, and a retry within the key's lifetime is answered the same.
+//
+// Thread-safe: each request reads the metadata state and appends one command.
+
+#include <string>
+
+#include "http/http_server.h"
+#include "lake/warehouse.h"
+#include "metadata/metadata_log.h"
+#include "table/table_store.h"
+
+namespace mink::lake {
+
+struct RestCatalogOptions {
+  std::string token;  // a bearer token every request must carry; "" for none
+};
+
+class RestCatalog {
+ public:
+  RestCatalog(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse,
+              RestCatalogOptions options)
+      : meta_(meta), tables_(tables), warehouse_(warehouse), options_(std::move(options)) {}
+
+  http::ServerResponse Handle(const http::ServerRequest& request);
+
+ private:
+  class Call;
+  metadata::MetadataLog* const meta_;
+  table::TableStore* const tables_;
+  Warehouse* const warehouse_;
+  const RestCatalogOptions options_;
+};
+
+}  // namespace mink::lake
