@@ -101,6 +101,23 @@ Result<LakeLayout> LakeLayout::Of(const table::TableDescriptor& d) {
   for (const auto& pk : d.primary_key) {
     l.identifier_ids_.push_back(d.schema.columns[static_cast<size_t>(d.schema.Find(pk))].id + 1);
   }
+  // Earlier schemas, for readers of earlier snapshots: the same field ids, the types of then.
+  for (const auto& past : d.past_schemas) {
+    json fields = json::array();
+    bool representable = true;
+    for (const auto& c : past.columns) {
+      auto type = IcebergType(c.type, c.name);
+      if (!type.ok()) {
+        representable = false;
+        break;
+      }
+      fields.push_back({{"id", c.id + 1}, {"name", c.name}, {"required", c.not_null}, {"type", *type}});
+    }
+    if (!representable) continue;
+    json schema = {{"type", "struct"}, {"schema-id", past.schema_id}, {"fields", fields}};
+    if (!l.identifier_ids_.empty()) schema["identifier-field-ids"] = l.identifier_ids_;
+    l.past_schemas_.push_back(schema.dump());
+  }
   int32_t next_id = 1000;
   for (const auto& name : d.partition_keys) {
     const table::Column& c = d.schema.columns[static_cast<size_t>(d.schema.Find(name))];
@@ -320,13 +337,17 @@ std::string LakeLayout::ManifestList(int64_t snapshot_id, int64_t parent_id,
 
 std::string LakeLayout::TableMetadata(const metadata::LakeTableState& lake) const {
   json partition_fields = json::parse(PartitionFieldsJson());
+  json schemas = json::array();
+  for (const auto& past : past_schemas_) schemas.push_back(json::parse(past));
+  schemas.push_back(json::parse(SchemaJson()));
   json snapshots = json::array(), snapshot_log = json::array(), metadata_log = json::array();
   for (const auto& s : lake.snapshots) {
     json snapshot = {{"snapshot-id", s.snapshot_id},
                      {"sequence-number", s.sequence_number},
                      {"timestamp-ms", s.timestamp_ms},
                      {"manifest-list", s.manifest_list},
-                     {"summary", s.summary}};
+                     {"summary", s.summary},
+                     {"schema-id", s.schema_id}};
     if (s.parent_id != 0) snapshot["parent-snapshot-id"] = s.parent_id;
     snapshots.push_back(std::move(snapshot));
     snapshot_log.push_back({{"snapshot-id", s.snapshot_id}, {"timestamp-ms", s.timestamp_ms}});
@@ -341,7 +362,7 @@ std::string LakeLayout::TableMetadata(const metadata::LakeTableState& lake) cons
                    {"last-updated-ms", lake.last_updated_ms},
                    {"last-column-id", last_column_id_},
                    {"current-schema-id", schema_id_},
-                   {"schemas", json::array({json::parse(SchemaJson())})},
+                   {"schemas", schemas},
                    {"default-spec-id", 0},
                    {"partition-specs", json::array({{{"spec-id", 0}, {"fields", partition_fields}}})},
                    {"last-partition-id", last_partition_id()},

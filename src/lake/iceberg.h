@@ -79,7 +79,8 @@ class LakeLayout {
   // A manifest list (Avro) of `manifests`.
   static std::string ManifestList(int64_t snapshot_id, int64_t parent_id, int64_t sequence_number,
                                   const std::vector<metadata::LakeManifest>& manifests);
-  // The table metadata (JSON) after `lake`'s last commit, written to `lake.metadata_location`.
+  // The table metadata (JSON) after `lake`'s last commit, written to `lake.metadata_location`:
+  // every schema the table had (current last), its snapshots with the schema each was written in.
   std::string TableMetadata(const metadata::LakeTableState& lake) const;
 
  private:
@@ -88,6 +89,7 @@ class LakeLayout {
   std::vector<IcebergField> fields_;
   std::vector<IcebergPartitionField> partition_;
   std::vector<int32_t> identifier_ids_;
+  std::vector<std::string> past_schemas_;  // JSON, oldest first
   int32_t bucket_count_ = 1;
 };
 

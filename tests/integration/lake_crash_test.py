@@ -24,12 +24,10 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
 
-NODE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node")
 KILLS = 10
 T0 = time.monotonic()
 
@@ -76,27 +74,6 @@ class Writers:
     def stop(self):
         self.stopping.set()
         self.thread.join(timeout=120)
-
-
-def tiered(node, table):
-    ends = {o["bucket"]: o["end"] for o in
-            map(json.loads, node.mink("table", "offsets", table, "--format", "json").stdout.splitlines())}
-    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
-    return {b["bucket"]: b["offset"] for b in lake["buckets"]} == ends
-
-
-def rows(text):
-    return sorted((json.loads(line) for line in text.splitlines()), key=lambda r: json.dumps(r, sort_keys=True))
-
-
-def icebird(node, table):
-    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
-    table_dir = os.path.dirname(os.path.dirname(urllib.parse.urlsplit(lake["metadata_location"]).path))
-    r = subprocess.run(["node", os.path.join(NODE_DIR, "icebird_read.mjs"), table_dir],
-                       capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        raise RuntimeError(f"icebird_read.mjs {table}: {r.stderr.strip()[-2000:]}")
-    return rows(r.stdout), table_dir
 
 
 def committed_files(table_dir):
@@ -155,18 +132,18 @@ def main():
         writers.stop()
         log(f"writers: {writers.attempts} writes, {writers.failures} failed while the node was down")
         checks.ok("the lake catches up with both logs after the last restart",
-                  minktest.wait_until(60, lambda: tiered(node, "lake.events") and tiered(node, "lake.kv"),
+                  minktest.wait_until(60, lambda: minktest.lake_caught_up(node, "lake.events") and minktest.lake_caught_up(node, "lake.kv"),
                                       interval=0.3))
 
-        log_rows = rows(node.mink("read", "lake.events", timeout=300).stdout)
+        log_rows = minktest.sorted_rows(node.mink("read", "lake.events", timeout=300).stdout)
         seqs = [r["seq"] for r in log_rows]
         checks.expect("lake.events: the log has no row twice", len(seqs), len(set(seqs)))
         checks.expect("lake.events: every acknowledged row is in the log", set(),
                       writers.acked_events - set(seqs))
-        union = rows(node.mink("read", "lake.events", "--mode", "union", timeout=300).stdout)
+        union = minktest.sorted_rows(node.mink("read", "lake.events", "--mode", "union", timeout=300).stdout)
         checks.ok("lake.events: the union read equals the log read", union == log_rows,
                   f"{len(union)} rows against {len(log_rows)}")
-        lake_rows, events_dir = icebird(node, "lake.events")
+        lake_rows, events_dir = minktest.icebird_read(node, "lake.events")
         lake_seqs = [r["seq"] for r in lake_rows]
         checks.expect("lake.events: the lake (icebird) has no row twice", len(lake_seqs), len(set(lake_seqs)))
         checks.expect("lake.events: the lake (icebird) misses no row of the log", set(),
@@ -174,10 +151,10 @@ def main():
         checks.ok("lake.events: the lake (icebird) equals the log read", lake_rows == log_rows,
                   f"{len(lake_rows)} rows against {len(log_rows)}")
 
-        snapshot = rows(node.mink("read", "lake.kv", "--mode", "snapshot").stdout)
+        snapshot = minktest.sorted_rows(node.mink("read", "lake.kv", "--mode", "snapshot").stdout)
         checks.ok("lake.kv: the union read equals the KV snapshot read",
-                  rows(node.mink("read", "lake.kv", "--mode", "union").stdout) == snapshot)
-        kv_rows, kv_dir = icebird(node, "lake.kv")
+                  minktest.sorted_rows(node.mink("read", "lake.kv", "--mode", "union").stdout) == snapshot)
+        kv_rows, kv_dir = minktest.icebird_read(node, "lake.kv")
         checks.ok("lake.kv: the lake (icebird) equals the KV snapshot read", kv_rows == snapshot,
                   f"{len(kv_rows)} rows against {len(snapshot)}")
 

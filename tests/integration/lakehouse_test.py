@@ -155,25 +155,12 @@ print(json.dumps(out))
                   else q.stderr.strip())
 
 
-def tiered(node, table):
-    """True once the lake snapshot covers every bucket's log end."""
-    ends = {o["bucket"]: o["end"] for o in
-            map(json.loads, node.mink("table", "offsets", table, "--format", "json").stdout.splitlines())}
-    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
-    return {b["bucket"]: b["offset"] for b in lake["buckets"]} == ends
-
-
-def rows_of(text):
-    return sorted((json.loads(line) for line in text.splitlines()), key=lambda r: json.dumps(r, sort_keys=True))
-
-
 def icebird_rows(checks, node, table):
-    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
-    table_dir = os.path.dirname(os.path.dirname(urllib.parse.urlsplit(lake["metadata_location"]).path))
-    r = subprocess.run(["node", os.path.join(NODE_DIR, "icebird_read.mjs"), table_dir],
-                       capture_output=True, text=True, timeout=120)
-    checks.ok(f"icebird reads {table}", r.returncode == 0, r.stderr.strip()[-2000:])
-    return rows_of(r.stdout) if r.returncode == 0 else None
+    try:
+        return minktest.icebird_read(node, table)[0]
+    except RuntimeError as e:
+        checks.fail(f"icebird reads {table}", str(e))
+        return None
 
 
 def write_rounds(checks, node, table, rounds, freshness_s):
@@ -182,7 +169,7 @@ def write_rounds(checks, node, table, rounds, freshness_s):
         for args, lines in writes:
             node.mink("write", table, *args, input="".join(json.dumps(x) + "\n" for x in lines))
         checks.ok(f"{table}: round {i + 1} tiered within the freshness",
-                  minktest.wait_until(freshness_s + 10, lambda: tiered(node, table), interval=0.2))
+                  minktest.wait_until(freshness_s + 10, lambda: minktest.lake_caught_up(node, table), interval=0.2))
 
 
 def several_snapshots(checks, node):
@@ -202,10 +189,10 @@ def several_snapshots(checks, node):
          ([], [row(i, 4) for i in range(100, 121)])],
     ]
     write_rounds(checks, node, "shop.ledger", rounds, 1)
-    snapshot = rows_of(node.mink("read", "shop.ledger", "--mode", "snapshot").stdout)
+    snapshot = minktest.sorted_rows(node.mink("read", "shop.ledger", "--mode", "snapshot").stdout)
     checks.expect("shop.ledger: 200 - 50 + 11 - 10 rows in the KV snapshot", 151, len(snapshot))
     checks.expect("shop.ledger, all in the lake: the union read equals the snapshot read", snapshot,
-                  rows_of(node.mink("read", "shop.ledger", "--mode", "union").stdout))
+                  minktest.sorted_rows(node.mink("read", "shop.ledger", "--mode", "union").stdout))
     lake = json.loads(node.mink("table", "lake-snapshot", "shop.ledger", "--format", "json").stdout)
     checks.ok("shop.ledger: three snapshots or more", lake["sequence_number"] >= 3, str(lake))
     # icebird turns decimals into JS numbers (160.003 reads as 160.00300000000001): compare them
@@ -218,17 +205,17 @@ def several_snapshots(checks, node):
     node.mink("write", "shop.ledger", "--delete", input="".join(json.dumps({"id": i}) + "\n" for i in range(11, 21)))
     node.mink("write", "shop.ledger", input="".join(json.dumps(row(i, 5)) + "\n" for i in range(190, 196)))
     checks.expect("shop.ledger, with a tail in the log: the union read equals the snapshot read",
-                  rows_of(node.mink("read", "shop.ledger", "--mode", "snapshot").stdout),
-                  rows_of(node.mink("read", "shop.ledger", "--mode", "union").stdout))
+                  minktest.sorted_rows(node.mink("read", "shop.ledger", "--mode", "snapshot").stdout),
+                  minktest.sorted_rows(node.mink("read", "shop.ledger", "--mode", "union").stdout))
 
     node.mink("table", "create", "shop.events", "-C", "seq BIGINT", "-C", "kind STRING",
               "--bucket-count", "2", "--lake", "iceberg", "--lake-freshness", "1s")
     events = [{"seq": i, "kind": "click" if i % 2 else "view"} for i in range(300)]
     write_rounds(checks, node, "shop.events", [[([], events[:120])], [([], events[120:])]], 1)
-    log = rows_of(node.mink("read", "shop.events").stdout)
-    checks.expect("shop.events: the log read has every row", rows_of("\n".join(map(json.dumps, events))), log)
+    log = minktest.sorted_rows(node.mink("read", "shop.events").stdout)
+    checks.expect("shop.events: the log read has every row", minktest.sorted_rows("\n".join(map(json.dumps, events))), log)
     checks.expect("shop.events: the union read equals the log read", log,
-                  rows_of(node.mink("read", "shop.events", "--mode", "union").stdout))
+                  minktest.sorted_rows(node.mink("read", "shop.events", "--mode", "union").stdout))
     checks.expect("shop.events: icebird reads the log's rows", log, icebird_rows(checks, node, "shop.events"))
 
 

@@ -68,6 +68,31 @@ def require_node_modules(*names):
         unavailable(f"npm modules {missing} are not in {os.path.normpath(modules)}")
 
 
+def sorted_rows(text):
+    """JSON lines as a list of rows in a canonical order (for comparing reads as multisets)."""
+    return sorted((json.loads(line) for line in text.splitlines()), key=lambda r: json.dumps(r, sort_keys=True))
+
+
+def lake_caught_up(node, table):
+    """True once the lake snapshot of `table` covers every bucket's log end."""
+    ends = {o["bucket"]: o["end"] for o in
+            map(json.loads, node.mink("table", "offsets", table, "--format", "json").stdout.splitlines())}
+    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
+    return {b["bucket"]: b["offset"] for b in lake["buckets"]} == ends
+
+
+def icebird_read(node, table):
+    """The rows of `table`'s lake as icebird (npm) reads them (tests/node/icebird_read.mjs, for a
+    warehouse on the file system), and the table's directory. Raises when icebird fails."""
+    lake = json.loads(node.mink("table", "lake-snapshot", table, "--format", "json").stdout)
+    table_dir = os.path.dirname(os.path.dirname(urllib.parse.urlsplit(lake["metadata_location"]).path))
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node", "icebird_read.mjs")
+    r = subprocess.run(["node", script, table_dir], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError(f"icebird_read.mjs {table}: {r.stderr.strip()[-2000:]}")
+    return sorted_rows(r.stdout), table_dir
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "table/schema_change.h"
+
 namespace mink::lake {
 namespace {
 
@@ -64,6 +66,33 @@ TEST(Iceberg, TableMetadataNamesTheCurrentSnapshot) {
   EXPECT_EQ(m["last-column-id"], 5);
   EXPECT_EQ(m["snapshots"][0]["manifest-list"], "file:///w/ml.avro");
   EXPECT_FALSE(m["snapshots"][0].contains("parent-snapshot-id"));
+}
+
+TEST(Iceberg, TableMetadataKeepsEverySchemaWithItsFieldIds) {
+  table::TableAlteration change;
+  change.add_columns.push_back({"note STRING", ""});
+  change.rename_columns.push_back({"amount", "total"});
+  auto altered = table::AlterDescriptor(Bills(), change, "shop.bills");
+  ASSERT_TRUE(altered.ok()) << altered.status();
+  auto layout = *LakeLayout::Of(*altered);
+  metadata::LakeTableState lake;
+  lake.table_uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
+  lake.location = "file:///w/shop/bills";
+  lake.snapshot_id = 43;
+  lake.sequence_number = 2;
+  lake.snapshots = {metadata::LakeSnapshot{42, 0, 1, 1, "a", {{"operation", "append"}}, 0},
+                    metadata::LakeSnapshot{43, 42, 2, 2, "b", {{"operation", "append"}}, 1}};
+  auto m = nlohmann::json::parse(layout.TableMetadata(lake));
+  ASSERT_EQ(m["schemas"].size(), 2u);
+  EXPECT_EQ(m["schemas"][0]["schema-id"], 0);
+  EXPECT_EQ(m["schemas"][0]["fields"][2]["name"], "amount");
+  EXPECT_EQ(m["schemas"][1]["fields"][2]["name"], "total");
+  EXPECT_EQ(m["schemas"][1]["fields"][2]["id"], 3) << "a rename keeps the field id";
+  EXPECT_EQ(m["schemas"][1]["fields"][5]["id"], 6);
+  EXPECT_EQ(m["current-schema-id"], 1);
+  EXPECT_EQ(m["last-column-id"], 6);
+  EXPECT_EQ(m["snapshots"][0]["schema-id"], 0);
+  EXPECT_EQ(m["snapshots"][1]["schema-id"], 1);
 }
 
 TEST(Iceberg, WhatCannotBeTieredIsRefusedAtCreation) {
