@@ -252,11 +252,21 @@ std::string LakeLayout::Manifest(int32_t content, int64_t snapshot_id,
                                              {"content", content == 0 ? "data" : "deletes"}});
   for (const auto& entry : entries) {
     avro::Encoder e;
-    e.Int(1);  // ADDED
-    e.Branch(1);
-    e.Long(snapshot_id);
-    e.Null();  // sequence numbers: inherited from the manifest list
-    e.Null();
+    if (entry.existing_snapshot_id != 0) {
+      e.Int(0);  // EXISTING: where it came from, as it was
+      e.Branch(1);
+      e.Long(entry.existing_snapshot_id);
+      e.Branch(1);
+      e.Long(entry.existing_sequence_number);
+      e.Branch(1);
+      e.Long(entry.existing_sequence_number);
+    } else {
+      e.Int(1);  // ADDED
+      e.Branch(1);
+      e.Long(snapshot_id);
+      e.Null();  // sequence numbers: inherited from the manifest list
+      e.Null();
+    }
     e.Int(entry.content);
     e.String(entry.path);
     e.String("PARQUET");
@@ -323,10 +333,10 @@ std::string LakeLayout::ManifestList(int64_t snapshot_id, int64_t parent_id,
     e.Long(m.min_sequence_number);
     e.Long(m.snapshot_id);
     e.Int(m.added_files);
-    e.Int(0);
+    e.Int(m.existing_files);
     e.Int(0);
     e.Long(m.added_rows);
-    e.Long(0);
+    e.Long(m.existing_rows);
     e.Long(0);
     e.Null();
     e.Null();

@@ -49,6 +49,10 @@ struct ManifestEntry {
   int64_t record_count = 0;
   int64_t size = 0;
   std::vector<int32_t> equality_ids;  // for content 2
+  // An entry carried over into a rewritten manifest (EXISTING) names the snapshot that added it
+  // and its sequence number; a new one (ADDED, 0 here) inherits both from the manifest.
+  int64_t existing_snapshot_id = 0;
+  int64_t existing_sequence_number = 0;
 };
 
 class LakeLayout {
@@ -73,7 +77,8 @@ class LakeLayout {
   Result<std::vector<std::optional<table::Value>>> PartitionValues(const std::string& partition_name,
                                                                    int32_t bucket) const;
 
-  // A manifest (Avro): `entries` added by `snapshot_id`; content 0 data, 1 deletes.
+  // A manifest (Avro): `entries` added by `snapshot_id` (or carried over, EXISTING); content 0
+  // data, 1 deletes.
   std::string Manifest(int32_t content, int64_t snapshot_id,
                        const std::vector<ManifestEntry>& entries) const;
   // A manifest list (Avro) of `manifests`.

@@ -1,14 +1,12 @@
 #include "lake/tiering.h"
 
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <chrono>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
-#include <sstream>
 
 #include "base/log.h"
+#include "lake/snapshot_writer.h"
 #include "table/arrow_rows.h"
 #include "table/bucketing.h"
 
@@ -16,7 +14,6 @@ namespace mink::lake {
 namespace {
 
 using metadata::Command;
-using nlohmann::json;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -24,18 +21,10 @@ int64_t NowMs() {
       .count();
 }
 
-std::mt19937_64& Random() {
-  thread_local std::mt19937_64 random{std::random_device{}() ^
-                                      static_cast<uint64_t>(NowMs()) << 20};
-  return random;
-}
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return UnavailableError("cannot read " + path);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+// The table's key in the warehouse: <database>/<table>.
+std::string TablePath(std::string name) {
+  std::replace(name.begin(), name.end(), '.', '/');
+  return name;
 }
 
 // One bucket's share of a snapshot.
@@ -106,26 +95,9 @@ Result<int64_t> Tiering::TierTable(const std::string& name) {
     }
   }
 
-  const int64_t snapshot_id = static_cast<int64_t>(Random()() & 0x7FFFFFFFFFFFFFFFULL) | 1;
-  const int64_t seq = lake.sequence_number + 1;
-  const std::string uuid = lake.table_uuid.empty() ? NewUuid() : lake.table_uuid;
-  const std::string table_path = [&] {
-    std::string p = name;
-    std::replace(p.begin(), p.end(), '.', '/');
-    return p;
-  }();
-  const std::string location = lake.location.empty() ? warehouse_->Uri(table_path) : lake.location;
-  const std::string file_tag = std::to_string(seq) + "-" + NewUuid();
-  const std::string tmp = work_dir_ + "/" + file_tag;
-  std::filesystem::create_directories(tmp);
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{tmp};
-
+  MINK_ASSIGN_OR_RETURN(SnapshotWriter writer,
+                        SnapshotWriter::Start(warehouse_, &parquet_, *table, name, tables_->AllBuckets(*table),
+                                              lake, work_dir_));
   // The key columns alone, for delete files.
   std::vector<int> key_columns = table->pk;
   std::sort(key_columns.begin(), key_columns.end());
@@ -137,146 +109,38 @@ Result<int64_t> Tiering::TierTable(const std::string& name) {
   }
   const auto key_schema = std::make_shared<arrow::Schema>(std::move(key_fields));
 
-  std::vector<ManifestEntry> data_entries, delete_entries;
-  std::vector<metadata::LakeFile> added;
   std::vector<std::pair<uint64_t, int64_t>> offsets;
-  int64_t added_rows = 0, added_deletes = 0, added_size = 0;
-  int file_no = 0;
+  bool deletes = false;
   for (const auto& w : work) {
     offsets.emplace_back(w.bucket.stream_id, w.end);
-    MINK_ASSIGN_OR_RETURN(auto partition, layout.PartitionValues(w.bucket.partition, w.bucket.bucket));
-    std::string dir = table_path + "/data";
-    for (size_t i = 0; i < layout.partition().size(); ++i) {
-      const auto& p = layout.partition()[i];
-      const auto& v = partition[i];
-      dir += "/" + p.name + "=" +
-             (p.avro_type == "string" ? v->bytes() : std::to_string(v->int_value()));
-    }
-    auto write = [&](int content, const std::vector<table::Row>& rows) -> Status {
-      if (rows.empty()) return Status::Ok();
+    if (!w.rows.empty()) {
       std::vector<const table::Row*> pointers;
-      std::vector<table::Row> projected;
-      arrow::SchemaPtr schema = table->schema;
-      std::vector<table::LogicalType> types = table->types;
-      if (content == 2) {
-        for (const auto& r : rows) {
-          table::Row keys;
-          for (int k : key_columns) keys.push_back(r[static_cast<size_t>(k)]);
-          projected.push_back(std::move(keys));
-        }
-        schema = key_schema;
-        types = key_types;
-      }
-      for (const auto& r : content == 2 ? projected : rows) pointers.push_back(&r);
-      MINK_ASSIGN_OR_RETURN(auto batch, table::RowsToBatch(pointers, schema, types));
-      const std::string file = file_tag + "-" + std::to_string(file_no++) + ".parquet";
-      const std::string local = tmp + "/" + file;
-      MINK_ASSIGN_OR_RETURN(int64_t size, parquet_.Write(layout, schema, {batch}, local));
-      MINK_ASSIGN_OR_RETURN(std::string bytes, ReadFile(local));
-      const std::string key = dir + "/" + file;
-      MINK_RETURN_IF_ERROR(warehouse_->Put(key, bytes));
-      const std::string uri = warehouse_->Uri(key);
-      ManifestEntry entry{uri, content, partition, static_cast<int64_t>(rows.size()), size, {}};
-      if (content == 2) entry.equality_ids = layout.identifier_ids();
-      (content == 0 ? data_entries : delete_entries).push_back(entry);
-      added.push_back(metadata::LakeFile{uri, content, seq, snapshot_id, w.bucket.stream_id,
-                                         static_cast<int64_t>(rows.size()), size});
-      (content == 0 ? added_rows : added_deletes) += static_cast<int64_t>(rows.size());
-      added_size += size;
-      return Status::Ok();
-    };
-    MINK_RETURN_IF_ERROR(write(0, w.rows));
-    MINK_RETURN_IF_ERROR(write(2, w.deleted));
-  }
-
-  // Manifests, the manifest list and the metadata.
-  std::vector<metadata::LakeManifest> new_manifests;
-  auto manifest = [&](int content, const std::vector<ManifestEntry>& entries) -> Status {
-    if (entries.empty()) return Status::Ok();
-    const std::string key =
-        table_path + "/metadata/" + file_tag + "-m" + std::to_string(content) + ".avro";
-    const std::string bytes = layout.Manifest(content, snapshot_id, entries);
-    MINK_RETURN_IF_ERROR(warehouse_->Put(key, bytes));
-    int64_t rows = 0;
-    for (const auto& e : entries) rows += e.record_count;
-    new_manifests.push_back(metadata::LakeManifest{warehouse_->Uri(key), static_cast<int64_t>(bytes.size()),
-                                                   content, seq, seq, snapshot_id,
-                                                   static_cast<int32_t>(entries.size()), rows});
-    return Status::Ok();
-  };
-  MINK_RETURN_IF_ERROR(manifest(0, data_entries));
-  MINK_RETURN_IF_ERROR(manifest(1, delete_entries));
-  std::vector<metadata::LakeManifest> all_manifests = lake.manifests;
-  all_manifests.insert(all_manifests.end(), new_manifests.begin(), new_manifests.end());
-  const std::string list_key = table_path + "/metadata/snap-" + std::to_string(snapshot_id) +
-                               "-1-" + file_tag + ".avro";
-  MINK_RETURN_IF_ERROR(warehouse_->Put(
-      list_key, LakeLayout::ManifestList(snapshot_id, lake.snapshot_id, seq, all_manifests)));
-
-  int64_t total_data = 0, total_records = 0, total_deletes = 0, total_size = 0;
-  for (const auto& f : lake.files) {
-    (f.content == 0 ? total_data : total_deletes) += 1;
-    if (f.content == 0) total_records += f.record_count;
-    total_size += f.size;
-  }
-  json mink_offsets = json::object();
-  for (const auto& b : tables_->AllBuckets(*table)) {
-    int64_t offset = 0;
-    if (auto it = lake.offsets.find(b.stream_id); it != lake.offsets.end()) offset = it->second;
-    for (const auto& [stream, end] : offsets) {
-      if (stream == b.stream_id) offset = end;
+      for (const auto& r : w.rows) pointers.push_back(&r);
+      MINK_ASSIGN_OR_RETURN(auto batch, table::RowsToBatch(pointers, table->schema, table->types));
+      MINK_RETURN_IF_ERROR(writer.AddFile(w.bucket, 0, table->schema, {batch}, static_cast<int64_t>(w.rows.size())));
     }
-    mink_offsets[b.label] = offset;
+    if (!w.deleted.empty()) {
+      std::vector<table::Row> keys;
+      for (const auto& r : w.deleted) {
+        table::Row key;
+        for (int k : key_columns) key.push_back(r[static_cast<size_t>(k)]);
+        keys.push_back(std::move(key));
+      }
+      std::vector<const table::Row*> pointers;
+      for (const auto& r : keys) pointers.push_back(&r);
+      MINK_ASSIGN_OR_RETURN(auto batch, table::RowsToBatch(pointers, key_schema, key_types));
+      MINK_RETURN_IF_ERROR(writer.AddFile(w.bucket, 2, key_schema, {batch}, static_cast<int64_t>(keys.size())));
+      deletes = true;
+    }
   }
-  metadata::LakeSnapshot snapshot;
-  snapshot.snapshot_id = snapshot_id;
-  snapshot.parent_id = lake.snapshot_id;
-  snapshot.sequence_number = seq;
-  snapshot.timestamp_ms = NowMs();
-  snapshot.manifest_list = warehouse_->Uri(list_key);
-  snapshot.schema_id = layout.schema_id();
-  snapshot.summary = {
-      {"operation", delete_entries.empty() ? "append" : "overwrite"},
-      {"added-data-files", std::to_string(data_entries.size())},
-      {"added-records", std::to_string(added_rows)},
-      {"added-delete-files", std::to_string(delete_entries.size())},
-      {"added-equality-delete-files", std::to_string(delete_entries.size())},
-      {"added-equality-deletes", std::to_string(added_deletes)},
-      {"added-files-size", std::to_string(added_size)},
-      {"total-data-files", std::to_string(total_data + static_cast<int64_t>(data_entries.size()))},
-      {"total-delete-files", std::to_string(total_deletes + static_cast<int64_t>(delete_entries.size()))},
-      {"total-records", std::to_string(total_records + added_rows)},
-      {"total-files-size", std::to_string(total_size + added_size)},
-      {"total-position-deletes", "0"},
-      {"engine-name", "mink"},
-      {"mink-offsets", mink_offsets.dump()}};
-
-  // The metadata as the state will be after the commit (State::ApplyCommand does the same).
-  metadata::LakeTableState after = lake;
-  after.table_uuid = uuid;
-  after.location = location;
-  if (!lake.metadata_location.empty()) after.metadata_log.emplace_back(lake.metadata_location, lake.last_updated_ms);
-  const std::string metadata_key = table_path + "/metadata/v" + std::to_string(seq) + ".metadata.json";
-  after.metadata_location = warehouse_->Uri(metadata_key);
-  after.snapshot_id = snapshot_id;
-  after.sequence_number = seq;
-  after.last_updated_ms = snapshot.timestamp_ms;
-  after.snapshots.push_back(snapshot);
-  MINK_RETURN_IF_ERROR(warehouse_->Put(metadata_key, layout.TableMetadata(after)));
-
-  metadata::CommitLakeSnapshot commit;
+  MINK_ASSIGN_OR_RETURN(metadata::CommitLakeSnapshot commit,
+                        writer.Finish(deletes ? "overwrite" : "append", std::move(offsets)));
   commit.table_id = table->id;
-  commit.parent_snapshot_id = lake.snapshot_id;
-  commit.table_uuid = uuid;
-  commit.location = location;
-  commit.snapshot = snapshot;
-  commit.metadata_location = after.metadata_location;
-  commit.added_files = std::move(added);
-  commit.added_manifests = std::move(new_manifests);
-  commit.offsets = std::move(offsets);
+  const int64_t snapshot_id = writer.snapshot_id(), seq = writer.sequence_number();
+  const int64_t added_rows = writer.added_rows(), added_deletes = writer.added_deletes();
   MINK_RETURN_IF_ERROR(meta_->Append(Command(std::move(commit))).status());
   // For readers that find the current metadata file by the file-system convention.
-  (void)warehouse_->Put(table_path + "/metadata/version-hint.text", std::to_string(seq));
+  (void)warehouse_->Put(TablePath(name) + "/metadata/version-hint.text", std::to_string(seq));
   MINK_LOG_INFO("lake", "tiered {}: snapshot {} (sequence {}), {} rows, {} deletes", name,
                 snapshot_id, seq, added_rows, added_deletes);
   return snapshot_id;

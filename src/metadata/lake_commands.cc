@@ -19,14 +19,19 @@ void FromJson(const json& j, LakeFile* f) {
 }
 
 json ToJson(const LakeManifest& m) {
-  return {{"path", m.path},
-          {"length", m.length},
-          {"content", m.content},
-          {"seq", m.sequence_number},
-          {"min_seq", m.min_sequence_number},
-          {"snapshot", m.snapshot_id},
-          {"files", m.added_files},
-          {"rows", m.added_rows}};
+  json j = {{"path", m.path},
+            {"length", m.length},
+            {"content", m.content},
+            {"seq", m.sequence_number},
+            {"min_seq", m.min_sequence_number},
+            {"snapshot", m.snapshot_id},
+            {"files", m.added_files},
+            {"rows", m.added_rows}};
+  if (m.existing_files != 0) {
+    j["existing_files"] = m.existing_files;
+    j["existing_rows"] = m.existing_rows;
+  }
+  return j;
 }
 
 void FromJson(const json& j, LakeManifest* m) {
@@ -38,6 +43,8 @@ void FromJson(const json& j, LakeManifest* m) {
   m->snapshot_id = j.at("snapshot").get<int64_t>();
   m->added_files = j.at("files").get<int32_t>();
   m->added_rows = j.at("rows").get<int64_t>();
+  m->existing_files = j.value("existing_files", int32_t{0});
+  m->existing_rows = j.value("existing_rows", int64_t{0});
 }
 
 json ToJson(const LakeSnapshot& s) {

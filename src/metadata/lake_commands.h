@@ -35,6 +35,8 @@ struct LakeManifest {
   int64_t snapshot_id = 0;  // the snapshot that added it
   int32_t added_files = 0;
   int64_t added_rows = 0;
+  int32_t existing_files = 0;  // carried over from earlier manifests (a rewrite)
+  int64_t existing_rows = 0;
 
   bool operator==(const LakeManifest&) const = default;
 };
