@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "base/log.h"
+
 namespace mink::lake {
 
 Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::MetadataLog* meta,
@@ -25,7 +27,18 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
                                              options.work_dir + "/tiering");
   lake->reader_ = std::make_unique<LakeReader>(meta, lake->warehouse_.get(), lake->db_.get());
   tables->SetLake(lake->reader_.get());
-  lake->worker_ = std::make_unique<TieringWorker>(lake->tiering_.get(), options.tiers);
+  lake->compaction_ = std::make_unique<LakeCompaction>(meta, tables, lake->warehouse_.get(), lake->reader_.get(),
+                                                       lake->tiering_.get(), lake->db_.get(),
+                                                       options.work_dir + "/compaction");
+  lake->worker_ = std::make_unique<TieringWorker>(
+      lake->tiering_.get(), options.tiers, std::chrono::milliseconds(200), [compaction = lake->compaction_.get()] {
+        for (const auto& name : compaction->DueTables()) {
+          auto compacted = compaction->CompactTable(name);
+          if (!compacted.ok()) {
+            MINK_LOG_WARN("lake", "compacting {}: {}", name, compacted.status().ToString());
+          }
+        }
+      });
   lake->worker_->Start();
   if (!options.rest_listen.empty()) {
     lake->rest_ = std::make_unique<RestCatalog>(meta, tables, lake->warehouse_.get(),

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "http/http_server.h"
+#include "lake/compaction.h"
 #include "lake/lake_reader.h"
 #include "lake/rest_catalog.h"
 #include "lake/tiering.h"
@@ -37,6 +38,7 @@ class Lake {
   void Stop();
 
   Tiering& tiering() { return *tiering_; }
+  LakeCompaction& compaction() { return *compaction_; }
   const Warehouse& warehouse() const { return *warehouse_; }
   // The port of the Iceberg REST catalog; 0 when it is not served.
   int rest_port() const { return rest_server_ ? rest_server_->port() : 0; }
@@ -49,6 +51,7 @@ class Lake {
   std::unique_ptr<Warehouse> warehouse_;
   std::unique_ptr<Tiering> tiering_;
   std::unique_ptr<LakeReader> reader_;
+  std::unique_ptr<LakeCompaction> compaction_;
   std::unique_ptr<TieringWorker> worker_;
   std::unique_ptr<RestCatalog> rest_;
   std::unique_ptr<http::HttpServer> rest_server_;

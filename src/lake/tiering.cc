@@ -202,6 +202,7 @@ void TieringWorker::Run() {
           MINK_LOG_WARN("lake", "tiering {}: {}", name, tiered.status().ToString());
         }
       }
+      if (after_round_) after_round_();
     }
     lock.lock();
   }

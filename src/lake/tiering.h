@@ -42,6 +42,12 @@ class Tiering {
   // The tiered tables with rows beyond their lake whose last snapshot is at least half their
   // freshness old (so the lake lags the log by at most about the freshness).
   std::vector<std::string> DueTables(int64_t now_ms);
+  // Runs `f` while no tiering round runs (compaction: compaction.h).
+  template <typename F>
+  auto Exclusive(F f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return f();
+  }
 
  private:
   metadata::MetadataLog* const meta_;
@@ -55,9 +61,11 @@ class Tiering {
 class TieringWorker {
  public:
   // `tiers`: whether this node tiers now.
+  // `after_round`: what runs after each round of tiering (compaction), while this node tiers.
   TieringWorker(Tiering* tiering, std::function<bool()> tiers,
-                std::chrono::milliseconds poll = std::chrono::milliseconds(200))
-      : tiering_(tiering), tiers_(std::move(tiers)), poll_(poll) {}
+                std::chrono::milliseconds poll = std::chrono::milliseconds(200),
+                std::function<void()> after_round = nullptr)
+      : tiering_(tiering), tiers_(std::move(tiers)), poll_(poll), after_round_(std::move(after_round)) {}
   ~TieringWorker() { Stop(); }
   void Start();
   void Stop();
@@ -67,6 +75,7 @@ class TieringWorker {
   Tiering* const tiering_;
   const std::function<bool()> tiers_;
   const std::chrono::milliseconds poll_;
+  const std::function<void()> after_round_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -4,6 +4,7 @@
 // trimmed by retention (the union read still has every row), and what an outside reader sees:
 // DuckDB reads the Parquet files with their field ids.
 
+#include "lake/compaction.h"
 #include "lake/tiering.h"
 
 #include <gtest/gtest.h>
@@ -127,6 +128,63 @@ TEST_F(TieringTest, APrimaryKeyTableThroughUpdatesAndDeletesEqualsItsSnapshot) {
   ASSERT_NE(node_, nullptr);
   Wire();
   EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
+}
+
+// Compaction rewrites a bucket's files into one data file of its current rows in a replace
+// snapshot: the union read is the same before and after, later tiering rounds apply on top, and
+// the tiered offsets stay.
+TEST_F(TieringTest, CompactionRewritesABucketsFilesIntoOneWithTheSameRows) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.primary_key = {"id"};
+  spec.bucket_count = 2;
+  spec.options = {{"table.datalake.enabled", "true"}, {"table.datalake.auto-compaction", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
+  LakeCompaction compaction(node_->meta.get(), node_->tables.get(), warehouse_.get(), reader_.get(),
+                            tiering_.get(), db_.get(), dir_ + "/compaction");
+  for (int round = 0; round < 4; ++round) {
+    std::vector<Row> rows;
+    for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i + round * 5, "us", round * 1000 + i));
+    Write("shop.orders", rows);
+    Write("shop.orders", {Bill(round * 3, "", 0)}, table::WriteMode::kDelete);
+    EXPECT_GT(Tier("shop.orders"), 0);
+  }
+  const auto snapshot = Read("shop.orders", table::ReadMode::kSnapshot);
+  ASSERT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
+  auto files = [&] {
+    size_t n = 0;
+    node_->meta->Read([&](const metadata::State& s) { n = s.lake_tables().begin()->second.files.size(); });
+    return n;
+  };
+  EXPECT_EQ(files(), 16u) << "a data and a delete file per bucket and round";
+  EXPECT_EQ(compaction.DueTables(), std::vector<std::string>{"shop.orders"});
+  auto compacted = compaction.CompactTable("shop.orders");
+  ASSERT_TRUE(compacted.ok()) << compacted.status();
+  EXPECT_GT(*compacted, 0);
+  EXPECT_EQ(files(), 2u) << "one data file per bucket";
+  EXPECT_TRUE(compaction.DueTables().empty());
+  EXPECT_EQ(*compaction.CompactTable("shop.orders"), 0) << "nothing piled up";
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
+  node_->meta->Read([&](const metadata::State& s) {
+    const auto& lake = s.lake_tables().begin()->second;
+    EXPECT_EQ(lake.snapshots.back().summary.at("operation"), "replace");
+    EXPECT_EQ(lake.snapshots.back().summary.at("deleted-data-files"), "8");
+    EXPECT_EQ(lake.manifests.size(), 1u) << "the old manifests replaced by one of the new files";
+    for (const auto& [stream, offset] : lake.offsets) EXPECT_GT(offset, 0);
+  });
+  // Tiering goes on on top of the compacted files: a delete and an update apply to them.
+  Write("shop.orders", {Bill(7, "", 0)}, table::WriteMode::kDelete);
+  Write("shop.orders", {Bill(8, "eu", 8)});
+  EXPECT_GT(Tier("shop.orders"), 0);
+  const auto later = Read("shop.orders", table::ReadMode::kSnapshot);
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), later);
+  EXPECT_NE(later, snapshot);
+  // After a restart, from the metadata log and the warehouse.
+  node_.reset();
+  node_ = table::testing::TestNode::Start(meta_url_, objects_, options_);
+  ASSERT_NE(node_, nullptr);
+  Wire();
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), later);
 }
 
 TEST_F(TieringTest, ALogTablesUnionReadKeepsRowsRetentionTrimmedFromTheLog) {
