@@ -147,6 +147,9 @@ int Run(const Flags& f) {
     union_s.push_back(u.first);
     log_s.push_back(l.first);
   }
+  // The first union read decodes the lake's Parquet files; later ones find them decoded in the
+  // reader's cache, as later log reads find segments in the block cache.
+  const double union_first = union_s[0], log_first = log_s[0];
   std::sort(union_s.begin(), union_s.end());
   std::sort(log_s.begin(), log_s.end());
 
@@ -201,8 +204,8 @@ int Run(const Flags& f) {
              f.lag_rate, f.freshness_ms, lags.size(), pct(0.5), pct(0.99), lags.empty() ? 0.0 : lags.back(),
              f.freshness_ms / 1000.0 + 1);
   fmt::print("  (c) union read, 90% in the lake: {:.3f} s against the log's {:.3f} s (medians of 3): {:.2f}x "
-             "(target <= 1.0)\n",
-             union_s[1], log_s[1], union_s[1] / log_s[1]);
+             "(target <= 1.0); first reads (lake not yet decoded) {:.3f} s against {:.3f} s: {:.2f}x\n",
+             union_s[1], log_s[1], union_s[1] / log_s[1], union_first, log_first, union_first / log_first);
   return 0;
 }
 

@@ -140,6 +140,11 @@ std::string EncodeTicket(const ScanTicket& t) {
   if (t.end && !t.lake) j["end"] = *t.end;
   if (t.compressed && !t.lake) j["compressed"] = true;
   if (!t.columns.empty()) j["columns"] = t.columns;
+  if (t.lake && !t.lake_filters.empty()) {
+    json filters = json::array();
+    for (const auto& f : t.lake_filters) filters.push_back({{"column", f.column}, {"op", f.op}, {"values", f.values}});
+    j["lake_filters"] = std::move(filters);
+  }
   return j.dump();
 }
 

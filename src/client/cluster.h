@@ -20,6 +20,7 @@
 #include "client/table_description.h"
 #include "flight/client/flight_client.h"
 #include "table/column_stats.h"
+#include "table/requests.h"
 
 namespace mink::client {
 
@@ -85,6 +86,7 @@ struct ScanTicket {
   std::optional<int64_t> end;  // log mode: stop before this offset
   bool compressed = false;     // log mode: batches may come compressed as stored
   bool lake = false;           // a tiered table: the lake plus the log after it (union mode)
+  std::vector<table::LakeFilter> lake_filters;  // union mode: pushed into the lake's Parquet reads
 };
 std::string EncodeTicket(const ScanTicket& ticket);
 

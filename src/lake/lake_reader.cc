@@ -6,8 +6,27 @@
 
 namespace mink::lake {
 
+namespace {
+
+// What a decoded read depends on: the file, the delete files applied, the schema read under,
+// the columns and the filters.
+std::string CacheKey(const table::ResolvedTable& table, const std::string& path,
+                     const std::vector<std::string>& deletes, const table::LakeScan& scan) {
+  std::string key = std::to_string(table.id) + "/" + std::to_string(table.d.schema.schema_id) + "\n" + path;
+  for (const auto& d : deletes) key += "\n-" + d;
+  key += "\n";
+  for (int c : scan.columns) key += std::to_string(c) + ",";
+  for (const auto& f : scan.filters) {
+    key += "\n" + f.column + " " + f.op;
+    for (const auto& v : f.values) key += " " + std::to_string(v.size()) + ":" + v;
+  }
+  return key;
+}
+
+}  // namespace
+
 Result<LakeReader::BucketRows> LakeReader::ReadBucket(const table::ResolvedTable& table,
-                                                      uint64_t stream_id) {
+                                                      uint64_t stream_id, const table::LakeScan& scan) {
   BucketRows out;
   std::vector<metadata::LakeFile> files;
   meta_->Read([&](const metadata::State& s) {
@@ -28,16 +47,24 @@ Result<LakeReader::BucketRows> LakeReader::ReadBucket(const table::ResolvedTable
   for (const auto& data : files) {
     if (data.content != 0) continue;
     // Equality deletes apply to the data of earlier snapshots only.
-    std::vector<std::string> deletes;
+    std::vector<std::string> delete_paths;
     for (const auto& e : files) {
-      if (e.content == 2 && e.sequence_number > data.sequence_number) {
-        MINK_ASSIGN_OR_RETURN(std::string local, warehouse_->LocalPath(e.path));
+      if (e.content == 2 && e.sequence_number > data.sequence_number) delete_paths.push_back(e.path);
+    }
+    const std::string key = CacheKey(table, data.path, delete_paths, scan);
+    LakeBatchCache::Batches rows = cache_.Get(key);
+    if (rows == nullptr) {
+      std::vector<std::string> deletes;
+      for (const auto& path : delete_paths) {
+        MINK_ASSIGN_OR_RETURN(std::string local, warehouse_->LocalPath(path));
         deletes.push_back(std::move(local));
       }
+      MINK_ASSIGN_OR_RETURN(std::string local, warehouse_->LocalPath(data.path));
+      MINK_ASSIGN_OR_RETURN(auto read, parquet_.Read(table, layout, local, deletes, scan));
+      rows = std::make_shared<const std::vector<arrow::RecordBatchPtr>>(std::move(read));
+      cache_.Put(key, rows);
     }
-    MINK_ASSIGN_OR_RETURN(std::string local, warehouse_->LocalPath(data.path));
-    MINK_ASSIGN_OR_RETURN(auto rows, parquet_.Read(table, layout, local, deletes));
-    for (auto& r : rows) out.rows.push_back(std::move(r));
+    out.rows.insert(out.rows.end(), rows->begin(), rows->end());
   }
   return out;
 }

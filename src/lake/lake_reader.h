@@ -2,10 +2,14 @@
 // LakeReader: the table layer's LakeSource over the built-in lake catalog: a bucket's rows are
 // its live data files (by the catalog state of the current snapshot), each without the rows of
 // the keys that equality delete files of later snapshots name, read under the table's current
-// schema.
+// schema: only the scan's columns, with its filters pushed into the Parquet reads. Decoded
+// reads are kept in a LakeBatchCache.
 //
 // Thread-safe.
 
+#include <cstddef>
+
+#include "lake/batch_cache.h"
 #include "lake/parquet.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
@@ -15,15 +19,20 @@ namespace mink::lake {
 
 class LakeReader final : public table::LakeSource {
  public:
-  LakeReader(metadata::MetadataLog* meta, Warehouse* warehouse, sql::Database* db)
-      : meta_(meta), warehouse_(warehouse), parquet_(db) {}
+  static constexpr size_t kCacheBytes = size_t{256} << 20;
 
-  Result<BucketRows> ReadBucket(const table::ResolvedTable& table, uint64_t stream_id) override;
+  LakeReader(metadata::MetadataLog* meta, Warehouse* warehouse, sql::Database* db,
+             size_t cache_bytes = kCacheBytes)
+      : meta_(meta), warehouse_(warehouse), parquet_(db), cache_(cache_bytes) {}
+
+  Result<BucketRows> ReadBucket(const table::ResolvedTable& table, uint64_t stream_id,
+                                const table::LakeScan& scan = {}) override;
 
  private:
   metadata::MetadataLog* const meta_;
   Warehouse* const warehouse_;
   ParquetFiles parquet_;
+  LakeBatchCache cache_;
 };
 
 }  // namespace mink::lake

@@ -1,7 +1,9 @@
 #include "lake/parquet.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace mink::lake {
 namespace {
@@ -117,7 +119,39 @@ Result<std::map<int32_t, std::string>> FieldNames(sql::Session& session, const s
   return names;
 }
 
+// The filters as a SQL condition over the columns' current names ("": none).
+Result<std::string> FilterSql(const LakeLayout& layout, const std::vector<table::LakeFilter>& filters) {
+  static const std::set<std::string> kComparisons = {"=", "!=", "<", "<=", ">", ">="};
+  std::string where;
+  for (const auto& f : filters) {
+    auto field = std::find_if(layout.fields().begin(), layout.fields().end(),
+                              [&](const IcebergField& x) { return x.name == f.column; });
+    if (field == layout.fields().end()) {
+      return InvalidArgumentError("lake filter: the table has no column \"" + f.column + "\"");
+    }
+    const std::string column = Quote(f.column), type = ReadType(field->mink_type);
+    auto value = [&](const std::string& text) { return "CAST(" + Literal(text) + " AS " + type + ")"; };
+    std::string condition;
+    if (kComparisons.count(f.op) != 0 && f.values.size() == 1) {
+      condition = column + " " + f.op + " " + value(f.values[0]);
+    } else if (f.op == "in" && !f.values.empty()) {
+      for (const auto& v : f.values) condition += (condition.empty() ? "" : ", ") + value(v);
+      condition = column + " IN (" + condition + ")";
+    } else if ((f.op == "is_null" || f.op == "is_not_null") && f.values.empty()) {
+      condition = column + (f.op == "is_null" ? " IS NULL" : " IS NOT NULL");
+    } else {
+      return InvalidArgumentError("lake filter on \"" + f.column + "\": op \"" + f.op + "\" with " +
+                                  std::to_string(f.values.size()) +
+                                  " values (=, !=, <, <=, >, >= take one, in one or more, is_null and "
+                                  "is_not_null none)");
+    }
+    where += (where.empty() ? "" : " AND ") + condition;
+  }
+  return where;
+}
+
 }  // namespace
+
 
 Result<int64_t> ParquetFiles::Write(const LakeLayout& layout, const arrow::SchemaPtr& schema,
                                     std::vector<arrow::RecordBatchPtr> batches,
@@ -149,18 +183,32 @@ Result<int64_t> ParquetFiles::Write(const LakeLayout& layout, const arrow::Schem
 Result<std::vector<arrow::RecordBatchPtr>> ParquetFiles::Read(const table::ResolvedTable& table,
                                                               const LakeLayout& layout,
                                                               const std::string& path,
-                                                              const std::vector<std::string>& deletes) {
+                                                              const std::vector<std::string>& deletes,
+                                                              const table::LakeScan& scan) {
+  std::vector<int> columns = scan.columns;
+  if (columns.empty()) {
+    for (size_t i = 0; i < layout.fields().size(); ++i) columns.push_back(static_cast<int>(i));
+  }
+  MINK_ASSIGN_OR_RETURN(std::string where, FilterSql(layout, scan.filters));
   MINK_ASSIGN_OR_RETURN(auto session, db_->Connect());
   MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
   MINK_ASSIGN_OR_RETURN(auto names, FieldNames(*session, path));
-  std::string select;
-  for (const auto& field : layout.fields()) {
+  // Every column the filters name is read (under its current name) for them; only the scan's
+  // columns are answered.
+  std::string select, answer;
+  for (size_t i = 0; i < layout.fields().size(); ++i) {
+    const auto& field = layout.fields()[i];
+    const bool answered = std::binary_search(columns.begin(), columns.end(), static_cast<int>(i));
+    const bool filtered = std::any_of(scan.filters.begin(), scan.filters.end(),
+                                      [&](const table::LakeFilter& f) { return f.column == field.name; });
+    if (!answered && !filtered) continue;
     auto found = names.find(field.id);
     const std::string type = ReadType(field.mink_type);
     select += (select.empty() ? "" : ", ") +
               (found == names.end() ? "CAST(NULL AS " + type + ")"
                                     : "CAST(d." + Quote(found->second) + " AS " + type + ")") +
               " AS " + Quote(field.name);
+    if (answered) answer += (answer.empty() ? "" : ", ") + Quote(field.name);
   }
   std::string sql = "SELECT " + select + " FROM read_parquet(" + Literal(path) + ") d";
   if (!deletes.empty() && !layout.identifier_ids().empty()) {
@@ -189,16 +237,21 @@ Result<std::vector<arrow::RecordBatchPtr>> ParquetFiles::Read(const table::Resol
     }
     sql += " WHERE NOT EXISTS (SELECT 1 FROM (" + keys + ") e WHERE " + match + ")";
   }
+  // DuckDB pushes the outer filters into the Parquet scan (row groups their statistics rule
+  // out are skipped).
+  sql = "SELECT " + answer + " FROM (" + sql + ")" + (where.empty() ? "" : " WHERE " + where);
   MINK_ASSIGN_OR_RETURN(auto batches, session->Collect(sql));
+  std::vector<arrow::Field> fields;
+  for (int c : columns) fields.push_back(table.schema->field(c));
+  auto schema = std::make_shared<arrow::Schema>(std::move(fields));
   std::vector<arrow::RecordBatchPtr> out;
   for (const auto& b : batches) {
-    std::vector<arrow::ArrayDataPtr> columns;
+    std::vector<arrow::ArrayDataPtr> arrays;
     for (int c = 0; c < b->num_columns(); ++c) {
-      MINK_ASSIGN_OR_RETURN(auto column, Retype(b->Column(c), table.schema->field(c).type()));
-      columns.push_back(std::move(column));
+      MINK_ASSIGN_OR_RETURN(auto column, Retype(b->Column(c), schema->field(c).type()));
+      arrays.push_back(std::move(column));
     }
-    MINK_ASSIGN_OR_RETURN(auto batch, arrow::RecordBatch::Make(table.schema, b->num_rows(),
-                                                               std::move(columns)));
+    MINK_ASSIGN_OR_RETURN(auto batch, arrow::RecordBatch::Make(schema, b->num_rows(), std::move(arrays)));
     out.push_back(std::move(batch));
   }
   return out;

@@ -12,6 +12,7 @@
 #include "lake/iceberg.h"
 #include "sql/database.h"
 #include "table/catalog.h"
+#include "table/lake_source.h"
 
 namespace mink::lake {
 
@@ -23,12 +24,15 @@ class ParquetFiles {
   // schema has them) to the local file `path`, with the field ids of `layout`; the file's size.
   Result<int64_t> Write(const LakeLayout& layout, const arrow::SchemaPtr& schema,
                         std::vector<arrow::RecordBatchPtr> batches, const std::string& path);
-  // Every column of `table`'s current schema, in its Arrow types, of the local data file
-  // `path`, without the rows whose identifier columns match a row of one of the local
-  // equality delete files `deletes`.
+  // The scan's columns of `table`'s current schema (every column when it names none), in
+  // their Arrow types, of the local data file `path`: the rows that pass the scan's filters,
+  // without those whose identifier columns match a row of one of the local equality delete
+  // files `deletes`. A filter naming no column, or with the wrong number of values, is
+  // InvalidArgument.
   Result<std::vector<arrow::RecordBatchPtr>> Read(const table::ResolvedTable& table,
                                                   const LakeLayout& layout, const std::string& path,
-                                                  const std::vector<std::string>& deletes);
+                                                  const std::vector<std::string>& deletes,
+                                                  const table::LakeScan& scan = {});
 
  private:
   sql::Database* const db_;

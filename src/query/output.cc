@@ -149,6 +149,9 @@ std::string FormatScanReport(const ScanReport& r) {
                                ? plural(r.keys, "key", "keys")
                                : std::to_string(r.buckets_read) + " of " +
                                      plural(r.buckets_total, "bucket", "buckets");
+  std::string lake_filters;
+  for (size_t i = 0; i < r.lake_filters.size(); ++i) lake_filters += (i ? "; " : "") + r.lake_filters[i];
+  if (!lake_filters.empty()) columns += "], lake filters [" + lake_filters;
   return r.table + " (" + r.mode + "): " + read + ", columns [" + columns + "], " +
          plural(r.batches, "batch", "batches") + ", " + plural(r.rows, "row", "rows") + ", " +
          plural(r.bytes, "byte", "bytes");

@@ -70,6 +70,7 @@ struct ScanGlobalState : public duckdb::GlobalTableFunctionState {
   std::string placeholder;                   // a received column for virtual positions
   arrow::SchemaPtr output_schema;            // the exported batch: one field per position
   std::unique_ptr<duckdb::Expression> filter;  // every pushed-down filter, over positions
+  std::vector<table::LakeFilter> lake_filters;  // union reads: what the lake's reads apply
   idx_t max_threads = 1;
   std::atomic<int64_t> batches{0};
   std::atomic<int64_t> rows{0};
@@ -148,7 +149,7 @@ arrow::RecordBatchPtr ReadBatch(const ScanBindData& bind, ScanGlobalState& g, Sc
   if (s.reader == nullptr) {
     client::ScanTicket ticket{g.table,           g.snapshot,      g.request_columns,
                       endpoint.partition, endpoint.bucket, endpoint.end,
-                      !g.snapshot && bind.compressed, bind.tiered()};
+                      !g.snapshot && bind.compressed, bind.tiered(), g.lake_filters};
     auto client = ValueOrThrow(bind.cluster->ClientFor(endpoint.location), "reading " + where);
     s.reader = ValueOrThrow(client->DoGet(client::EncodeTicket(ticket)), "reading " + where);
   }
@@ -277,6 +278,14 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitGlobal(
           id < bind.types.size() ? bind.types[id] : duckdb::LogicalType(duckdb::LogicalType::BIGINT);
       duckdb::BoundReferenceExpression ref(type, position);
       parts.push_back(filter->ToExpression(ref));
+    }
+  }
+  if (input.filters && bind.tiered()) {
+    g->lake_filters = LakeFilters(bind, *input.filters, input.column_ids);
+    for (const auto& f : g->lake_filters) {
+      std::string text = f.column + " " + f.op;
+      for (size_t i = 0; i < f.values.size(); ++i) text += (i ? ", " : " ") + f.values[i];
+      g->report.lake_filters.push_back(std::move(text));
     }
   }
   if (parts.size() == 1) {

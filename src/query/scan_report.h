@@ -15,9 +15,10 @@ namespace mink::query {
 
 struct ScanReport {
   std::string table;  // database.table
-  std::string mode;   // log | snapshot | lookup
+  std::string mode;   // log | snapshot | union | lookup
   int64_t keys = 0;   // a lookup's keys
   std::vector<std::string> columns;
+  std::vector<std::string> lake_filters;  // union reads: filters the lake's Parquet reads applied
   int64_t buckets_total = 0;
   int64_t buckets_read = 0;  // after partition and bucket pruning
   int64_t batches = 0;

@@ -4,26 +4,38 @@
 // bucket's tiered offset (union_reader.h).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "arrow_format/record_batch.h"
 #include "base/result.h"
 #include "table/catalog.h"
+#include "table/requests.h"
 
 namespace mink::table {
+
+// What a union read needs of the lake: the columns it reads (the rest of the Parquet file is
+// never decoded) and the filters its reader pushed down (LakeFilter, requests.h), which the
+// lake applies to its Parquet reads. A filter only ever leaves rows out that fail it.
+struct LakeScan {
+  std::vector<int> columns;  // indexes into the table's current schema, ascending; empty: all
+  std::vector<LakeFilter> filters;
+};
 
 class LakeSource {
  public:
   virtual ~LakeSource() = default;
   struct BucketRows {
     int64_t tiered_offset = 0;  // the bucket's log below this offset is in `rows`
-    // Every column of the table's current schema, in its Arrow types; a primary-key table's
-    // rows are the keys' latest rows (deleted keys are absent).
+    // The scan's columns of the table's current schema (all of them when it names none), in
+    // their Arrow types and in schema order; a primary-key table's rows are the keys' latest
+    // rows (deleted keys are absent).
     std::vector<arrow::RecordBatchPtr> rows;
   };
   // The lake rows of one bucket stream of `table`; none, tiered offset 0, before the first
   // lake snapshot.
-  virtual Result<BucketRows> ReadBucket(const ResolvedTable& table, uint64_t stream_id) = 0;
+  virtual Result<BucketRows> ReadBucket(const ResolvedTable& table, uint64_t stream_id,
+                                        const LakeScan& scan = {}) = 0;
 };
 
 }  // namespace mink::table

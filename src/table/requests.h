@@ -36,6 +36,16 @@ struct WriteResult {
 
 enum class ReadMode { kLog, kSnapshot, kUnion };
 
+// A filter a reader pushes into the lake's share of a union read (ReadRequest::lake_filters):
+// `column op value`, `column IN (values)`, `column IS [NOT] NULL`. Values are text in SQL's
+// literal form for the column's type ('42', '11.50', '2026-12-06 10:00:00', 'abc'); NULL
+// never passes a comparison.
+struct LakeFilter {
+  std::string column;
+  std::string op;  // = != < <= > >= in is_null is_not_null
+  std::vector<std::string> values;
+};
+
 struct ReadRequest {
   std::string table;
   ReadMode mode = ReadMode::kLog;
@@ -48,6 +58,9 @@ struct ReadRequest {
   bool meta = false;                 // __bucket, __offset, __change
   bool timestamp = false;            // __timestamp
   std::optional<int64_t> end;        // log reads (not follow) stop before this offset
+  // Union reads: filters the lake's Parquet reads apply. A hint, not a filter of the answer:
+  // rows from the log after the tiered offset are not filtered, so the reader filters again.
+  std::vector<LakeFilter> lake_filters;
 };
 
 // A lookup of a primary-key table's current rows by key (TableStore::Lookup).

@@ -19,6 +19,28 @@ std::vector<LogicalType> ProjectedTypes(const ResolvedTable& table, const std::v
   return types;
 }
 
+// What the read needs of the lake: the projected columns (and a primary-key table's key, which
+// the merge with the log needs), in schema order, and the reader's filters.
+LakeScan ScanOf(const ResolvedTable& table, const ReadRequest& request, const std::vector<int>& columns) {
+  LakeScan scan;
+  scan.columns = columns;
+  if (table.d.has_primary_key()) scan.columns.insert(scan.columns.end(), table.pk.begin(), table.pk.end());
+  std::sort(scan.columns.begin(), scan.columns.end());
+  scan.columns.erase(std::unique(scan.columns.begin(), scan.columns.end()), scan.columns.end());
+  scan.filters = request.lake_filters;
+  return scan;
+}
+
+// Where each of `columns` is among the scan's columns.
+std::vector<int> PositionsIn(const std::vector<int>& scan_columns, const std::vector<int>& columns) {
+  std::vector<int> out;
+  for (int c : columns) {
+    out.push_back(static_cast<int>(std::lower_bound(scan_columns.begin(), scan_columns.end(), c) -
+                                   scan_columns.begin()));
+  }
+  return out;
+}
+
 }  // namespace
 
 Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
@@ -35,18 +57,19 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
     return InvalidArgumentError("a union read has no meta columns and does not follow");
   }
   MINK_ASSIGN_OR_RETURN(auto targets, catalog_->Buckets(table, request.partition, request.bucket));
+  const LakeScan scan = ScanOf(table, request, columns);
+  std::vector<LogicalType> scan_types;
+  for (int c : scan.columns) scan_types.push_back(table.types[static_cast<size_t>(c)]);
   int64_t remaining = request.limit < 0 ? INT64_MAX : request.limit;
-  std::vector<Row> pending;
-  // Sends the pending rows (projected) when there are enough of them, or `all` of them.
+  const std::vector<LogicalType> projected_types = ProjectedTypes(table, columns);
+  std::vector<Row> pending;  // projected
+  // Sends the pending rows when there are enough of them, or `all` of them.
   auto flush = [&](bool all) -> Result<bool> {
     while (!pending.empty() && (all || pending.size() >= kBatchRows)) {
       const size_t n = std::min({pending.size(), kBatchRows, static_cast<size_t>(remaining)});
       std::vector<const Row*> rows;
       for (size_t i = 0; i < n; ++i) rows.push_back(&pending[i]);
-      MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(rows, table.schema, table.types));
-      MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(columns));
-      MINK_ASSIGN_OR_RETURN(auto out, arrow::RecordBatch::Make(schema, projected->num_rows(),
-                                                               projected->columns()));
+      MINK_ASSIGN_OR_RETURN(auto out, RowsToBatch(rows, schema, projected_types));
       pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
       remaining -= static_cast<int64_t>(n);
       if (!sink(out)) return false;
@@ -54,28 +77,19 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
     }
     return true;
   };
-  // Sends pending rows that are already projected (the last, cut batch of a log table).
-  auto flush_projected = [&](bool) -> Result<bool> {
-    std::vector<const Row*> rows;
-    for (const auto& r : pending) rows.push_back(&r);
-    MINK_ASSIGN_OR_RETURN(auto out, RowsToBatch(rows, schema, ProjectedTypes(table, columns)));
-    pending.clear();
-    remaining = 0;
-    sink(out);
-    return false;
-  };
   for (const auto& target : targets) {
-    MINK_ASSIGN_OR_RETURN(LakeSource::BucketRows lake_rows, lake->ReadBucket(table, target.stream_id));
+    MINK_ASSIGN_OR_RETURN(LakeSource::BucketRows lake_rows, lake->ReadBucket(table, target.stream_id, scan));
     if (!table.d.has_primary_key()) {
       // A log table: the lake's batches, then the log's, projected, never taken apart.
-      auto send = [&](const arrow::RecordBatchPtr& batch) -> Result<bool> {
-        MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(columns));
+      const std::vector<int> lake_columns = PositionsIn(scan.columns, columns);
+      auto send = [&](const arrow::RecordBatchPtr& batch, const std::vector<int>& projection) -> Result<bool> {
+        MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(projection));
         if (projected->num_rows() > remaining) {
-          for (auto& row : BatchToRows(*projected, ProjectedTypes(table, columns))) {
+          for (auto& row : BatchToRows(*projected, projected_types)) {
             if (static_cast<int64_t>(pending.size()) >= remaining) break;
             pending.push_back(std::move(row));
           }
-          MINK_ASSIGN_OR_RETURN(bool more, flush_projected(true));
+          MINK_ASSIGN_OR_RETURN(bool more, flush(true));
           (void)more;
           return false;
         }
@@ -85,17 +99,18 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
         return sink(out) && remaining > 0;
       };
       for (const auto& batch : lake_rows.rows) {
-        MINK_ASSIGN_OR_RETURN(bool more, send(batch));
+        MINK_ASSIGN_OR_RETURN(bool more, send(batch, lake_columns));
         if (!more) return Status::Ok();
       }
-      std::vector<int> all(table.types.size());
-      for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+      // The log's batches come projected already.
+      std::vector<int> as_they_are(columns.size());
+      for (size_t i = 0; i < as_they_are.size(); ++i) as_they_are[i] = static_cast<int>(i);
       bool more = true;
       MINK_RETURN_IF_ERROR(VisitBucketBatches(storage_, table, target.stream_id,
-                                              lake_rows.tiered_offset, INT64_MAX, all,
+                                              lake_rows.tiered_offset, INT64_MAX, columns,
                                               [&](const arrow::RecordBatchPtr& batch) -> Status {
                                                 if (!more) return Status::Ok();
-                                                MINK_ASSIGN_OR_RETURN(more, send(batch));
+                                                MINK_ASSIGN_OR_RETURN(more, send(batch, as_they_are));
                                                 return Status::Ok();
                                               }));
       if (!more) return Status::Ok();
@@ -108,8 +123,14 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
       for (int k : table.pk) key.push_back(row[static_cast<size_t>(k)]);
       return EncodeCompactedKey(key, table.pk_types);
     };
+    // The lake's rows have the scan's columns; the log's every column. Columns the read does
+    // not project stay null in the lake's.
     for (const auto& batch : lake_rows.rows) {
-      for (auto& row : BatchToRows(*batch, table.types)) {
+      for (auto& scanned : BatchToRows(*batch, scan_types)) {
+        Row row(table.types.size());
+        for (size_t i = 0; i < scan.columns.size(); ++i) {
+          row[static_cast<size_t>(scan.columns[i])] = std::move(scanned[i]);
+        }
         MINK_ASSIGN_OR_RETURN(std::string key, key_of(row));
         rows[key] = std::move(row);
       }
@@ -125,7 +146,12 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
                                     }
                                     return Status::Ok();
                                   }));
-    for (auto& [key, row] : rows) pending.push_back(std::move(row));
+    for (auto& [key, row] : rows) {
+      Row projected;
+      projected.reserve(columns.size());
+      for (int c : columns) projected.push_back(std::move(row[static_cast<size_t>(c)]));
+      pending.push_back(std::move(projected));
+    }
     MINK_ASSIGN_OR_RETURN(bool more, flush(false));
     if (!more) return Status::Ok();
   }

@@ -134,6 +134,21 @@ Result<table::ReadRequest> ParseTicket(const std::string& ticket) {
   MINK_ASSIGN_OR_RETURN(r.columns, f.Strings("columns"));
   MINK_ASSIGN_OR_RETURN(r.meta, f.Bool("meta"));
   MINK_ASSIGN_OR_RETURN(r.timestamp, f.Bool("timestamp"));
+  if (f.Has("lake_filters")) {
+    if (!j["lake_filters"].is_array()) return InvalidArgumentError("ticket: \"lake_filters\" must be an array");
+    for (const auto& item : j["lake_filters"]) {
+      if (!item.is_object()) return InvalidArgumentError("ticket: \"lake_filters\" must be an array of objects");
+      Fields filter(item, "ticket: lake filter");
+      table::LakeFilter lf;
+      MINK_ASSIGN_OR_RETURN(lf.column, filter.String("column"));
+      MINK_ASSIGN_OR_RETURN(lf.op, filter.String("op"));
+      MINK_ASSIGN_OR_RETURN(lf.values, filter.Strings("values"));
+      r.lake_filters.push_back(std::move(lf));
+    }
+    if (r.mode != table::ReadMode::kUnion && !r.lake_filters.empty()) {
+      return InvalidArgumentError("ticket: \"lake_filters\" apply to union reads only");
+    }
+  }
   return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "lake/lake_reader.h"
@@ -128,6 +129,60 @@ TEST_F(TieringTest, APrimaryKeyTableThroughUpdatesAndDeletesEqualsItsSnapshot) {
   ASSERT_NE(node_, nullptr);
   Wire();
   EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
+}
+
+// A union read decodes only the columns it answers (and the key), and the filters a reader
+// pushes down reach the Parquet reads of the lake's share; decoded reads are cached.
+TEST_F(TieringTest, AUnionReadReadsItsColumnsAndPushesFiltersIntoTheLake) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.primary_key = {"id"};
+  spec.bucket_count = 2;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 30; ++i) rows.push_back(Bill(i, i % 2 ? "us" : "eu", i * 100));
+  Write("shop.orders", rows);
+  EXPECT_GT(Tier("shop.orders"), 0);
+
+  auto table = node_->tables->Resolve("shop.orders");
+  ASSERT_TRUE(table.ok());
+  const uint64_t stream = node_->tables->AllBuckets(**table).front().stream_id;
+  auto amounts = reader_->ReadBucket(**table, stream, table::LakeScan{{0, 2}, {}});
+  ASSERT_TRUE(amounts.ok()) << amounts.status();
+  ASSERT_FALSE(amounts->rows.empty());
+  EXPECT_EQ(amounts->rows.front()->num_columns(), 2);
+  EXPECT_EQ(amounts->rows.front()->schema()->field(1).name(), "amount");
+  auto again = reader_->ReadBucket(**table, stream, table::LakeScan{{0, 2}, {}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->rows.front().get(), amounts->rows.front().get()) << "served from the cache";
+
+  table::ReadRequest projected{"shop.orders"};
+  projected.mode = table::ReadMode::kUnion;
+  projected.columns = {"amount", "region"};
+  auto lines = table::testing::ReadLines(*node_->tables, projected);
+  projected.mode = table::ReadMode::kSnapshot;
+  EXPECT_EQ(lines, table::testing::ReadLines(*node_->tables, projected));
+
+  // All in the lake: the filters decide what the union read has.
+  table::ReadRequest filtered{"shop.orders"};
+  filtered.mode = table::ReadMode::kUnion;
+  filtered.lake_filters = {{"id", "<", {"10"}}, {"region", "in", {"us", "ap"}}, {"amount", "is_not_null", {}}};
+  EXPECT_EQ(table::testing::ReadLines(*node_->tables, filtered),
+            (std::vector<std::string>{"1,us,100", "3,us,300", "5,us,500", "7,us,700", "9,us,900"}));
+  // The log's share is not filtered: the reader filters again.
+  Write("shop.orders", {Bill(20, "eu", 1)});
+  auto with_log = table::testing::ReadLines(*node_->tables, filtered);
+  EXPECT_EQ(with_log.size(), 6u);
+  EXPECT_NE(std::find(with_log.begin(), with_log.end(), "20,eu,1"), with_log.end());
+
+  for (auto bad : {table::LakeFilter{"nope", "=", {"1"}}, table::LakeFilter{"id", "<", {}},
+                   table::LakeFilter{"id", "like", {"1"}}}) {
+    auto r = reader_->ReadBucket(**table, stream, table::LakeScan{{}, {bad}});
+    ASSERT_FALSE(r.ok()) << bad.column << " " << bad.op;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(bad.column), std::string::npos) << r.status();
+  }
 }
 
 // Compaction rewrites a bucket's files into one data file of its current rows in a replace
