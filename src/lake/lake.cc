@@ -1,10 +1,19 @@
 #include "lake/lake.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include "base/log.h"
 
 namespace mink::lake {
+namespace {
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::MetadataLog* meta,
                                           table::TableStore* tables) {
@@ -30,14 +39,20 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
   lake->compaction_ = std::make_unique<LakeCompaction>(meta, tables, lake->warehouse_.get(), lake->reader_.get(),
                                                        lake->tiering_.get(), lake->db_.get(),
                                                        options.work_dir + "/compaction");
+  lake->sweep_ = std::make_unique<OrphanSweep>(meta, tables, lake->warehouse_.get(), lake->tiering_.get());
+  // Sees the tables' sequence numbers before the first round, so the first commit of this
+  // start sweeps what rounds cut by an earlier start left behind.
+  lake->sweep_->RunIfDue(SteadyMs());
   lake->worker_ = std::make_unique<TieringWorker>(
-      lake->tiering_.get(), options.tiers, std::chrono::milliseconds(200), [compaction = lake->compaction_.get()] {
+      lake->tiering_.get(), options.tiers, std::chrono::milliseconds(200),
+      [compaction = lake->compaction_.get(), sweep = lake->sweep_.get()] {
         for (const auto& name : compaction->DueTables()) {
           auto compacted = compaction->CompactTable(name);
           if (!compacted.ok()) {
             MINK_LOG_WARN("lake", "compacting {}: {}", name, compacted.status().ToString());
           }
         }
+        sweep->RunIfDue(SteadyMs());
       });
   lake->worker_->Start();
   if (!options.rest_listen.empty()) {

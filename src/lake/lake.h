@@ -2,8 +2,10 @@
 // Lake: a node's share of the lakehouse: the embedded DuckDB that writes and reads Parquet, the
 // warehouse, the tiering worker (running while `tiers()` says this node tiers: the cluster's
 // coordinator, or a node alone) and the reader union reads use. Start wires the reader into the
-// table layer; Stop takes it out and stops tiering. With rest_listen, the built-in catalog is
-// also served over the Iceberg REST API (rest_catalog.h).
+// table layer; Stop takes it out and stops tiering. After each round the worker compacts the
+// tables that ask for it and sweeps files of rounds that never committed (orphan_sweep.h).
+// With rest_listen, the built-in catalog is also served over the Iceberg REST API
+// (rest_catalog.h).
 
 #include <functional>
 #include <memory>
@@ -12,6 +14,7 @@
 #include "http/http_server.h"
 #include "lake/compaction.h"
 #include "lake/lake_reader.h"
+#include "lake/orphan_sweep.h"
 #include "lake/rest_catalog.h"
 #include "lake/tiering.h"
 #include "lake/warehouse.h"
@@ -39,6 +42,7 @@ class Lake {
 
   Tiering& tiering() { return *tiering_; }
   LakeCompaction& compaction() { return *compaction_; }
+  OrphanSweep& sweep() { return *sweep_; }
   const Warehouse& warehouse() const { return *warehouse_; }
   // The port of the Iceberg REST catalog; 0 when it is not served.
   int rest_port() const { return rest_server_ ? rest_server_->port() : 0; }
@@ -52,6 +56,7 @@ class Lake {
   std::unique_ptr<Tiering> tiering_;
   std::unique_ptr<LakeReader> reader_;
   std::unique_ptr<LakeCompaction> compaction_;
+  std::unique_ptr<OrphanSweep> sweep_;
   std::unique_ptr<TieringWorker> worker_;
   std::unique_ptr<RestCatalog> rest_;
   std::unique_ptr<http::HttpServer> rest_server_;

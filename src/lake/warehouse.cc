@@ -62,6 +62,23 @@ Result<size_t> Warehouse::DeleteUnder(const std::string& uri) {
   return objects.size();
 }
 
+Result<std::vector<std::string>> Warehouse::ListUnder(const std::string& uri) {
+  MINK_ASSIGN_OR_RETURN(std::string key, KeyOf(uri));
+  MINK_ASSIGN_OR_RETURN(auto objects, store_->List(key_prefix_ + "/" + key + "/"));
+  std::vector<std::string> out;
+  for (const auto& o : objects) out.push_back(base_uri_ + o.key.substr(key_prefix_.size()));
+  return out;
+}
+
+Status Warehouse::Delete(const std::string& uri) {
+  MINK_ASSIGN_OR_RETURN(std::string key, KeyOf(uri));
+  if (local_root_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(CachePath(uri), ec);
+  }
+  return store_->Delete(key_prefix_ + "/" + key);
+}
+
 Result<std::string> Warehouse::LocalPath(const std::string& uri) {
   if (uri.rfind(base_uri_ + "/", 0) != 0) {
     return InvalidArgumentError("lake file " + uri + " is not in the warehouse " + base_uri_);
@@ -69,9 +86,7 @@ Result<std::string> Warehouse::LocalPath(const std::string& uri) {
   const std::string key = key_prefix_ + uri.substr(base_uri_.size());
   if (!local_root_.empty()) return local_root_ + "/" + key;
   // Fetched once: a lake file never changes after it is written.
-  const std::string path =
-      cache_dir_ + "/" + std::to_string(std::hash<std::string>{}(uri)) + "-" +
-      std::filesystem::path(uri).filename().string();
+  const std::string path = CachePath(uri);
   std::lock_guard<std::mutex> lock(mutex_);
   if (std::filesystem::exists(path)) return path;
   MINK_ASSIGN_OR_RETURN(std::string bytes, store_->Get(key));

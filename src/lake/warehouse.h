@@ -6,10 +6,12 @@
 //
 // Thread-safe.
 
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "object_store/object_store.h"
@@ -35,11 +37,20 @@ class Warehouse {
   Status Write(const std::string& uri, std::string_view bytes);
   // Removes every object under `uri` (a table's location); how many.
   Result<size_t> DeleteUnder(const std::string& uri);
+  // The URIs of the objects under `uri` (a table's location).
+  Result<std::vector<std::string>> ListUnder(const std::string& uri);
+  // Removes the object at `uri` (and the copy fetched for reading it); a missing one is OK.
+  Status Delete(const std::string& uri);
   // A local file that holds the object at `uri` (one of this warehouse's).
   Result<std::string> LocalPath(const std::string& uri);
 
  private:
   Warehouse() = default;
+  // Where a file of a store that is not a local directory is fetched to.
+  std::string CachePath(const std::string& uri) const {
+    return cache_dir_ + "/" + std::to_string(std::hash<std::string>{}(uri)) + "-" +
+           std::filesystem::path(uri).filename().string();
+  }
   std::shared_ptr<object_store::ObjectStore> store_;
   std::string key_prefix_;
   std::string base_uri_;

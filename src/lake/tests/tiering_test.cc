@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "lake/lake_reader.h"
+#include "lake/orphan_sweep.h"
 #include "table/tests/table_test_node.h"
 
 namespace mink::lake {
@@ -183,6 +185,53 @@ TEST_F(TieringTest, AUnionReadReadsItsColumnsAndPushesFiltersIntoTheLake) {
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(r.status().message().find(bad.column), std::string::npos) << r.status();
   }
+}
+
+// Files of rounds that never committed are swept; committed ones, a round that may still be in
+// flight (a later sequence number) and metadata files stay.
+TEST_F(TieringTest, TheSweepRemovesFilesOfRoundsThatNeverCommitted) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.primary_key = {"id"};
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
+  Write("shop.orders", {Bill(1, "us", 100), Bill(2, "eu", 200)});
+  ASSERT_GT(Tier("shop.orders"), 0);
+  Write("shop.orders", {Bill(2, "eu", 250)});
+  ASSERT_GT(Tier("shop.orders"), 0);
+  const auto union_before = Read("shop.orders", table::ReadMode::kUnion);
+
+  metadata::LakeTableState lake;
+  node_->meta->Read([&](const metadata::State& s) { lake = s.lake_tables().begin()->second; });
+  ASSERT_EQ(lake.sequence_number, 2);
+  auto listed = warehouse_->ListUnder(lake.location);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  const std::set<std::string> committed(listed->begin(), listed->end());
+  auto key = warehouse_->KeyOf(lake.location);
+  ASSERT_TRUE(key.ok());
+  // A cut round at each committed sequence number, and one that may be in flight (3).
+  const std::vector<std::string> cut = {
+      "/data/id_bucket=0/1-0a0b0c0d-aaaa-4bbb-8ccc-000000000001-0.parquet",
+      "/metadata/2-0a0b0c0d-aaaa-4bbb-8ccc-000000000002-m0.avro",
+      "/metadata/2-0a0b0c0d-aaaa-4bbb-8ccc-000000000002-m1.avro",
+      "/metadata/snap-77-1-2-0a0b0c0d-aaaa-4bbb-8ccc-000000000002.avro"};
+  const std::vector<std::string> in_flight = {
+      "/data/id_bucket=0/3-0a0b0c0d-aaaa-4bbb-8ccc-000000000003-0.parquet",
+      "/metadata/3-0a0b0c0d-aaaa-4bbb-8ccc-000000000003-m0.avro"};
+  for (const auto& f : cut) ASSERT_TRUE(warehouse_->Put(*key + f, "cut").ok());
+  for (const auto& f : in_flight) ASSERT_TRUE(warehouse_->Put(*key + f, "in flight").ok());
+
+  OrphanSweep sweep(node_->meta.get(), node_->tables.get(), warehouse_.get(), tiering_.get());
+  auto removed = sweep.SweepTable("shop.orders");
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(*removed, cut.size());
+  auto after = warehouse_->ListUnder(lake.location);
+  ASSERT_TRUE(after.ok());
+  std::set<std::string> want = committed;
+  for (const auto& f : in_flight) want.insert(lake.location + f);
+  EXPECT_EQ(std::set<std::string>(after->begin(), after->end()), want);
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), union_before);
+  EXPECT_EQ(*sweep.SweepTable("shop.orders"), 0u) << "nothing left to sweep";
 }
 
 // Compaction rewrites a bucket's files into one data file of its current rows in a replace
