@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "lake/lake_reader.h"
+#include "lake/manifest_reader.h"
 #include "lake/orphan_sweep.h"
 #include "table/tests/table_test_node.h"
 
@@ -232,6 +234,61 @@ TEST_F(TieringTest, TheSweepRemovesFilesOfRoundsThatNeverCommitted) {
   EXPECT_EQ(std::set<std::string>(after->begin(), after->end()), want);
   EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), union_before);
   EXPECT_EQ(*sweep.SweepTable("shop.orders"), 0u) << "nothing left to sweep";
+}
+
+// The manifest list and manifests a round writes (our own Avro writer) read back with Apache
+// Avro's C library (manifest_reader.h) as the catalog state has them.
+TEST_F(TieringTest, ManifestsReadBackWithAvrosLibraryAsTheCatalogStateHasThem) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.primary_key = {"id"};
+  spec.bucket_count = 3;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 30; ++i) rows.push_back(Bill(i, "us", i));
+  Write("shop.orders", rows);
+  ASSERT_GT(Tier("shop.orders"), 0);
+  Write("shop.orders", {Bill(3, "", 0)}, table::WriteMode::kDelete);
+  ASSERT_GT(Tier("shop.orders"), 0);
+  metadata::LakeTableState lake;
+  node_->meta->Read([&](const metadata::State& s) { lake = s.lake_tables().begin()->second; });
+  auto list_bytes = warehouse_->Read(lake.snapshots.back().manifest_list);
+  ASSERT_TRUE(list_bytes.ok()) << list_bytes.status();
+  auto list = ReadManifestList(*list_bytes, "the manifest list");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), lake.manifests.size());
+  std::map<std::string, metadata::LakeFile> state_files;
+  for (const auto& f : lake.files) state_files[f.path] = f;
+  size_t entries = 0;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const auto& m = (*list)[i];
+    EXPECT_EQ(m.manifest_path, lake.manifests[i].path);
+    EXPECT_EQ(m.content, lake.manifests[i].content);
+    EXPECT_EQ(m.sequence_number, lake.manifests[i].sequence_number);
+    EXPECT_EQ(m.added_snapshot_id, lake.manifests[i].snapshot_id);
+    auto bytes = warehouse_->Read(m.manifest_path);
+    ASSERT_TRUE(bytes.ok());
+    auto manifest = ReadManifest(*bytes, m.manifest_path);
+    ASSERT_TRUE(manifest.ok()) << manifest.status();
+    for (const auto& e : *manifest) {
+      ++entries;
+      EXPECT_EQ(e.status, 1) << "ADDED";
+      EXPECT_EQ(e.file_format, "PARQUET");
+      ASSERT_EQ(state_files.count(e.file_path), 1u) << e.file_path;
+      const auto& f = state_files[e.file_path];
+      EXPECT_EQ(e.content, f.content);
+      EXPECT_EQ(e.record_count, f.record_count);
+      EXPECT_EQ(e.file_size_in_bytes, f.size);
+      ASSERT_EQ(e.partition.size(), 1u);
+      ASSERT_TRUE(e.partition[0].has_value());
+      EXPECT_GE(e.partition[0]->int_value(), 0);
+      EXPECT_LT(e.partition[0]->int_value(), 3);
+      EXPECT_EQ(e.equality_ids, e.content == 2 ? std::vector<int32_t>{1} : std::vector<int32_t>{});
+    }
+  }
+  EXPECT_EQ(entries, lake.files.size());
+  EXPECT_FALSE(ReadManifest("not avro", "a text file").ok());
 }
 
 // Compaction rewrites a bucket's files into one data file of its current rows in a replace
