@@ -1,7 +1,9 @@
 #include "lake/orphan_sweep.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "base/log.h"
 
@@ -13,42 +15,61 @@ struct RoundFile {
   std::string tag;
 };
 
-bool ParseSequence(const std::string& tag, int64_t* out) {
-  const size_t dash = tag.find('-');
-  if (dash == 0 || dash == std::string::npos) return false;
-  int64_t v = 0;
-  for (size_t i = 0; i < dash; ++i) {
-    if (tag[i] < '0' || tag[i] > '9' || v > (INT64_MAX - 9) / 10) return false;
-    v = v * 10 + (tag[i] - '0');
+bool Digits(std::string_view s) {
+  return !s.empty() && s.size() <= 18 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A canonical UUID: 8-4-4-4-12 lowercase hex digits.
+bool Uuid(std::string_view s) {
+  if (s.size() != 36) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? s[i] != '-' : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
   }
-  *out = v;
   return true;
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// A round's tag, `<sequence number>-<uuid>`, exactly; other engines' names never are one.
+std::optional<RoundFile> Tag(std::string_view tag) {
+  const size_t dash = tag.find('-');
+  if (dash == std::string_view::npos || !Digits(tag.substr(0, dash)) || !Uuid(tag.substr(dash + 1))) {
+    return std::nullopt;
+  }
+  return RoundFile{std::stoll(std::string(tag.substr(0, dash))), std::string(tag)};
 }
 
-// The round that wrote the file named `name`, when its name is one a round gives.
-std::optional<RoundFile> RoundOf(const std::string& name) {
-  std::string tag;
-  if (name.rfind("snap-", 0) == 0 && EndsWith(name, ".avro")) {
-    // snap-<snapshot id>-1-<tag>.avro
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The round that wrote the file named `name`, when its name is one a round gives:
+// `<tag>-<n>.parquet`, `<tag>-m<n>.avro`, `snap-<snapshot id>-1-<tag>.avro`.
+std::optional<RoundFile> RoundOf(std::string_view name) {
+  if (name.substr(0, 5) == "snap-" && EndsWith(name, ".avro")) {
     const size_t id_end = name.find('-', 5);
-    if (id_end == std::string::npos || name.compare(id_end, 3, "-1-") != 0) return std::nullopt;
-    tag = name.substr(id_end + 3, name.size() - 5 - (id_end + 3));
-  } else if (EndsWith(name, ".parquet") || EndsWith(name, ".avro")) {
-    // <tag>-<n>.parquet, <tag>-m<n>.avro
-    const size_t last = name.rfind('-');
-    if (last == std::string::npos) return std::nullopt;
-    tag = name.substr(0, last);
+    if (id_end == std::string_view::npos || !Digits(name.substr(5, id_end - 5)) ||
+        name.substr(id_end, 3) != "-1-") {
+      return std::nullopt;
+    }
+    return Tag(name.substr(id_end + 3, name.size() - 5 - (id_end + 3)));
+  }
+  std::string_view stem, number;
+  if (EndsWith(name, ".parquet")) {
+    stem = name.substr(0, name.size() - 8);
+  } else if (EndsWith(name, ".avro")) {
+    stem = name.substr(0, name.size() - 5);
   } else {
     return std::nullopt;
   }
-  RoundFile f;
-  f.tag = tag;
-  if (!ParseSequence(tag, &f.sequence_number)) return std::nullopt;
-  return f;
+  const size_t last = stem.rfind('-');
+  if (last == std::string_view::npos) return std::nullopt;
+  number = stem.substr(last + 1);
+  if (EndsWith(name, ".avro")) {
+    if (number.empty() || number[0] != 'm') return std::nullopt;
+    number.remove_prefix(1);
+  }
+  if (!Digits(number)) return std::nullopt;
+  return Tag(stem.substr(0, last));
 }
 
 std::string FileName(const std::string& uri) { return uri.substr(uri.rfind('/') + 1); }
@@ -69,14 +90,10 @@ Result<size_t> OrphanSweep::SweepTable(const std::string& name) {
     });
     if (!tiered || lake.location.empty()) return size_t{0};
     std::set<std::string> committed, named;
+    // Snapshots of another engine (an attached table's) have names of their own; their files
+    // never have a round's name, so the sweep never takes them.
     for (const auto& snapshot : lake.snapshots) {
-      auto round = RoundOf(FileName(snapshot.manifest_list));
-      if (!round) {
-        return DataLossError("lake table " + name + ": snapshot " + std::to_string(snapshot.snapshot_id) +
-                             "'s manifest list " + snapshot.manifest_list +
-                             " has no round's name; not sweeping the table");
-      }
-      committed.insert(round->tag);
+      if (auto round = RoundOf(FileName(snapshot.manifest_list))) committed.insert(round->tag);
       named.insert(snapshot.manifest_list);
     }
     for (const auto& f : lake.files) named.insert(f.path);

@@ -8,8 +8,8 @@
 // the table's snapshots, whose manifest lists name their tags. A file whose tag is not among
 // them and whose sequence number is at most the table's current one belongs to a round that can
 // no longer commit (a commit needs the next sequence number), so it is removed; files of a
-// later sequence number may be a round in flight and stay. Metadata files and the version hint
-// are never removed.
+// later sequence number may be a round in flight and stay. Metadata files, the version hint and
+// files of other names (other engines' files in an attached table) are never removed.
 //
 // Thread-safe.
 

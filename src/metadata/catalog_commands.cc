@@ -14,11 +14,20 @@ void FromJson(const json& j, DropDatabase* c) {
 }
 
 json ToJson(const CreateTable& c) {
-  return {{"database", c.database},          {"name", c.name},
-          {"table", c.table_id},             {"descriptor", c.descriptor},
-          {"buckets", c.bucket_count},       {"partitioned", c.partitioned},
-          {"first_stream", c.first_stream_id}, {"owner", c.owner_node},
-          {"owner_epoch", c.owner_node_epoch}};
+  json j = {{"database", c.database},          {"name", c.name},
+            {"table", c.table_id},             {"descriptor", c.descriptor},
+            {"buckets", c.bucket_count},       {"partitioned", c.partitioned},
+            {"first_stream", c.first_stream_id}, {"owner", c.owner_node},
+            {"owner_epoch", c.owner_node_epoch}};
+  if (c.lake_attach) {
+    const LakeAttach& a = *c.lake_attach;
+    j["lake_attach"] = {{"namespace", a.space},
+                        {"name", a.name},
+                        {"metadata", a.metadata_location},
+                        {"last_seq", a.last_sequence_number},
+                        {"commit", ToJson(a.commit)}};
+  }
+  return j;
 }
 
 void FromJson(const json& j, CreateTable* c) {
@@ -31,6 +40,16 @@ void FromJson(const json& j, CreateTable* c) {
   c->first_stream_id = j.at("first_stream").get<uint64_t>();
   c->owner_node = j.at("owner").get<int32_t>();
   c->owner_node_epoch = j.at("owner_epoch").get<int64_t>();
+  if (j.contains("lake_attach")) {
+    const json& a = j.at("lake_attach");
+    LakeAttach attach;
+    attach.space = a.at("namespace").get<std::vector<std::string>>();
+    attach.name = a.at("name").get<std::string>();
+    attach.metadata_location = a.at("metadata").get<std::string>();
+    attach.last_sequence_number = a.at("last_seq").get<int64_t>();
+    FromJson(a.at("commit"), &attach.commit);
+    c->lake_attach = std::move(attach);
+  }
 }
 
 json ToJson(const DropTable& c) { return {{"database", c.database}, {"name", c.name}}; }

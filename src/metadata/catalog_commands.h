@@ -5,8 +5,11 @@
 // their JSON bodies; the state machine validates and applies them (state.h).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "metadata/lake_commands.h"
 
 namespace mink::metadata {
 
@@ -38,6 +41,7 @@ struct CreateTable {
   uint64_t first_stream_id = 0;
   int32_t owner_node = 0;
   int64_t owner_node_epoch = 0;
+  std::optional<LakeAttach> lake_attach;  // a tiered table taking over an existing lake table
 
   bool operator==(const CreateTable&) const = default;
 };

@@ -70,4 +70,20 @@ struct CommitLakeSnapshot {
   bool operator==(const CommitLakeSnapshot&) const = default;
 };
 
+// An existing table of the lake catalog (created by another engine through the Iceberg REST
+// API) that a new Mink table takes over: part of that table's table.create, so the Mink table
+// exists attached or not at all. Valid while the catalog table's metadata file is still
+// `metadata_location`. `commit` is its current snapshot as the first lake.commit of the Mink
+// table (no offsets: nothing of the log is in it), whose files' stream_id hold bucket numbers
+// until the create assigns the streams.
+struct LakeAttach {
+  std::vector<std::string> space;  // the catalog table's namespace (the Mink database)
+  std::string name;
+  std::string metadata_location;
+  int64_t last_sequence_number = 0;
+  CommitLakeSnapshot commit;
+
+  bool operator==(const LakeAttach&) const = default;
+};
+
 }  // namespace mink::metadata

@@ -235,6 +235,9 @@ class State {
   void ApplyCommand(const UpdateLakeNamespace& c, int64_t time_ms);
   Status CheckCommand(const CommitLakeCatalog& c) const;
   void ApplyCommand(const CommitLakeCatalog& c, int64_t time_ms);
+  // table.create's lake_attach (state_lake_catalog.cc).
+  Status CheckLakeAttach(const CreateTable& c) const;
+  void ApplyLakeAttach(const CreateTable& c, int64_t time_ms);
   Status CheckCommand(const RenameLakeTable& c) const;
   void ApplyCommand(const RenameLakeTable& c, int64_t time_ms);
   // The lake catalog (state_lake_catalog.cc): a key not yet used; keeping an outcome.

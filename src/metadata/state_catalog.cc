@@ -85,6 +85,13 @@ Status State::CheckCommand(const CreateTable& c) const {
     if (!c.partitioned && c.first_stream_id != next_stream_id_) {
       return AbortedError("stream id " + std::to_string(c.first_stream_id) + " is not the next id");
     }
+    if (c.lake_attach) {
+      MINK_RETURN_IF_ERROR(CheckLakeAttach(c));
+    } else if (lake_catalog_tables_.count({NamespaceName{c.database}, c.name}) != 0) {
+      return AlreadyExistsError("the lake catalog has a table " + c.database + "." + c.name +
+                                " (created through the Iceberg REST API): create the Mink table with "
+                                "--lake iceberg to attach it, or drop it there first");
+    }
     return CheckOwner(c.owner_node, c.owner_node_epoch);
   }
 
@@ -103,6 +110,7 @@ void State::ApplyCommand(const CreateTable& c, int64_t time_ms) {
     }
     tables_[c.table_id] = std::move(t);
     next_table_id_ = c.table_id + 1;
+    if (c.lake_attach) ApplyLakeAttach(c, time_ms);
   }
 
 Status State::CheckCommand(const DropTable& c) const {

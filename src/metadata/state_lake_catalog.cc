@@ -176,4 +176,36 @@ void State::ApplyCommand(const RenameLakeTable& c, int64_t time_ms) {
   KeepOutcome(c.outcome, time_ms);
 }
 
+Status State::CheckLakeAttach(const CreateTable& c) const {
+  const LakeAttach& a = *c.lake_attach;
+  const std::string what = "attaching the lake table " + Dotted(a.space) + "." + a.name + ": ";
+  if (c.partitioned) return InvalidArgumentError(what + "a partitioned table cannot attach a lake table yet");
+  if (a.space != NamespaceName{c.database} || a.name != c.name) {
+    return InvalidArgumentError(what + "it is not the table's own name");
+  }
+  auto it = lake_catalog_tables_.find({a.space, a.name});
+  if (it == lake_catalog_tables_.end()) return AbortedError(what + "it no longer exists");
+  if (it->second.metadata_location != a.metadata_location) {
+    return AbortedError(what + "it changed meanwhile (its metadata is now " + it->second.metadata_location + ")");
+  }
+  for (const auto& f : a.commit.added_files) {
+    if (f.stream_id >= static_cast<uint64_t>(c.bucket_count)) {
+      return InvalidArgumentError(what + "file " + f.path + " is in bucket " + std::to_string(f.stream_id) +
+                                  " of " + std::to_string(c.bucket_count));
+    }
+  }
+  return Status::Ok();
+}
+
+void State::ApplyLakeAttach(const CreateTable& c, int64_t time_ms) {
+  const LakeAttach& a = *c.lake_attach;
+  CommitLakeSnapshot commit = a.commit;
+  commit.table_id = c.table_id;
+  for (auto& f : commit.added_files) f.stream_id = c.first_stream_id + f.stream_id;
+  ApplyCommand(commit, time_ms);
+  LakeTableState& lake = lake_tables_[c.table_id];
+  lake.sequence_number = std::max(lake.sequence_number, a.last_sequence_number);
+  lake_catalog_tables_.erase({a.space, a.name});
+}
+
 }  // namespace mink::metadata

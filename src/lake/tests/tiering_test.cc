@@ -190,7 +190,7 @@ TEST_F(TieringTest, AUnionReadReadsItsColumnsAndPushesFiltersIntoTheLake) {
 }
 
 // Files of rounds that never committed are swept; committed ones, a round that may still be in
-// flight (a later sequence number) and metadata files stay.
+// flight (a later sequence number), metadata files and files named by other engines stay.
 TEST_F(TieringTest, TheSweepRemovesFilesOfRoundsThatNeverCommitted) {
   table::TableSpec spec;
   spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
@@ -217,9 +217,14 @@ TEST_F(TieringTest, TheSweepRemovesFilesOfRoundsThatNeverCommitted) {
       "/metadata/2-0a0b0c0d-aaaa-4bbb-8ccc-000000000002-m0.avro",
       "/metadata/2-0a0b0c0d-aaaa-4bbb-8ccc-000000000002-m1.avro",
       "/metadata/snap-77-1-2-0a0b0c0d-aaaa-4bbb-8ccc-000000000002.avro"};
+  // A round that may be in flight (3), and files another engine names its own way.
   const std::vector<std::string> in_flight = {
       "/data/id_bucket=0/3-0a0b0c0d-aaaa-4bbb-8ccc-000000000003-0.parquet",
-      "/metadata/3-0a0b0c0d-aaaa-4bbb-8ccc-000000000003-m0.avro"};
+      "/metadata/3-0a0b0c0d-aaaa-4bbb-8ccc-000000000003-m0.avro",
+      "/data/id_bucket=0/00000-0-0a0b0c0d-aaaa-4bbb-8ccc-000000000004-00001.parquet",
+      "/metadata/12345678-aaaa-4bbb-8ccc-000000000005-m0.avro",
+      "/metadata/snap-99-1-12345678-aaaa-4bbb-8ccc-000000000005.avro",
+      "/metadata/00001-12345678-aaaa-4bbb-8ccc-000000000006.metadata.json"};
   for (const auto& f : cut) ASSERT_TRUE(warehouse_->Put(*key + f, "cut").ok());
   for (const auto& f : in_flight) ASSERT_TRUE(warehouse_->Put(*key + f, "in flight").ok());
 
