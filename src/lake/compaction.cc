@@ -1,6 +1,5 @@
 #include "lake/compaction.h"
 
-#include <algorithm>
 #include <map>
 
 #include "base/log.h"
@@ -70,9 +69,7 @@ Result<int64_t> LakeCompaction::CompactTable(const std::string& name, size_t min
     MINK_ASSIGN_OR_RETURN(metadata::CommitLakeSnapshot commit, writer.Finish("replace", {}));
     commit.table_id = table->id;
     MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
-    std::string path = name;
-    std::replace(path.begin(), path.end(), '.', '/');
-    (void)warehouse_->Put(path + "/metadata/version-hint.text", std::to_string(writer.sequence_number()));
+    (void)warehouse_->Put(writer.table_path() + "/metadata/version-hint.text", std::to_string(writer.sequence_number()));
     MINK_LOG_INFO("lake", "compacted {}: snapshot {} (sequence {}), {} buckets, {} files into {}", name,
                   writer.snapshot_id(), writer.sequence_number(), compacted, removed, compacted);
     return writer.snapshot_id();

@@ -3,12 +3,14 @@
 // its live data files (by the catalog state of the current snapshot), each without the rows of
 // the keys that equality delete files of later snapshots name, read under the table's current
 // schema: only the scan's columns, with its filters pushed into the Parquet reads. Decoded
-// reads are kept in a LakeBatchCache.
+// reads are kept in a LakeBatchCache. It also prepares the attaching of existing lake tables to
+// new tiered tables (attach.h).
 //
 // Thread-safe.
 
 #include <cstddef>
 
+#include "lake/attach.h"
 #include "lake/batch_cache.h"
 #include "lake/parquet.h"
 #include "lake/warehouse.h"
@@ -27,6 +29,11 @@ class LakeReader final : public table::LakeSource {
 
   Result<BucketRows> ReadBucket(const table::ResolvedTable& table, uint64_t stream_id,
                                 const table::LakeScan& scan = {}) override;
+  // attach.h
+  Result<std::optional<metadata::LakeAttach>> PrepareAttach(const std::string& name,
+                                                            const table::TableDescriptor& d) override {
+    return lake::PrepareAttach(meta_, warehouse_, name, d);
+  }
 
  private:
   metadata::MetadataLog* const meta_;

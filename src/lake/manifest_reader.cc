@@ -125,6 +125,14 @@ Result<std::vector<ManifestListRecord>> ReadManifestList(std::string_view bytes,
     e.content = static_cast<int32_t>(Integer(r, "content").value_or(0));
     e.sequence_number = Integer(r, "sequence_number").value_or(0);
     e.min_sequence_number = Integer(r, "min_sequence_number").value_or(0);
+    // Iceberg's names, or the older ones some writers still use.
+    auto count = [&](const char* name, const char* old_name) {
+      return Integer(r, name).value_or(Integer(r, old_name).value_or(0));
+    };
+    e.added_files = static_cast<int32_t>(count("added_files_count", "added_data_files_count"));
+    e.existing_files = static_cast<int32_t>(count("existing_files_count", "existing_data_files_count"));
+    e.added_rows = count("added_rows_count", "added_rows_count");
+    e.existing_rows = count("existing_rows_count", "existing_rows_count");
     out.push_back(std::move(e));
     return Status::Ok();
   }));

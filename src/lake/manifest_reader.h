@@ -25,6 +25,10 @@ struct ManifestListRecord {
   int64_t sequence_number = 0;
   int64_t min_sequence_number = 0;
   int64_t added_snapshot_id = 0;
+  int32_t added_files = 0;
+  int32_t existing_files = 0;
+  int64_t added_rows = 0;
+  int64_t existing_rows = 0;
 };
 
 // One entry of a manifest: a data or delete file.

@@ -47,6 +47,10 @@ Result<SnapshotWriter> SnapshotWriter::Start(Warehouse* warehouse, ParquetFiles*
   w.name_ = std::move(name);
   w.table_path_ = w.name_;
   std::replace(w.table_path_.begin(), w.table_path_.end(), '.', '/');
+  // An attached table's files go where it has them.
+  if (!lake.location.empty()) {
+    MINK_ASSIGN_OR_RETURN(w.table_path_, warehouse->KeyOf(lake.location));
+  }
   for (auto& b : buckets) w.buckets_[b.stream_id] = std::move(b);
   w.lake_ = std::move(lake);
   w.snapshot_id_ = NewSnapshotId();

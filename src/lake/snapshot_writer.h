@@ -36,6 +36,8 @@ class SnapshotWriter {
 
   int64_t snapshot_id() const { return snapshot_id_; }
   int64_t sequence_number() const { return seq_; }
+  // The table's key in the warehouse (where its files go).
+  const std::string& table_path() const { return table_path_; }
   const LakeLayout& layout() const { return layout_; }
 
   // Writes `batches` (`schema`: the table's columns for data, content 0; its key columns for
@@ -65,7 +67,7 @@ class SnapshotWriter {
   LakeLayout layout_;
   std::vector<int32_t> identifier_ids_;
   std::string name_;
-  std::string table_path_;  // the table's key in the warehouse: <database>/<table>
+  std::string table_path_;  // the table's key in the warehouse: its location's, or <database>/<table>
   std::map<uint64_t, table::TableBucket> buckets_;  // by stream id
   metadata::LakeTableState lake_;
   int64_t snapshot_id_ = 0;

@@ -21,12 +21,6 @@ int64_t NowMs() {
       .count();
 }
 
-// The table's key in the warehouse: <database>/<table>.
-std::string TablePath(std::string name) {
-  std::replace(name.begin(), name.end(), '.', '/');
-  return name;
-}
-
 // One bucket's share of a snapshot.
 struct BucketWork {
   table::TableBucket bucket;
@@ -137,10 +131,11 @@ Result<int64_t> Tiering::TierTable(const std::string& name) {
                         writer.Finish(deletes ? "overwrite" : "append", std::move(offsets)));
   commit.table_id = table->id;
   const int64_t snapshot_id = writer.snapshot_id(), seq = writer.sequence_number();
+  const std::string table_path = writer.table_path();
   const int64_t added_rows = writer.added_rows(), added_deletes = writer.added_deletes();
   MINK_RETURN_IF_ERROR(meta_->Append(Command(std::move(commit))).status());
   // For readers that find the current metadata file by the file-system convention.
-  (void)warehouse_->Put(TablePath(name) + "/metadata/version-hint.text", std::to_string(seq));
+  (void)warehouse_->Put(table_path + "/metadata/version-hint.text", std::to_string(seq));
   MINK_LOG_INFO("lake", "tiered {}: snapshot {} (sequence {}), {} rows, {} deletes", name,
                 snapshot_id, seq, added_rows, added_deletes);
   return snapshot_id;

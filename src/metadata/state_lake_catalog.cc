@@ -202,7 +202,16 @@ void State::ApplyLakeAttach(const CreateTable& c, int64_t time_ms) {
   CommitLakeSnapshot commit = a.commit;
   commit.table_id = c.table_id;
   for (auto& f : commit.added_files) f.stream_id = c.first_stream_id + f.stream_id;
-  ApplyCommand(commit, time_ms);
+  if (commit.snapshot.snapshot_id != 0) {
+    ApplyCommand(commit, time_ms);
+  } else {
+    // A table without a snapshot yet: only its identity and metadata file.
+    LakeTableState& lake = lake_tables_[c.table_id];
+    lake.table_uuid = commit.table_uuid;
+    lake.location = commit.location;
+    lake.metadata_location = commit.metadata_location;
+    lake.last_updated_ms = time_ms;
+  }
   LakeTableState& lake = lake_tables_[c.table_id];
   lake.sequence_number = std::max(lake.sequence_number, a.last_sequence_number);
   lake_catalog_tables_.erase({a.space, a.name});

@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "table/arrow_rows.h"
+#include "table/lake_source.h"
 
 namespace mink::table {
 
@@ -136,6 +137,11 @@ Result<TableInfo> Catalog::CreateTable(const std::string& name, const TableSpec&
   MINK_ASSIGN_OR_RETURN(TableDescriptor d, MakeDescriptor(spec));
   const std::string json = d.ToJson();
   const storage::NodeIdentity owner = ownership_->assignment().OwnerOfNewBuckets();
+  std::optional<metadata::LakeAttach> attach;
+  LakeSource* lake = lake_.load();
+  if (d.lake_enabled && lake != nullptr) {
+    MINK_ASSIGN_OR_RETURN(attach, lake->PrepareAttach(name, d));
+  }
   auto seq = meta_->Append([&](const State& s) -> Result<Command> {
     metadata::CreateTable c;
     c.database = database;
@@ -147,6 +153,7 @@ Result<TableInfo> Catalog::CreateTable(const std::string& name, const TableSpec&
     c.first_stream_id = s.next_stream_id();
     c.owner_node = owner.node_id;
     c.owner_node_epoch = owner.node_epoch;
+    c.lake_attach = attach;
     return Command(std::move(c));
   });
   if (!seq.ok()) return seq.status();

@@ -7,6 +7,7 @@
 //
 // Thread-safe.
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -67,11 +68,16 @@ std::string BucketLabel(int64_t partition_id, int32_t bucket);
 // Splits "database.table".
 Status SplitTableName(const std::string& name, std::string* database, std::string* table);
 
+class LakeSource;
+
 class Catalog {
  public:
   Catalog(metadata::MetadataLog* meta, BucketOwnership* ownership)
       : meta_(meta), ownership_(ownership) {}
 
+  // The lake this node tiers into (null: none): a tiered table created under the name of an
+  // existing lake table attaches it (LakeSource::PrepareAttach).
+  void SetLake(LakeSource* lake) { lake_ = lake; }
   Status CreateDatabase(const std::string& name);
   Status DropDatabase(const std::string& name, bool cascade);
   std::vector<std::string> ListDatabases() const;
@@ -110,6 +116,7 @@ class Catalog {
  private:
   metadata::MetadataLog* const meta_;
   BucketOwnership* const ownership_;
+  std::atomic<LakeSource*> lake_{nullptr};
   mutable std::mutex mutex_;
   mutable std::map<int64_t, std::shared_ptr<const ResolvedTable>> tables_;  // by table id
 };

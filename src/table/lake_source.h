@@ -4,11 +4,13 @@
 // bucket's tiered offset (union_reader.h).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "arrow_format/record_batch.h"
 #include "base/result.h"
+#include "metadata/lake_commands.h"
 #include "table/catalog.h"
 #include "table/requests.h"
 
@@ -36,6 +38,11 @@ class LakeSource {
   // lake snapshot.
   virtual Result<BucketRows> ReadBucket(const ResolvedTable& table, uint64_t stream_id,
                                         const LakeScan& scan = {}) = 0;
+  // For a tiered table about to be created as `name` (database.table) with descriptor `d`: the
+  // existing lake table of that name it takes over (none: nullopt), or why it cannot (the first
+  // difference between the two). The create carries it (metadata::CreateTable::lake_attach).
+  virtual Result<std::optional<metadata::LakeAttach>> PrepareAttach(const std::string& name,
+                                                                    const TableDescriptor& d) = 0;
 };
 
 }  // namespace mink::table

@@ -199,7 +199,10 @@ class TableStore {
   // The table's current lake snapshot; FailedPrecondition for a table that is not tiered.
   Result<LakeSnapshotInfo> LakeSnapshot(const std::string& name) const;
   // The lake union reads read (null: none).
-  void SetLake(LakeSource* lake) { reader_.SetLake(lake); }
+  void SetLake(LakeSource* lake) {
+    reader_.SetLake(lake);
+    catalog_.SetLake(lake);
+  }
 
   // Snapshots every primary-key bucket this node writes whose state moved since its last
   // snapshot (also done automatically every kv_snapshot_records).

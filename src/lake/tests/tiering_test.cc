@@ -296,6 +296,94 @@ TEST_F(TieringTest, ManifestsReadBackWithAvrosLibraryAsTheCatalogStateHasThem) {
   EXPECT_FALSE(ReadManifest("not avro", "a text file").ok());
 }
 
+// A tiered table created under the name of a lake catalog table attaches it: here the catalog
+// tables are Mink lakes registered under other names, as another engine's tables would be.
+TEST_F(TieringTest, ATieredTableAttachesALakeCatalogTableOfItsName) {
+  auto register_as = [&](const std::string& from, const std::string& name) {
+    auto table = node_->tables->Resolve(from);
+    ASSERT_TRUE(table.ok());
+    std::string location;
+    node_->meta->Read([&](const metadata::State& s) {
+      location = s.lake_tables().at((*table)->id).metadata_location;
+    });
+    auto registered = node_->meta->Append(
+        metadata::Command(metadata::CommitLakeCatalog{{metadata::LakeTableMove{{"shop"}, name, "", location}}, {}}));
+    ASSERT_TRUE(registered.ok()) << registered.status();
+  };
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.bucket_count = 2;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.a", spec).ok());
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i, "us", i));
+  Write("shop.a", rows);
+  ASSERT_GT(Tier("shop.a"), 0);
+  Write("shop.a", {Bill(20, "eu", 20)});
+  ASSERT_GT(Tier("shop.a"), 0);
+  const auto lake_rows = Read("shop.a", table::ReadMode::kUnion);
+  ASSERT_EQ(lake_rows.size(), 21u);
+  register_as("shop.a", "b");
+
+  // Not tiered, or not the same table: refused, nothing created.
+  table::TableSpec plain = spec;
+  plain.options.clear();
+  auto refused = node_->tables->CreateTable("shop.b", plain);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kAlreadyExists) << refused.status();
+  table::TableSpec wider = spec;
+  wider.columns[2] = "amount DECIMAL(12,2)";
+  auto different = node_->tables->CreateTable("shop.b", wider);
+  ASSERT_FALSE(different.ok());
+  EXPECT_EQ(different.status().code(), StatusCode::kInvalidArgument) << different.status();
+  EXPECT_NE(different.status().message().find("column 3: amount is decimal(10, 2) in the lake table, decimal(12, 2)"),
+            std::string::npos)
+      << different.status();
+  table::TableSpec keyed = spec;
+  keyed.primary_key = {"id"};
+  auto with_key = node_->tables->CreateTable("shop.b", keyed);
+  ASSERT_FALSE(with_key.ok());
+  EXPECT_NE(with_key.status().message().find("identifier fields [] are not the Mink table's primary key [1]"),
+            std::string::npos)
+      << with_key.status();
+  EXPECT_FALSE(node_->tables->Resolve("shop.b").ok());
+
+  ASSERT_TRUE(node_->tables->CreateTable("shop.b", spec).ok());
+  EXPECT_EQ(Read("shop.b", table::ReadMode::kUnion), lake_rows) << "the lake table's rows";
+  node_->meta->Read([&](const metadata::State& s) {
+    EXPECT_EQ(s.lake_catalog_tables().count({{"shop"}, "b"}), 0u);
+  });
+  // The log's rows follow; tiering commits on top at the next sequence number.
+  Write("shop.b", {Bill(30, "ap", 4)});
+  auto with_log = lake_rows;
+  with_log.push_back("30,ap,4");
+  auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(sorted(Read("shop.b", table::ReadMode::kUnion)), sorted(with_log));
+  ASSERT_GT(Tier("shop.b"), 0);
+  EXPECT_EQ(sorted(Read("shop.b", table::ReadMode::kUnion)), sorted(with_log));
+  auto b = node_->tables->Resolve("shop.b");
+  ASSERT_TRUE(b.ok());
+  node_->meta->Read([&](const metadata::State& s) {
+    const auto& lake = s.lake_tables().at((*b)->id);
+    EXPECT_EQ(lake.sequence_number, 3);
+    EXPECT_EQ(lake.snapshots.size(), 2u) << "the attached snapshot and Mink's";
+  });
+
+  // A primary-key table takes over an empty lake table only (its rows would not be in the KV).
+  table::TableSpec pk = spec;
+  pk.primary_key = {"id"};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.c", pk).ok());
+  Write("shop.c", {Bill(1, "us", 1)});
+  ASSERT_GT(Tier("shop.c"), 0);
+  register_as("shop.c", "d");
+  auto rows_in_lake = node_->tables->CreateTable("shop.d", pk);
+  ASSERT_FALSE(rows_in_lake.ok());
+  EXPECT_NE(rows_in_lake.status().message().find("cannot take over rows"), std::string::npos) << rows_in_lake.status();
+}
+
 // Compaction rewrites a bucket's files into one data file of its current rows in a replace
 // snapshot: the union read is the same before and after, later tiering rounds apply on top, and
 // the tiered offsets stay.

@@ -1,0 +1,204 @@
+#include "lake/attach.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "lake/iceberg.h"
+#include "lake/manifest_reader.h"
+
+namespace mink::lake {
+namespace {
+
+using json = nlohmann::json;
+
+std::string Canonical(std::string type) {
+  std::erase_if(type, [](unsigned char c) { return std::isspace(c) != 0; });
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+  return type;
+}
+
+std::string TypeText(const json& type) { return type.is_string() ? type.get<std::string>() : type.dump(); }
+
+// The object of the array `parent[list]` whose `key` is `id`, or null.
+const json* ById(const json& parent, const char* list, const char* key, int64_t id) {
+  auto items = parent.find(list);
+  if (items == parent.end() || !items->is_array()) return nullptr;
+  for (const auto& item : *items) {
+    if (item.is_object() && item.value(key, int64_t{-1}) == id) return &item;
+  }
+  return nullptr;
+}
+
+// The first difference between the lake table's current schema and spec and Mink's layout.
+Status Compare(const json& metadata, const LakeLayout& layout, const std::string& what) {
+  const json* schema = ById(metadata, "schemas", "schema-id",
+                            metadata.value("current-schema-id", int64_t{0}));
+  if (schema == nullptr || !schema->contains("fields") || !(*schema)["fields"].is_array()) {
+    return DataLossError(what + ": its metadata has no current schema");
+  }
+  const json& fields = (*schema)["fields"];
+  const auto& mine = layout.fields();
+  for (size_t i = 0; i < std::max(fields.size(), mine.size()); ++i) {
+    const std::string at = what + ": column " + std::to_string(i + 1) + ": ";
+    if (i >= fields.size()) return InvalidArgumentError(at + "the lake table has no column " + mine[i].name);
+    const json& f = fields[i];
+    const std::string name = f.value("name", "");
+    if (i >= mine.size()) return InvalidArgumentError(at + "the Mink table has no column " + name);
+    const IcebergField& m = mine[i];
+    if (name != m.name) {
+      return InvalidArgumentError(at + "the lake table names it " + name + ", the Mink table " + m.name);
+    }
+    if (f.value("id", int64_t{-1}) != m.id) {
+      return InvalidArgumentError(at + name + " has field id " + std::to_string(f.value("id", int64_t{-1})) +
+                                  " in the lake table, " + std::to_string(m.id) + " in the Mink table");
+    }
+    const std::string type = f.contains("type") ? TypeText(f["type"]) : "";
+    if (Canonical(type) != Canonical(m.type)) {
+      return InvalidArgumentError(at + name + " is " + type + " in the lake table, " + m.type + " in the Mink table");
+    }
+    if (f.value("required", false) != m.required) {
+      return InvalidArgumentError(at + name + " is " + (f.value("required", false) ? "required" : "optional") +
+                                  " in the lake table, " + (m.required ? "NOT NULL" : "nullable") +
+                                  " in the Mink table");
+    }
+  }
+  std::vector<int32_t> identifiers = schema->value("identifier-field-ids", std::vector<int32_t>{});
+  if (identifiers != layout.identifier_ids()) {
+    return InvalidArgumentError(what + ": its identifier fields " + json(identifiers).dump() +
+                                " are not the Mink table's primary key " + json(layout.identifier_ids()).dump());
+  }
+  const json* spec = ById(metadata, "partition-specs", "spec-id",
+                          metadata.value("default-spec-id", int64_t{0}));
+  if (spec == nullptr) return DataLossError(what + ": its metadata has no default partition spec");
+  const json parts = spec->value("fields", json::array());
+  const auto& my_parts = layout.partition();
+  for (size_t i = 0; i < std::max(parts.size(), my_parts.size()); ++i) {
+    const std::string at = what + ": partition field " + std::to_string(i + 1) + ": ";
+    if (i >= parts.size()) {
+      return InvalidArgumentError(at + "the lake table has none, the Mink table " + my_parts[i].transform + " of field " +
+                                  std::to_string(my_parts[i].source_id));
+    }
+    const json& p = parts[i];
+    const std::string transform = p.value("transform", "");
+    if (i >= my_parts.size()) return InvalidArgumentError(at + "the Mink table has none, the lake table " + transform);
+    if (p.value("source-id", int64_t{-1}) != my_parts[i].source_id || Canonical(transform) != my_parts[i].transform) {
+      return InvalidArgumentError(at + "the lake table has " + transform + " of field " +
+                                  std::to_string(p.value("source-id", int64_t{-1})) + ", the Mink table " +
+                                  my_parts[i].transform + " of field " + std::to_string(my_parts[i].source_id));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog* meta, Warehouse* warehouse,
+                                                          const std::string& name,
+                                                          const table::TableDescriptor& d) {
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos) return std::optional<metadata::LakeAttach>();
+  metadata::LakeAttach attach;
+  attach.space = {name.substr(0, dot)};
+  attach.name = name.substr(dot + 1);
+  attach.metadata_location = meta->Read([&](const metadata::State& s) {
+    auto it = s.lake_catalog_tables().find({attach.space, attach.name});
+    return it == s.lake_catalog_tables().end() ? std::string() : it->second.metadata_location;
+  });
+  if (attach.metadata_location.empty()) return std::optional<metadata::LakeAttach>();
+  const std::string what = "attaching the lake table " + name;
+  if (d.partitioned()) return InvalidArgumentError(what + ": a partitioned Mink table cannot attach a lake table yet");
+  MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(d));
+  MINK_ASSIGN_OR_RETURN(std::string text, warehouse->Read(attach.metadata_location));
+  json metadata = json::parse(text, nullptr, false);
+  if (!metadata.is_object()) return DataLossError(what + ": " + attach.metadata_location + " is not JSON");
+  if (metadata.value("format-version", 0) != 2) {
+    return InvalidArgumentError(what + ": it is an Iceberg v" + std::to_string(metadata.value("format-version", 0)) +
+                                " table; Mink tiers into v2 tables");
+  }
+  MINK_RETURN_IF_ERROR(Compare(metadata, layout, what));
+
+  metadata::CommitLakeSnapshot& commit = attach.commit;
+  commit.table_uuid = metadata.value("table-uuid", "");
+  commit.location = metadata.value("location", "");
+  commit.metadata_location = attach.metadata_location;
+  attach.last_sequence_number = metadata.value("last-sequence-number", int64_t{0});
+  while (!commit.location.empty() && commit.location.back() == '/') commit.location.pop_back();
+  if (!warehouse->KeyOf(commit.location).ok()) {
+    return InvalidArgumentError(what + ": its location " + commit.location + " is not in the warehouse " +
+                                warehouse->base_uri());
+  }
+  const int64_t current = metadata.value("current-snapshot-id", int64_t{-1});
+  const json* snapshot = ById(metadata, "snapshots", "snapshot-id", current);
+  if (current <= 0 || snapshot == nullptr) return std::optional<metadata::LakeAttach>(std::move(attach));
+
+  metadata::LakeSnapshot& s = commit.snapshot;
+  s.snapshot_id = current;
+  s.parent_id = snapshot->value("parent-snapshot-id", int64_t{0});
+  s.sequence_number = snapshot->value("sequence-number", int64_t{0});
+  s.timestamp_ms = snapshot->value("timestamp-ms", int64_t{0});
+  s.manifest_list = snapshot->value("manifest-list", "");
+  s.schema_id = layout.schema_id();  // the same columns (Compare), under Mink's schema id
+  if (auto summary = snapshot->find("summary"); summary != snapshot->end() && summary->is_object()) {
+    for (auto it = summary->begin(); it != summary->end(); ++it) {
+      if (it->is_string()) s.summary[it.key()] = it->get<std::string>();
+    }
+  }
+  MINK_ASSIGN_OR_RETURN(std::string list_bytes, warehouse->Read(s.manifest_list));
+  MINK_ASSIGN_OR_RETURN(auto manifests, ReadManifestList(list_bytes, s.manifest_list));
+  const int64_t spec_id = metadata.value("default-spec-id", int64_t{0});
+  for (const auto& m : manifests) {
+    if (m.partition_spec_id != spec_id) {
+      return InvalidArgumentError(what + ": manifest " + m.manifest_path + " has files of partition spec " +
+                                  std::to_string(m.partition_spec_id) + ", not the current one");
+    }
+    commit.added_manifests.push_back({m.manifest_path, m.manifest_length, m.content, m.sequence_number,
+                                      m.min_sequence_number, m.added_snapshot_id, m.added_files, m.added_rows,
+                                      m.existing_files, m.existing_rows});
+    MINK_ASSIGN_OR_RETURN(std::string bytes, warehouse->Read(m.manifest_path));
+    MINK_ASSIGN_OR_RETURN(auto entries, ReadManifest(bytes, m.manifest_path));
+    for (const auto& e : entries) {
+      if (e.status == 2) continue;  // DELETED
+      const std::string file = what + ": file " + e.file_path;
+      if (e.content == 1) return InvalidArgumentError(file + " holds position deletes, which Mink does not read");
+      if (e.content == 2 && e.equality_ids != layout.identifier_ids()) {
+        return InvalidArgumentError(file + " deletes by fields " + json(e.equality_ids).dump() +
+                                    ", not by the primary key");
+      }
+      if (Canonical(e.file_format) != "parquet") return InvalidArgumentError(file + " is " + e.file_format + ", not Parquet");
+      if (!warehouse->KeyOf(e.file_path).ok()) return InvalidArgumentError(file + " is not in the warehouse");
+      int64_t bucket = 0;
+      if (!layout.partition().empty()) {
+        if (e.partition.size() != layout.partition().size() || !e.partition.back().has_value() ||
+            e.partition.back()->kind() != table::Value::Kind::kInt || e.partition.back()->int_value() < 0 ||
+            e.partition.back()->int_value() >= d.bucket_count) {
+          return InvalidArgumentError(file + " has no bucket of the table's " + std::to_string(d.bucket_count));
+        }
+        bucket = e.partition.back()->int_value();
+      }
+      metadata::LakeFile f;
+      f.path = e.file_path;
+      f.content = e.content;
+      // ADDED entries inherit their numbers from the manifest.
+      f.sequence_number = e.sequence_number.value_or(m.sequence_number);
+      f.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
+      f.stream_id = static_cast<uint64_t>(bucket);  // a bucket number until the create assigns streams
+      f.record_count = e.record_count;
+      f.size = e.file_size_in_bytes;
+      commit.added_files.push_back(std::move(f));
+    }
+  }
+  // A primary-key table's rows live in its KV state (lookups, snapshot reads and the changelog a
+  // write makes depend on it); rows only in the lake would be missed by all of them.
+  if (d.has_primary_key() && std::any_of(commit.added_files.begin(), commit.added_files.end(),
+                                         [](const metadata::LakeFile& f) { return f.content == 0 && f.record_count > 0; })) {
+    return InvalidArgumentError(what + ": it has rows, and a primary-key table cannot take over rows that are "
+                                "not in its KV state (not built yet); attach it to a log table, or attach a "
+                                "primary-key table while the lake table is empty");
+  }
+  return std::optional<metadata::LakeAttach>(std::move(attach));
+}
+
+}  // namespace mink::lake

@@ -1,0 +1,29 @@
+#pragma once
+// Attaching an existing Iceberg table: a tiered Mink table created under the name of a table of
+// the built-in lake catalog (one another engine created through the Iceberg REST API) takes it
+// over instead of starting an empty lake. Its current schema and partition spec must be the ones
+// Mink would give the table (same field ids, names, types and required-ness, the primary key as
+// identifier fields, the same bucket transform), else the create fails naming the first
+// difference. Its current snapshot becomes the Mink table's first lake snapshot, with the files
+// of its manifests (read with avro-c) in the buckets their partition values name, so union
+// reads and SQL return its rows; the log's rows follow from offset 0 (docs/lake.md, Attaching
+// an existing table).
+
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "lake/warehouse.h"
+#include "metadata/metadata_log.h"
+#include "table/descriptor.h"
+
+namespace mink::lake {
+
+// The table.create lake_attach for the table `name` (database.table) with descriptor `d`: none
+// when the lake catalog has no table of that name; InvalidArgument naming the first difference
+// when it has one that does not match.
+Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog* meta, Warehouse* warehouse,
+                                                          const std::string& name,
+                                                          const table::TableDescriptor& d);
+
+}  // namespace mink::lake
