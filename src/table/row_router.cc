@@ -132,8 +132,13 @@ Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& re
     }
   }
   if (!rows.empty() && table.bucket_key.empty()) {
-    // No bucket key: the whole write goes to one bucket, a different one each time.
-    int32_t b = static_cast<int32_t>(sticky->fetch_add(1) % static_cast<uint64_t>(d.bucket_count));
+    // No bucket key: the whole write goes to one bucket, a different one each time. An
+    // idempotent write's bucket follows from its writer and sequence, so a retry (on this node
+    // after a restart, or forwarded to an owner) reaches the bucket whose writer state knows it.
+    const uint64_t turn = request.writer_id >= 0 && request.sequence >= 0
+                              ? static_cast<uint64_t>(request.writer_id) + static_cast<uint64_t>(request.sequence)
+                              : sticky->fetch_add(1);
+    const auto b = static_cast<int32_t>(turn % static_cast<uint64_t>(d.bucket_count));
     for (auto& r : rows) r.bucket = b;
   }
   return routed_write;

@@ -31,8 +31,9 @@ struct RoutedWrite {
   std::vector<RoutedRow> rows;
 };
 
-// Checks and routes the rows. A table without a bucket key sends a whole write to one bucket,
-// the next of `sticky` (round robin over writes).
+// Checks and routes the rows. A table without a bucket key sends a whole write to one bucket:
+// for an idempotent write (writer id and sequence) bucket (writer id + sequence) mod the bucket
+// count, so its retries go where it went; else the next of `sticky` (round robin over writes).
 Result<RoutedWrite> RouteRows(const ResolvedTable& table, const WriteRequest& request,
                               const std::vector<arrow::RecordBatchPtr>& batches,
                               std::atomic<uint64_t>* sticky);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <future>
 
 #include "table_test_node.h"
@@ -98,6 +100,41 @@ TEST_F(TableStoreTest, AWriteWithABadRowStoresNothing) {
   EXPECT_EQ(log.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ((*node_->tables->Offsets("shop.events", std::nullopt))[0].end, 0);
   EXPECT_TRUE(Read({"shop.events"}).empty());
+}
+
+// A table without a bucket key sends each write to one bucket, in turn; an idempotent write's
+// bucket follows from its writer and sequence, so a retry, after other writes or a restart,
+// reaches the bucket that has it and is not written twice.
+TEST_F(TableStoreTest, AKeylessTablesRetriedWriteGoesToTheBucketThatHasIt) {
+  TableSpec spread;
+  spread.columns = {"id BIGINT NOT NULL", "note STRING"};
+  spread.bucket_count = 3;
+  ASSERT_TRUE(node_->tables->CreateTable("shop.spread", spread).ok());
+  auto e = [](int64_t id, const char* note) { return Row{Value::Int(id), Value::Bytes(note)}; };
+  WriteRequest w{"shop.spread"};
+  w.writer_id = *node_->tables->InitWriter();
+  std::vector<std::string> buckets;
+  for (int32_t seq = 0; seq < 3; ++seq) {
+    w.sequence = seq;
+    auto r = node_->tables->Write(w, {Batch("shop.spread", {e(seq, "first")})});
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->buckets.size(), 1u);
+    buckets.push_back(r->buckets[0].bucket);
+  }
+  std::sort(buckets.begin(), buckets.end());
+  EXPECT_EQ(buckets, (std::vector<std::string>{"b0", "b1", "b2"})) << "a writer's writes take turns";
+  // Writes without a writer move the round robin on; retries still find their bucket.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(node_->tables->Write({"shop.spread"}, {Batch("shop.spread", {e(9, "x")})}).ok());
+  w.sequence = 1;
+  auto retry = node_->tables->Write(w, {Batch("shop.spread", {e(1, "first")})});
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  Restart();
+  w.sequence = 2;
+  auto after_restart = node_->tables->Write(w, {Batch("shop.spread", {e(2, "first")})});
+  ASSERT_TRUE(after_restart.ok()) << after_restart.status();
+  auto rows = Read({"shop.spread"});
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(rows, (std::vector<std::string>{"0,first", "1,first", "2,first", "9,x", "9,x"}));
 }
 
 // An idempotent writer's batches are known again after a restart, from the batch headers of
