@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lake/iceberg.h"
-#include "lake/manifest_reader.h"
+#include "lake/foreign_snapshot.h"
 
 namespace mink::lake {
 namespace {
@@ -134,62 +134,13 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
   const json* snapshot = ById(metadata, "snapshots", "snapshot-id", current);
   if (current <= 0 || snapshot == nullptr) return std::optional<metadata::LakeAttach>(std::move(attach));
 
-  metadata::LakeSnapshot& s = commit.snapshot;
-  s.snapshot_id = current;
-  s.parent_id = snapshot->value("parent-snapshot-id", int64_t{0});
-  s.sequence_number = snapshot->value("sequence-number", int64_t{0});
-  s.timestamp_ms = snapshot->value("timestamp-ms", int64_t{0});
-  s.manifest_list = snapshot->value("manifest-list", "");
-  s.schema_id = layout.schema_id();  // the same columns (Compare), under Mink's schema id
-  if (auto summary = snapshot->find("summary"); summary != snapshot->end() && summary->is_object()) {
-    for (auto it = summary->begin(); it != summary->end(); ++it) {
-      if (it->is_string()) s.summary[it.key()] = it->get<std::string>();
-    }
-  }
-  MINK_ASSIGN_OR_RETURN(std::string list_bytes, warehouse->Read(s.manifest_list));
-  MINK_ASSIGN_OR_RETURN(auto manifests, ReadManifestList(list_bytes, s.manifest_list));
-  const int64_t spec_id = metadata.value("default-spec-id", int64_t{0});
-  for (const auto& m : manifests) {
-    if (m.partition_spec_id != spec_id) {
-      return InvalidArgumentError(what + ": manifest " + m.manifest_path + " has files of partition spec " +
-                                  std::to_string(m.partition_spec_id) + ", not the current one");
-    }
-    commit.added_manifests.push_back({m.manifest_path, m.manifest_length, m.content, m.sequence_number,
-                                      m.min_sequence_number, m.added_snapshot_id, m.added_files, m.added_rows,
-                                      m.existing_files, m.existing_rows});
-    MINK_ASSIGN_OR_RETURN(std::string bytes, warehouse->Read(m.manifest_path));
-    MINK_ASSIGN_OR_RETURN(auto entries, ReadManifest(bytes, m.manifest_path));
-    for (const auto& e : entries) {
-      if (e.status == 2) continue;  // DELETED
-      const std::string file = what + ": file " + e.file_path;
-      if (e.content == 1) return InvalidArgumentError(file + " holds position deletes, which Mink does not read");
-      if (e.content == 2 && e.equality_ids != layout.identifier_ids()) {
-        return InvalidArgumentError(file + " deletes by fields " + json(e.equality_ids).dump() +
-                                    ", not by the primary key");
-      }
-      if (Canonical(e.file_format) != "parquet") return InvalidArgumentError(file + " is " + e.file_format + ", not Parquet");
-      if (!warehouse->KeyOf(e.file_path).ok()) return InvalidArgumentError(file + " is not in the warehouse");
-      int64_t bucket = 0;
-      if (!layout.partition().empty()) {
-        if (e.partition.size() != layout.partition().size() || !e.partition.back().has_value() ||
-            e.partition.back()->kind() != table::Value::Kind::kInt || e.partition.back()->int_value() < 0 ||
-            e.partition.back()->int_value() >= d.bucket_count) {
-          return InvalidArgumentError(file + " has no bucket of the table's " + std::to_string(d.bucket_count));
-        }
-        bucket = e.partition.back()->int_value();
-      }
-      metadata::LakeFile f;
-      f.path = e.file_path;
-      f.content = e.content;
-      // ADDED entries inherit their numbers from the manifest.
-      f.sequence_number = e.sequence_number.value_or(m.sequence_number);
-      f.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
-      f.stream_id = static_cast<uint64_t>(bucket);  // a bucket number until the create assigns streams
-      f.record_count = e.record_count;
-      f.size = e.file_size_in_bytes;
-      commit.added_files.push_back(std::move(f));
-    }
-  }
+  MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
+                        ReadForeignSnapshot(warehouse, layout, d.bucket_count,
+                                            metadata.value("default-spec-id", int64_t{0}), *snapshot, what));
+  commit.snapshot = std::move(foreign.snapshot);
+  commit.snapshot.schema_id = layout.schema_id();  // the same columns (Compare), under Mink's schema id
+  commit.added_manifests = std::move(foreign.manifests);
+  commit.added_files = std::move(foreign.files);
   // A primary-key table's rows live in its KV state (lookups, snapshot reads and the changelog a
   // write makes depend on it); rows only in the lake would be missed by all of them.
   if (d.has_primary_key() && std::any_of(commit.added_files.begin(), commit.added_files.end(),

@@ -56,7 +56,7 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
       });
   lake->worker_->Start();
   if (!options.rest_listen.empty()) {
-    lake->rest_ = std::make_unique<RestCatalog>(meta, tables, lake->warehouse_.get(),
+    lake->rest_ = std::make_unique<RestCatalog>(meta, tables, lake->warehouse_.get(), lake->tiering_.get(),
                                                 RestCatalogOptions{options.rest_token});
     MINK_ASSIGN_OR_RETURN(lake->rest_server_,
                           http::HttpServer::Start(options.rest_listen, [rest = lake->rest_.get()](

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "lake/iceberg.h"
 #include "lake/table_metadata.h"
+#include "lake/tiered_commit.h"
 
 namespace mink::lake {
 namespace {
@@ -518,7 +519,7 @@ class RestCatalog::Call {
       return ref.status();
     }
     if (ref.ok() && ref->mink) {
-      return FailedPreconditionError("table " + table + " is tiered by Mink: only its tiering commits to it");
+      return FailedPreconditionError("table " + table + " is a Mink table: commit to it alone, not in a transaction");
     }
     std::optional<Json> base;
     if (ref.ok()) {
@@ -577,6 +578,12 @@ class RestCatalog::Call {
   http::ServerResponse CommitTable(const NamespaceName& space, const std::string& name) {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
+    if (auto ref = Find(space, name); ref.ok() && ref->tiered && space.size() == 1) {
+      auto commit = [&] { return CommitToTieredTable(c_.meta_, c_.tables_, c_.warehouse_, space[0] + "." + name, *body); };
+      auto done = c_.tiering_ != nullptr ? c_.tiering_->Exclusive(commit) : commit();
+      if (!done.ok()) return Retried(done.status(), "NoSuchTableException");
+      return JsonResponse(200, Json{{"metadata-location", done->metadata_location}, {"metadata", done->metadata}});
+    }
     auto done = Commit({{{space, name}, *body}}, 200, [](const std::vector<Prepared>& p) {
       return Json{{"metadata-location", p[0].move.location}};
     });

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "http/http_server.h"
+#include "lake/tiering.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
 #include "table/table_store.h"
@@ -26,9 +27,11 @@ struct RestCatalogOptions {
 
 class RestCatalog {
  public:
-  RestCatalog(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse,
+  // `tiering`: this node's, so commits by other engines to tiered tables never run beside one
+  // of its rounds (null: none).
+  RestCatalog(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse, Tiering* tiering,
               RestCatalogOptions options)
-      : meta_(meta), tables_(tables), warehouse_(warehouse), options_(std::move(options)) {}
+      : meta_(meta), tables_(tables), warehouse_(warehouse), tiering_(tiering), options_(std::move(options)) {}
 
   http::ServerResponse Handle(const http::ServerRequest& request);
 
@@ -37,6 +40,7 @@ class RestCatalog {
   metadata::MetadataLog* const meta_;
   table::TableStore* const tables_;
   Warehouse* const warehouse_;
+  Tiering* const tiering_;
   const RestCatalogOptions options_;
 };
 

@@ -9,7 +9,8 @@
 // Steps: list namespaces and tables and load Mink's tiered table shop.bills; create namespace
 // ext.raw with properties and a table in it; commit a schema change with requirements; the same
 // requirement again (a conflict); an append snapshot and its conflict; a commit to shop.bills
-// (refused: tiering owns it); a retried POST with the same Idempotency-Key (the same answer, one
+// that does not assert main's snapshot and sets properties (refused: only a snapshot that keeps
+// mink-offsets is accepted on a tiered table); a retried POST with the same Idempotency-Key (the same answer, one
 // change); rename, drop and drop of the namespace.
 
 import { IcebergRestCatalog } from 'iceberg-js';

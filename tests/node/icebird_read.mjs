@@ -2,10 +2,12 @@
 // Reads a Mink lake table with icebird (an Iceberg reader Mink's authors did not write) and prints
 // its rows, one JSON object per line, with the keys sorted.
 //
-//   node icebird_read.mjs TABLE_DIR
+//   node icebird_read.mjs TABLE_DIR [METADATA_FILE]
 //
 // TABLE_DIR is the table's location on the file system (the warehouse of a node on the embedded
-// default). icebird fetches everything over HTTP, so the directory is served by a small HTTP server
+// default). METADATA_FILE names the metadata file in TABLE_DIR/metadata to read; without it,
+// icebird reads the one version-hint.text names (Mink's tiering writes one; tables committed
+// through the REST catalog have none). icebird fetches everything over HTTP, so the directory is served by a small HTTP server
 // here that answers Range requests (hyparquet reads the Parquet footers and column chunks in
 // ranges); the file:// paths that Mink's metadata and manifests name are rewritten to that
 // server's URLs. Values print as JSON: 64-bit integers as numbers when they are safe integers.
@@ -16,8 +18,9 @@ import path from 'node:path';
 import { icebergRead } from 'icebird';
 
 const tableDir = path.resolve(process.argv[2] ?? '');
+const metadataFileName = process.argv[3] ? path.basename(process.argv[3]) : undefined;
 if (!process.argv[2] || !fs.existsSync(path.join(tableDir, 'metadata'))) {
-  console.error('usage: node icebird_read.mjs TABLE_DIR (a directory with metadata/)');
+  console.error('usage: node icebird_read.mjs TABLE_DIR [METADATA_FILE] (a directory with metadata/)');
   process.exit(2);
 }
 
@@ -63,7 +66,7 @@ server.listen(0, '127.0.0.1', async () => {
     return realFetch(s.startsWith('file://') ? base + s.slice('file://'.length) : s, init);
   };
   try {
-    const rows = await icebergRead({ tableUrl: base + tableDir });
+    const rows = await icebergRead({ tableUrl: base + tableDir, metadataFileName });
     for (const row of rows) {
       const out = {};
       for (const key of Object.keys(row).sort()) out[key] = jsonValue(row[key]);

@@ -17,6 +17,7 @@
 #include "lake/lake_reader.h"
 #include "lake/manifest_reader.h"
 #include "lake/orphan_sweep.h"
+#include "lake/tiered_commit.h"
 #include "table/tests/table_test_node.h"
 
 namespace mink::lake {
@@ -382,6 +383,91 @@ TEST_F(TieringTest, ATieredTableAttachesALakeCatalogTableOfItsName) {
   auto rows_in_lake = node_->tables->CreateTable("shop.d", pk);
   ASSERT_FALSE(rows_in_lake.ok());
   EXPECT_NE(rows_in_lake.status().message().find("cannot take over rows"), std::string::npos) << rows_in_lake.status();
+}
+
+// Another engine's commit to a table Mink tiers (through the REST catalog): accepted only on top
+// of the current snapshot, with the same mink-offsets, and only rewriting a primary-key table.
+TEST_F(TieringTest, AnotherEnginesCommitToATieredTableKeepsItsOffsets) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.bucket_count = 2;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.t", spec).ok());
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 10; ++i) rows.push_back(Bill(i, "us", i));
+  Write("shop.t", rows);
+  ASSERT_GT(Tier("shop.t"), 0);
+  auto table = node_->tables->Resolve("shop.t");
+  ASSERT_TRUE(table.ok());
+  metadata::LakeTableState lake;
+  node_->meta->Read([&](const metadata::State& s) { lake = s.lake_tables().at((*table)->id); });
+  const std::string offsets = lake.snapshots.back().summary.at("mink-offsets");
+
+  // A snapshot of the same files, as another engine's rewrite that changed nothing would be.
+  const int64_t id = 4242;
+  const std::string list = lake.location + "/metadata/snap-4242-1-other-engine.avro";
+  ASSERT_TRUE(warehouse_->Write(list, LakeLayout::ManifestList(id, lake.snapshot_id, lake.sequence_number + 1,
+                                                               lake.manifests)).ok());
+  auto change = [&](nlohmann::json summary, int64_t parent = 0) {
+    if (parent == 0) parent = lake.snapshot_id;
+    nlohmann::json snapshot = {{"snapshot-id", id}, {"parent-snapshot-id", parent},
+                               {"sequence-number", lake.sequence_number + 1}, {"timestamp-ms", 1},
+                               {"manifest-list", list}, {"summary", summary}, {"schema-id", 0}};
+    return nlohmann::json{
+        {"requirements", {{{"type", "assert-ref-snapshot-id"}, {"ref", "main"}, {"snapshot-id", lake.snapshot_id}}}},
+        {"updates", {{{"action", "add-snapshot"}, {"snapshot", snapshot}},
+                     {{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"}, {"snapshot-id", id}}}}};
+  };
+  auto commit = [&](const nlohmann::json& c) {
+    return CommitToTieredTable(node_->meta.get(), node_->tables.get(), warehouse_.get(), "shop.t", c);
+  };
+  const nlohmann::json keeps = {{"operation", "replace"}, {"mink-offsets", offsets}};
+  auto no_offsets = commit(change({{"operation", "replace"}}));
+  ASSERT_FALSE(no_offsets.ok());
+  EXPECT_EQ(no_offsets.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(no_offsets.status().message().find("mink-offsets {} are not the current " + offsets), std::string::npos)
+      << no_offsets.status();
+  auto unasserted = change(keeps);
+  unasserted["requirements"] = nlohmann::json::array();
+  EXPECT_EQ(commit(unasserted).status().code(), StatusCode::kFailedPrecondition);
+  auto more = change(keeps);
+  more["updates"].push_back({{"action", "set-properties"}, {"updates", {{"a", "b"}}}});
+  EXPECT_EQ(commit(more).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(commit(change(keeps, 99)).status().code(), StatusCode::kAborted) << "not on top of the current one";
+
+  const auto before = Read("shop.t", table::ReadMode::kUnion);
+  auto accepted = commit(change(keeps));
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_EQ(accepted->metadata.value("current-snapshot-id", int64_t{0}), id);
+  node_->meta->Read([&](const metadata::State& s) {
+    EXPECT_EQ(s.lake_tables().at((*table)->id).snapshot_id, id);
+    EXPECT_EQ(s.lake_tables().at((*table)->id).metadata_location, accepted->metadata_location);
+  });
+  EXPECT_EQ(Read("shop.t", table::ReadMode::kUnion), before);
+  // Tiering goes on from it.
+  Write("shop.t", {Bill(50, "eu", 5)});
+  ASSERT_GT(Tier("shop.t"), 0);
+  node_->meta->Read([&](const metadata::State& s) {
+    EXPECT_EQ(s.lake_tables().at((*table)->id).snapshots.back().parent_id, id);
+  });
+  EXPECT_EQ(Read("shop.t", table::ReadMode::kUnion).size(), 11u);
+
+  // A primary-key table's rows are its KV state's: another engine only rewrites files.
+  table::TableSpec pk = spec;
+  pk.primary_key = {"id"};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.k", pk).ok());
+  Write("shop.k", rows);
+  ASSERT_GT(Tier("shop.k"), 0);
+  auto k = node_->tables->Resolve("shop.k");
+  ASSERT_TRUE(k.ok());
+  node_->meta->Read([&](const metadata::State& s) { lake = s.lake_tables().at((*k)->id); });
+  auto appended = CommitToTieredTable(node_->meta.get(), node_->tables.get(), warehouse_.get(), "shop.k",
+                                      change({{"operation", "append"},
+                                              {"mink-offsets", lake.snapshots.back().summary.at("mink-offsets")}}));
+  ASSERT_FALSE(appended.ok());
+  EXPECT_NE(appended.status().message().find("may only rewrite its files (operation replace), not append"),
+            std::string::npos)
+      << appended.status();
 }
 
 // Compaction rewrites a bucket's files into one data file of its current rows in a replace

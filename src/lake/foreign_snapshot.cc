@@ -1,0 +1,78 @@
+#include "lake/foreign_snapshot.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "lake/manifest_reader.h"
+
+namespace mink::lake {
+
+using json = nlohmann::json;
+
+Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int32_t bucket_count,
+                                            int64_t spec_id, const json& snapshot, const std::string& what) {
+  ForeignSnapshot out;
+  metadata::LakeSnapshot& s = out.snapshot;
+  s.snapshot_id = snapshot.value("snapshot-id", int64_t{0});
+  s.parent_id = snapshot.value("parent-snapshot-id", int64_t{0});
+  s.sequence_number = snapshot.value("sequence-number", int64_t{0});
+  s.timestamp_ms = snapshot.value("timestamp-ms", int64_t{0});
+  s.manifest_list = snapshot.value("manifest-list", "");
+  if (auto summary = snapshot.find("summary"); summary != snapshot.end() && summary->is_object()) {
+    for (auto it = summary->begin(); it != summary->end(); ++it) {
+      if (it->is_string()) s.summary[it.key()] = it->get<std::string>();
+    }
+  }
+  if (s.snapshot_id == 0 || s.manifest_list.empty()) {
+    return InvalidArgumentError(what + ": the snapshot has no snapshot-id or manifest-list");
+  }
+  MINK_ASSIGN_OR_RETURN(std::string list_bytes, warehouse->Read(s.manifest_list));
+  MINK_ASSIGN_OR_RETURN(auto manifests, ReadManifestList(list_bytes, s.manifest_list));
+  for (const auto& m : manifests) {
+    if (m.partition_spec_id != spec_id) {
+      return InvalidArgumentError(what + ": manifest " + m.manifest_path + " has files of partition spec " +
+                                  std::to_string(m.partition_spec_id) + ", not the current one");
+    }
+    out.manifests.push_back({m.manifest_path, m.manifest_length, m.content, m.sequence_number, m.min_sequence_number,
+                             m.added_snapshot_id, m.added_files, m.added_rows, m.existing_files, m.existing_rows});
+    MINK_ASSIGN_OR_RETURN(std::string bytes, warehouse->Read(m.manifest_path));
+    MINK_ASSIGN_OR_RETURN(auto entries, ReadManifest(bytes, m.manifest_path));
+    for (const auto& e : entries) {
+      if (e.status == 2) continue;  // DELETED
+      const std::string file = what + ": file " + e.file_path;
+      if (e.content == 1) return InvalidArgumentError(file + " holds position deletes, which Mink does not read");
+      if (e.content == 2 && e.equality_ids != layout.identifier_ids()) {
+        return InvalidArgumentError(file + " deletes by fields " + json(e.equality_ids).dump() +
+                                    ", not by the primary key");
+      }
+      std::string format = e.file_format;
+      std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (format != "parquet") return InvalidArgumentError(file + " is " + e.file_format + ", not Parquet");
+      if (!warehouse->KeyOf(e.file_path).ok()) return InvalidArgumentError(file + " is not in the warehouse");
+      int64_t bucket = 0;
+      if (!layout.partition().empty()) {
+        const auto& value = e.partition.empty() ? std::nullopt : e.partition.back();
+        if (e.partition.size() != layout.partition().size() || !value || value->kind() != table::Value::Kind::kInt ||
+            value->int_value() < 0 || value->int_value() >= bucket_count) {
+          return InvalidArgumentError(file + " has no bucket of the table's " + std::to_string(bucket_count));
+        }
+        bucket = value->int_value();
+      }
+      metadata::LakeFile f;
+      f.path = e.file_path;
+      f.content = e.content;
+      // ADDED entries inherit their numbers from the manifest.
+      f.sequence_number = e.sequence_number.value_or(m.sequence_number);
+      f.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
+      f.stream_id = static_cast<uint64_t>(bucket);
+      f.record_count = e.record_count;
+      f.size = e.file_size_in_bytes;
+      out.files.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+}  // namespace mink::lake

@@ -1,0 +1,34 @@
+#pragma once
+// A snapshot another engine wrote into a table Mink tiers or takes over (attach.h, commits
+// through the REST catalog): its files, read from its manifest list and manifests with avro-c,
+// as the catalog state keeps them. Every live file (not DELETED) must be one Mink reads:
+// Parquet, equality deletes by the primary key only (no position deletes), in the warehouse,
+// in a bucket of the table (its bucket partition value); a manifest must be of the current
+// partition spec. The first file that is not is named in an InvalidArgument.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "base/result.h"
+#include "lake/iceberg.h"
+#include "lake/warehouse.h"
+#include "metadata/lake_commands.h"
+
+namespace mink::lake {
+
+struct ForeignSnapshot {
+  metadata::LakeSnapshot snapshot;  // schema_id left to the caller
+  std::vector<metadata::LakeManifest> manifests;
+  // Live files; stream_id holds the file's bucket number.
+  std::vector<metadata::LakeFile> files;
+};
+
+// The snapshot object `snapshot` (of table metadata JSON) of a table of `layout` with
+// `bucket_count` buckets and current partition spec `spec_id`; `what` prefixes errors.
+Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int32_t bucket_count,
+                                            int64_t spec_id, const nlohmann::json& snapshot,
+                                            const std::string& what);
+
+}  // namespace mink::lake

@@ -1,0 +1,158 @@
+#include "lake/tiered_commit.h"
+
+#include <map>
+#include <set>
+
+#include "lake/foreign_snapshot.h"
+#include "lake/iceberg.h"
+#include "lake/table_metadata.h"
+
+namespace mink::lake {
+
+using json = nlohmann::json;
+
+namespace {
+
+// The mink-offsets of a snapshot summary as JSON ({} when it has none).
+json OffsetsOf(const std::map<std::string, std::string>& summary) {
+  auto it = summary.find("mink-offsets");
+  if (it == summary.end()) return json::object();
+  json j = json::parse(it->second, nullptr, false);
+  return j.is_discarded() ? json(it->second) : j;
+}
+
+}  // namespace
+
+Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::TableStore* tables,
+                                         Warehouse* warehouse, const std::string& name, const json& change) {
+  const std::string what = "commit to " + name;
+  MINK_ASSIGN_OR_RETURN(auto table, tables->Resolve(name));
+  if (table->d.partitioned()) {
+    return InvalidArgumentError(what + ": commits by other engines to partitioned tables Mink tiers are not "
+                                "accepted yet");
+  }
+  MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table->d));
+  metadata::LakeTableState lake;
+  meta->Read([&](const metadata::State& s) {
+    if (auto it = s.lake_tables().find(table->id); it != s.lake_tables().end()) lake = it->second;
+  });
+  if (lake.metadata_location.empty()) return NotFoundError("table " + name + " has no lake snapshot yet");
+  MINK_ASSIGN_OR_RETURN(std::string text, warehouse->Read(lake.metadata_location));
+  const json base = json::parse(text, nullptr, false);
+  if (!base.is_object()) return DataLossError(lake.metadata_location + " is not JSON");
+
+  const json requirements = change.value("requirements", json::array());
+  const json updates = change.value("updates", json::array());
+  if (!requirements.is_array() || !updates.is_array()) {
+    return InvalidArgumentError("a commit's requirements and updates are arrays");
+  }
+  bool asserts_main = false;
+  for (const auto& r : requirements) {
+    MINK_RETURN_IF_ERROR(CheckRequirement(&base, r));
+    asserts_main |= r.value("type", "") == "assert-ref-snapshot-id" && r.value("ref", "") == "main";
+  }
+  if (!asserts_main) {
+    return FailedPreconditionError(what + ": a commit to a table Mink tiers asserts the main branch's snapshot "
+                                   "(assert-ref-snapshot-id of main)");
+  }
+  const json* added = nullptr;
+  const json* moved = nullptr;
+  for (const auto& u : updates) {
+    const std::string action = u.value("action", "");
+    if (action == "add-snapshot" && added == nullptr && u.contains("snapshot") && u["snapshot"].is_object()) {
+      added = &u["snapshot"];
+    } else if (action == "set-snapshot-ref" && moved == nullptr && u.value("ref-name", "") == "main") {
+      moved = &u;
+    } else {
+      return FailedPreconditionError(what + ": update " + (action.empty() ? u.dump() : action) +
+                                     " is not accepted on a table Mink tiers (one add-snapshot and set-snapshot-ref "
+                                     "of main only)");
+    }
+  }
+  if (added == nullptr || moved == nullptr ||
+      moved->value("snapshot-id", int64_t{0}) != added->value("snapshot-id", int64_t{-1})) {
+    return FailedPreconditionError(what + ": a commit to a table Mink tiers adds one snapshot and moves main to it");
+  }
+  if (added->value("parent-snapshot-id", int64_t{0}) != lake.snapshot_id ||
+      added->value("sequence-number", int64_t{0}) != lake.sequence_number + 1) {
+    return AbortedError(what + ": the snapshot is not on top of the current one (snapshot " +
+                        std::to_string(lake.snapshot_id) + ", sequence number " + std::to_string(lake.sequence_number) +
+                        ")");
+  }
+  if (added->contains("schema-id") && added->value("schema-id", int64_t{-1}) != layout.schema_id()) {
+    return InvalidArgumentError(what + ": the snapshot's schema-id is not the current schema " +
+                                std::to_string(layout.schema_id()));
+  }
+  std::map<std::string, std::string> summary, current_summary;
+  if (auto it = added->find("summary"); it != added->end() && it->is_object()) {
+    for (auto e = it->begin(); e != it->end(); ++e) {
+      if (e->is_string()) summary[e.key()] = e->get<std::string>();
+    }
+  }
+  for (const auto& s : lake.snapshots) {
+    if (s.snapshot_id == lake.snapshot_id) current_summary = s.summary;
+  }
+  if (OffsetsOf(summary) != OffsetsOf(current_summary)) {
+    return FailedPreconditionError(what + ": table " + name + " is tiered by Mink, and the snapshot's mink-offsets " +
+                                   OffsetsOf(summary).dump() + " are not the current " +
+                                   OffsetsOf(current_summary).dump() + " (they say how far each bucket's log is in "
+                                   "the lake; only Mink's tiering moves them)");
+  }
+  const std::string operation = summary.count("operation") ? summary["operation"] : "";
+  if (table->d.has_primary_key() && operation != "replace") {
+    return FailedPreconditionError(what + ": table " + name + " is a Mink primary-key table: its rows are its KV "
+                                   "state's, so another engine may only rewrite its files (operation replace), not " +
+                                   (operation.empty() ? std::string("an unnamed operation") : operation));
+  }
+  MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
+                        ReadForeignSnapshot(warehouse, layout, table->d.bucket_count, 0, *added, what));
+  foreign.snapshot.schema_id = layout.schema_id();
+
+  // The files and manifests that come and go; buckets become the table's bucket streams.
+  std::map<int32_t, uint64_t> streams;
+  for (const auto& b : tables->AllBuckets(*table)) streams[b.bucket] = b.stream_id;
+  metadata::CommitLakeSnapshot commit;
+  commit.table_id = table->id;
+  commit.parent_snapshot_id = lake.snapshot_id;
+  commit.table_uuid = lake.table_uuid;
+  commit.location = lake.location;
+  std::set<std::string> old_files, new_files, old_manifests, new_manifests;
+  for (const auto& f : lake.files) old_files.insert(f.path);
+  for (const auto& m : lake.manifests) old_manifests.insert(m.path);
+  for (auto& f : foreign.files) {
+    new_files.insert(f.path);
+    if (old_files.count(f.path)) continue;
+    f.stream_id = streams.at(static_cast<int32_t>(f.stream_id));
+    commit.added_files.push_back(f);
+  }
+  for (const auto& path : old_files) {
+    if (!new_files.count(path)) commit.removed_files.push_back(path);
+  }
+  for (const auto& m : foreign.manifests) {
+    new_manifests.insert(m.path);
+    if (!old_manifests.count(m.path)) commit.added_manifests.push_back(m);
+  }
+  for (const auto& path : old_manifests) {
+    if (!new_manifests.count(path)) commit.removed_manifests.push_back(path);
+  }
+
+  // The metadata as the state will be after the commit, as tiering writes it.
+  metadata::LakeTableState after = lake;
+  after.metadata_log.emplace_back(lake.metadata_location, lake.last_updated_ms);
+  MINK_ASSIGN_OR_RETURN(std::string key, warehouse->KeyOf(lake.location));
+  const std::string seq = std::to_string(foreign.snapshot.sequence_number);
+  after.metadata_location = warehouse->Uri(key + "/metadata/v" + seq + ".metadata.json");
+  after.snapshot_id = foreign.snapshot.snapshot_id;
+  after.sequence_number = foreign.snapshot.sequence_number;
+  after.last_updated_ms = std::max(lake.last_updated_ms, foreign.snapshot.timestamp_ms);
+  after.snapshots.push_back(foreign.snapshot);
+  const std::string metadata = layout.TableMetadata(after);
+  MINK_RETURN_IF_ERROR(warehouse->Put(key + "/metadata/v" + seq + ".metadata.json", metadata));
+  commit.snapshot = foreign.snapshot;
+  commit.metadata_location = after.metadata_location;
+  MINK_RETURN_IF_ERROR(meta->Append(metadata::Command(std::move(commit))).status());
+  (void)warehouse->Put(key + "/metadata/version-hint.text", seq);
+  return TieredCommit{after.metadata_location, json::parse(metadata)};
+}
+
+}  // namespace mink::lake
