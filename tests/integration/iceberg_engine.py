@@ -433,7 +433,7 @@ def write_manifest(path, uri, snapshot_id, files, bucket_count, schema=SCHEMA):
         })
     metadata = {
         "schema": json.dumps(schema),
-        "schema-id": "0",
+        "schema-id": str(schema.get("schema-id", 0)),
         "partition-spec": json.dumps(partition_fields(bucket_count)),
         "partition-spec-id": "0",
         "format-version": "2",
@@ -487,10 +487,13 @@ def _bucket_count(metadata):
     return int(field["transform"][len("bucket["):-1])
 
 
-def append_rows(catalog, namespace, name, rows, mink_query_path, env=None):
-    """Appends `rows` to a table this module created: data files, a manifest, a manifest list that
-    keeps the live manifests of the current snapshot, and an append commit whose requirements are
-    the table's uuid and main at the snapshot it read. The commit's answer
+def append_rows(catalog, namespace, name, rows, mink_query_path, env=None, summary_extra=None,
+                assert_main=True, operation="append"):
+    """Appends `rows` to a table of the catalog (one this module created, or one Mink tiers): data
+    files, a manifest, a manifest list that keeps the live manifests of the current snapshot, and a
+    commit of a snapshot whose summary's "operation" is `operation` (the summary's other keys:
+    `summary_extra`'s, e.g. {"mink-offsets": ...}, over the append's totals), whose requirements
+    are the table's uuid and, with `assert_main`, main at the snapshot it read. The commit's answer
     ({"metadata-location", "metadata"}); raises RestError when the catalog refuses it."""
     loaded = catalog.load_table(namespace, name)
     metadata = loaded["metadata"]
@@ -533,7 +536,7 @@ def append_rows(catalog, namespace, name, rows, mink_query_path, env=None):
         return str(int(previous_summary.get(key, "0")) + added)
     added_size = sum(f["size"] for f in files)
     summary = {
-        "operation": "append",
+        "operation": operation,
         "added-data-files": str(len(files)),
         "added-records": str(len(rows)),
         "added-files-size": str(added_size),
@@ -545,6 +548,7 @@ def append_rows(catalog, namespace, name, rows, mink_query_path, env=None):
         "total-position-deletes": total("total-position-deletes", 0),
         "total-equality-deletes": total("total-equality-deletes", 0),
     }
+    summary.update(summary_extra or {})
     snapshot = {
         "snapshot-id": snapshot_id,
         "sequence-number": sequence_number,
@@ -555,10 +559,9 @@ def append_rows(catalog, namespace, name, rows, mink_query_path, env=None):
     }
     if parent_id is not None:
         snapshot["parent-snapshot-id"] = parent_id
-    requirements = [
-        {"type": "assert-table-uuid", "uuid": metadata["table-uuid"]},
-        {"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": parent_id},
-    ]
+    requirements = [{"type": "assert-table-uuid", "uuid": metadata["table-uuid"]}]
+    if assert_main:
+        requirements.append({"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": parent_id})
     updates = [
         {"action": "add-snapshot", "snapshot": snapshot},
         {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": snapshot_id},

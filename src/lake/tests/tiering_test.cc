@@ -85,10 +85,18 @@ Row Bill(int64_t id, const char* region, int64_t cents) {
   return {Value::Int(id), Value::Bytes(region), Value::Decimal(cents)};
 }
 
-TEST_F(TieringTest, TheQuickStartsLakehouseTableReadsOneRow) {
+// A tiered table of bills: a primary-key table when `keyed`, else a log table.
+table::TableSpec Bills(int32_t bucket_count, bool keyed) {
   table::TableSpec spec;
   spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.primary_key = {"id"};
+  if (keyed) spec.primary_key = {"id"};
+  spec.bucket_count = bucket_count;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  return spec;
+}
+
+TEST_F(TieringTest, TheQuickStartsLakehouseTableReadsOneRow) {
+  table::TableSpec spec = Bills(1, true);
   spec.options = {{"table.datalake.enabled", "true"}, {"table.datalake.freshness", "5s"}};
   ASSERT_TRUE(node_->tables->CreateTable("shop.bills", spec).ok());
   Write("shop.bills", {Bill(1, "us", 1050), Bill(1, "us", 1100)});
@@ -106,11 +114,7 @@ TEST_F(TieringTest, TheQuickStartsLakehouseTableReadsOneRow) {
 }
 
 TEST_F(TieringTest, APrimaryKeyTableThroughUpdatesAndDeletesEqualsItsSnapshot) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.primary_key = {"id"};
-  spec.bucket_count = 3;
-  spec.options = {{"table.datalake.enabled", "true"}};
+  table::TableSpec spec = Bills(3, true);
   ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
   std::vector<Row> rows;
   for (int64_t i = 0; i < 30; ++i) rows.push_back(Bill(i, i % 2 ? "us" : "eu", i * 100));
@@ -139,11 +143,7 @@ TEST_F(TieringTest, APrimaryKeyTableThroughUpdatesAndDeletesEqualsItsSnapshot) {
 // A union read decodes only the columns it answers (and the key), and the filters a reader
 // pushes down reach the Parquet reads of the lake's share; decoded reads are cached.
 TEST_F(TieringTest, AUnionReadReadsItsColumnsAndPushesFiltersIntoTheLake) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.primary_key = {"id"};
-  spec.bucket_count = 2;
-  spec.options = {{"table.datalake.enabled", "true"}};
+  table::TableSpec spec = Bills(2, true);
   ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
   std::vector<Row> rows;
   for (int64_t i = 0; i < 30; ++i) rows.push_back(Bill(i, i % 2 ? "us" : "eu", i * 100));
@@ -193,10 +193,7 @@ TEST_F(TieringTest, AUnionReadReadsItsColumnsAndPushesFiltersIntoTheLake) {
 // Files of rounds that never committed are swept; committed ones, a round that may still be in
 // flight (a later sequence number), metadata files and files named by other engines stay.
 TEST_F(TieringTest, TheSweepRemovesFilesOfRoundsThatNeverCommitted) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.primary_key = {"id"};
-  spec.options = {{"table.datalake.enabled", "true"}};
+  table::TableSpec spec = Bills(1, true);
   ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
   Write("shop.orders", {Bill(1, "us", 100), Bill(2, "eu", 200)});
   ASSERT_GT(Tier("shop.orders"), 0);
@@ -245,11 +242,7 @@ TEST_F(TieringTest, TheSweepRemovesFilesOfRoundsThatNeverCommitted) {
 // The manifest list and manifests a round writes (our own Avro writer) read back with Apache
 // Avro's C library (manifest_reader.h) as the catalog state has them.
 TEST_F(TieringTest, ManifestsReadBackWithAvrosLibraryAsTheCatalogStateHasThem) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.primary_key = {"id"};
-  spec.bucket_count = 3;
-  spec.options = {{"table.datalake.enabled", "true"}};
+  table::TableSpec spec = Bills(3, true);
   ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
   std::vector<Row> rows;
   for (int64_t i = 0; i < 30; ++i) rows.push_back(Bill(i, "us", i));
@@ -311,10 +304,7 @@ TEST_F(TieringTest, ATieredTableAttachesALakeCatalogTableOfItsName) {
         metadata::Command(metadata::CommitLakeCatalog{{metadata::LakeTableMove{{"shop"}, name, "", location}}, {}}));
     ASSERT_TRUE(registered.ok()) << registered.status();
   };
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.bucket_count = 2;
-  spec.options = {{"table.datalake.enabled", "true"}};
+  table::TableSpec spec = Bills(2, false);
   ASSERT_TRUE(node_->tables->CreateTable("shop.a", spec).ok());
   std::vector<Row> rows;
   for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i, "us", i));
@@ -388,10 +378,7 @@ TEST_F(TieringTest, ATieredTableAttachesALakeCatalogTableOfItsName) {
 // Another engine's commit to a table Mink tiers (through the REST catalog): accepted only on top
 // of the current snapshot, with the same mink-offsets, and only rewriting a primary-key table.
 TEST_F(TieringTest, AnotherEnginesCommitToATieredTableKeepsItsOffsets) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.bucket_count = 2;
-  spec.options = {{"table.datalake.enabled", "true"}};
+  table::TableSpec spec = Bills(2, false);
   ASSERT_TRUE(node_->tables->CreateTable("shop.t", spec).ok());
   std::vector<Row> rows;
   for (int64_t i = 0; i < 10; ++i) rows.push_back(Bill(i, "us", i));
@@ -474,10 +461,7 @@ TEST_F(TieringTest, AnotherEnginesCommitToATieredTableKeepsItsOffsets) {
 // snapshot: the union read is the same before and after, later tiering rounds apply on top, and
 // the tiered offsets stay.
 TEST_F(TieringTest, CompactionRewritesABucketsFilesIntoOneWithTheSameRows) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.primary_key = {"id"};
-  spec.bucket_count = 2;
+  table::TableSpec spec = Bills(2, true);
   spec.options = {{"table.datalake.enabled", "true"}, {"table.datalake.auto-compaction", "true"}};
   ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
   LakeCompaction compaction(node_->meta.get(), node_->tables.get(), warehouse_.get(), reader_.get(),
