@@ -13,8 +13,11 @@ under `<location>/data/id_bucket=<b>/` (DuckDB's Parquet writer through `mink-qu
 the Iceberg field ids and the `iceberg.schema` key-value metadata), a manifest and a manifest list
 (Avro, python3-avro, Iceberg v2's manifest_entry and manifest_file schemas with their field ids
 and column statistics), and commits an `append` snapshot with POST /v1/namespaces/{ns}/tables/{t}
-under the requirements assert-table-uuid and assert-ref-snapshot-id(main). The files are written
-straight to the warehouse's directory: the node must have a file:// store.
+under the requirements assert-table-uuid and assert-ref-snapshot-id(main). append_rows also
+appends to a table Mink tiers (its schema and bucket count as the catalog has them); options for
+that: `summary_extra` (summary keys, e.g. {"mink-offsets": ...}), `assert_main=False` (no
+assert-ref-snapshot-id) and `operation`. The files are written straight to the warehouse's
+directory: the node must have a file:// store.
 
 Rows are dicts {"id": int, "region": str or None, "amount": Decimal, str, int or None}.
 """

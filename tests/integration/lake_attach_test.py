@@ -29,6 +29,24 @@ B. A primary-key table. The other engine creates shop.keyed with identifier fiel
    the union and snapshot reads have.
 C. The other engine creates shop.filled with identifier fields [1] and 3 rows: a primary-key
    attach is refused (InvalidArgument, exit 2: "cannot take over rows"), nothing is created.
+D. Another engine commits to a table Mink tiers (docs/iceberg-rest.md, Commits to tiered tables).
+   - Mink creates the log table shop.feed (--bucket-key id --bucket-count 2 --lake iceberg
+     --lake-freshness 1s), `mink write` rows 1..10, a lake snapshot; the REST catalog's schema has
+     field ids 1..3 and no identifier fields, its current snapshot mink-offsets.
+   - The other engine's append of rows 100..104 without mink-offsets in the summary: 403
+     ForbiddenException naming mink-offsets and the current ones; with them but without
+     assert-ref-snapshot-id of main: 403 naming it. Each time nothing changed (lake-snapshot, the
+     REST catalog's current snapshot, the union read).
+   - With the current snapshot's mink-offsets (read from the table loaded through the REST
+     catalog) and main asserted: 200; lake-snapshot is the other engine's snapshot, its metadata
+     v<seq>.metadata.json named by version-hint.text; the union read is rows 1..10 and 100..104,
+     mink-query and icebird agree; the log read has 1..10 only.
+   - `mink write` of rows 11..15: a new lake snapshot whose parent (in its metadata file) is the
+     other engine's, one sequence number on, its mink-offsets moved; the union read, icebird and
+     mink-query have all 20 rows, the log read (`mink read shop.feed`) not 100..104.
+   - The primary-key table shop.pkfeed (--primary-key id, tiered; identifier fields [1] in the
+     REST catalog's schema): the other engine's append (operation append) with the current
+     mink-offsets: 403 ForbiddenException naming replace; nothing changed.
 Then a restart: the union reads (and shop.keyed's snapshot read) and lake snapshots are unchanged.
 Decimals are compared rounded to the column's scale (icebird reads them as JS numbers).
 
@@ -51,6 +69,8 @@ TOKEN = "attach-s3cret"
 LEGACY = "shop.legacy"
 KEYED = "shop.keyed"
 FILLED = "shop.filled"
+FEED = "shop.feed"
+PKFEED = "shop.pkfeed"
 QUERY = None
 
 
@@ -338,12 +358,175 @@ def part_c(checks, node, rest_url, engine, catalog):
     check_unchanged(checks, node, catalog, FILLED, commit, "C: after the refusal")
 
 
+def rest_current(catalog, table):
+    """(metadata, current snapshot or None, current schema) of `table` loaded through the REST
+    catalog."""
+    namespace, name = table.split(".")
+    metadata = catalog.load_table(namespace, name)["metadata"]
+    current = next((s for s in metadata.get("snapshots", [])
+                    if s["snapshot-id"] == metadata.get("current-snapshot-id")), None)
+    schema = next(s for s in metadata["schemas"] if s.get("schema-id", 0) == metadata.get("current-schema-id", 0))
+    return metadata, current, schema
+
+
+def check_rest_schema(checks, catalog, table, identifier_field_ids, where):
+    """The schema the REST catalog has for Mink's `table`: field ids 1..3 (id long required,
+    region string, amount decimal(10, 2)) and `identifier_field_ids`; the current snapshot."""
+    metadata, current, schema = rest_current(catalog, table)
+    fields = [(f["id"], f["name"], f["type"].replace(" ", ""), f["required"]) for f in schema["fields"]]
+    checks.expect(f"{where}: the REST catalog's schema of {table}: field ids 1..3, identifier fields "
+                  f"{identifier_field_ids}",
+                  ([(1, "id", "long", True), (2, "region", "string", False), (3, "amount", "decimal(10,2)", False)],
+                   identifier_field_ids),
+                  (fields, schema.get("identifier-field-ids", [])))
+    return metadata, current
+
+
+def engine_commit(engine, catalog, table, rows, node, **options):
+    """The other engine's append_rows of `rows` to `table` with `options`: (HTTP status, exception
+    type, message, answer)."""
+    namespace, name = table.split(".")
+    try:
+        answer = engine.append_rows(catalog, namespace, name, rows, QUERY,
+                                    env=dict(os.environ, MINK_BOOTSTRAP=node.flight), **options)
+        return 200, None, "", answer
+    except engine.RestError as e:
+        return e.status, e.type, e.message, None
+
+
+def compact(offsets):
+    """A mink-offsets summary value as the node names it (compact JSON, keys sorted)."""
+    return json.dumps(json.loads(offsets), sort_keys=True, separators=(",", ":"))
+
+
+def check_untouched(checks, node, catalog, table, lake, union, where):
+    """After a refused commit: the lake snapshot, the union read and the REST catalog's current
+    snapshot are what they were."""
+    checks.expect(f"{where}: lake-snapshot unchanged", lake["snapshot_id"], lake_snapshot(node, table)["snapshot_id"])
+    checks.expect(f"{where}: the REST catalog's current snapshot unchanged", lake["snapshot_id"],
+                  rest_current(catalog, table)[0].get("current-snapshot-id"))
+    checks.expect(f"{where}: the union read unchanged", union, read(node, table, "union"))
+
+
+def part_d(checks, node, engine, catalog):
+    """Another engine commits to a log table Mink tiers. (union rows, lake snapshot) for the
+    checks after the restart; None when the table could not be set up."""
+    r = node.mink(*create_args(FEED), check=False)
+    if not checks.expect(f"D: mink {' '.join(create_args(FEED))}", (0, ""), (r.returncode, r.stderr.strip())):
+        return None
+    mink_rows = [row(i, ["us", "eu", None][i % 3], f"{i}.{i:02d}") for i in range(1, 11)]
+    write(node, FEED, rows=mink_rows)
+    lake = wait_tiered(checks, node, FEED, "D: after mink write of rows 1..10", 0)
+    metadata, current = check_rest_schema(checks, catalog, FEED, [], "D")
+    offsets = (current or {}).get("summary", {}).get("mink-offsets")
+    checks.ok("D: the REST catalog's current snapshot of shop.feed is the lake snapshot and has mink-offsets",
+              current is not None and current["snapshot-id"] == lake["snapshot_id"] and offsets is not None,
+              json.dumps(current))
+    if offsets is None:
+        return None
+    union = read(node, FEED, "union")
+    checks.expect("D: the union read: rows 1..10", canon(mink_rows), union)
+    engine_rows = [row(i, ["apac", None][i % 2], f"{i}.25") for i in range(100, 105)]
+
+    # Refused: without mink-offsets (403 naming them and the current ones), without the main assertion.
+    status, kind, message, _ = engine_commit(engine, catalog, FEED, engine_rows, node)
+    checks.ok("D: the other engine's append of rows 100..104 without mink-offsets: 403 ForbiddenException naming "
+              "mink-offsets and the current ones",
+              (status, kind) == (403, "ForbiddenException") and "mink-offsets" in message
+              and compact(offsets) in message, f"{status} {kind}: {message}")
+    check_untouched(checks, node, catalog, FEED, lake, union, "D: after the refusal without mink-offsets")
+    status, kind, message, _ = engine_commit(engine, catalog, FEED, engine_rows, node,
+                                             summary_extra={"mink-offsets": offsets}, assert_main=False)
+    checks.ok("D: ... with mink-offsets but without assert-ref-snapshot-id of main: 403 ForbiddenException naming "
+              "it", (status, kind) == (403, "ForbiddenException") and "assert-ref-snapshot-id" in message,
+              f"{status} {kind}: {message}")
+    check_untouched(checks, node, catalog, FEED, lake, union, "D: after the refusal without the main assertion")
+
+    # Accepted: mink-offsets as the current snapshot has them, main asserted.
+    status, kind, message, answer = engine_commit(engine, catalog, FEED, engine_rows, node,
+                                                  summary_extra={"mink-offsets": offsets})
+    if not checks.expect("D: ... with the current snapshot's mink-offsets and main asserted: 200",
+                         (200, None, ""), (status, kind, message)):
+        return union, lake
+    engine_id = answer["metadata"].get("current-snapshot-id")
+    engine_snapshot = next((s for s in answer["metadata"].get("snapshots", []) if s["snapshot-id"] == engine_id), {})
+    checks.ok("D: the commit's answer: the engine's snapshot current, on top of Mink's, mink-offsets kept, "
+              "operation append",
+              engine_snapshot.get("parent-snapshot-id") == lake["snapshot_id"]
+              and engine_snapshot.get("summary", {}).get("mink-offsets") == offsets
+              and engine_snapshot.get("summary", {}).get("operation") == "append", json.dumps(engine_snapshot))
+    engine_lake = lake_snapshot(node, FEED)
+    checks.expect("D: mink table lake-snapshot shop.feed: the other engine's snapshot", engine_id,
+                  engine_lake["snapshot_id"])
+    checks.expect("D: the commit's metadata-location is the lake snapshot's", answer["metadata-location"],
+                  engine_lake["metadata_location"])
+    location = os.path.dirname(os.path.dirname(urllib.parse.urlsplit(engine_lake["metadata_location"]).path))
+    mink_metadata(checks, engine_lake, location, "D: the other engine's commit")
+    checks.expect("D: the REST catalog's current snapshot: the other engine's", engine_id,
+                  rest_current(catalog, FEED)[0].get("current-snapshot-id"))
+    want = canon(mink_rows + engine_rows)
+    union = read(node, FEED, "union")
+    checks.expect("D: the union read: Mink's rows 1..10 and the other engine's 100..104", want, union)
+    checks.expect(f"D: mink-query: SELECT id, region, amount FROM mink.{FEED} agrees", union, query_read(node, FEED))
+    checks.expect("D: icebird (version-hint.text) agrees", union, icebird(checks, node, FEED, "D: committed"))
+    checks.expect("D: the log read: rows 1..10 only", canon(mink_rows), read(node, FEED, "log"))
+
+    # Tiering goes on from the other engine's snapshot.
+    more = [row(i, "latam", f"{i}.75") for i in range(11, 16)]
+    write(node, FEED, rows=more)
+    lake = wait_tiered(checks, node, FEED, "D: after mink write of rows 11..15", engine_id)
+    meta = mink_metadata(checks, lake, location, "D: tiered after the commit")
+    snapshots = {s["snapshot-id"]: s for s in meta.get("snapshots", [])}
+    new = snapshots.get(meta.get("current-snapshot-id"), {})
+    checks.ok("D: Mink's new snapshot is current in its metadata, its parent the other engine's snapshot, "
+              "one sequence number on",
+              meta.get("current-snapshot-id") == lake["snapshot_id"] and new.get("parent-snapshot-id") == engine_id
+              and new.get("sequence-number") == engine_snapshot.get("sequence-number", -1) + 1,
+              json.dumps({"current": meta.get("current-snapshot-id"), "snapshot": new}))
+    checks.ok("D: its mink-offsets moved on from the ones the other engine kept",
+              new.get("summary", {}).get("mink-offsets") not in (None, offsets), json.dumps(new.get("summary")))
+    want = canon(mink_rows + engine_rows + more)
+    union = read(node, FEED, "union")
+    checks.expect("D: tiered: the union read has Mink's rows 1..15 and the other engine's 100..104", want, union)
+    checks.expect("D: tiered: icebird agrees", union, icebird(checks, node, FEED, "D: tiered"))
+    checks.expect("D: tiered: mink-query agrees", union, query_read(node, FEED))
+    checks.expect("D: tiered: the log read (mink read shop.feed) has rows 1..15, not 100..104",
+                  canon(mink_rows + more), read(node, FEED, "log"))
+    return union, lake
+
+
+def part_d_keyed(checks, node, engine, catalog):
+    """Another engine may not append to a primary-key table Mink tiers. (union rows, lake
+    snapshot) for the checks after the restart; None when the table could not be set up."""
+    args = create_args(PKFEED, primary_key=True)
+    r = node.mink(*args, check=False)
+    if not checks.expect(f"D: mink {' '.join(args)}", (0, ""), (r.returncode, r.stderr.strip())):
+        return None
+    rows = [row(i, ["us", "eu"][i % 2], f"{i}.10") for i in range(1, 6)]
+    write(node, PKFEED, rows=rows)
+    lake = wait_tiered(checks, node, PKFEED, "D: after upserts 1..5 to shop.pkfeed", 0)
+    _, current = check_rest_schema(checks, catalog, PKFEED, [1], "D")
+    offsets = (current or {}).get("summary", {}).get("mink-offsets")
+    checks.ok("D: shop.pkfeed's current snapshot has mink-offsets", offsets is not None, json.dumps(current))
+    union = read(node, PKFEED, "union")
+    checks.expect("D: shop.pkfeed: the union read: rows 1..5", canon(rows), union)
+    status, kind, message, _ = engine_commit(engine, catalog, PKFEED, [row(i, "apac", "1.00") for i in range(100, 105)],
+                                             node, summary_extra={"mink-offsets": offsets or "{}"})
+    checks.ok("D: the other engine's append (operation append, the current mink-offsets) to primary-key "
+              "shop.pkfeed: 403 ForbiddenException naming replace",
+              (status, kind) == (403, "ForbiddenException") and "replace" in message, f"{status} {kind}: {message}")
+    check_untouched(checks, node, catalog, PKFEED, lake, union, "D: shop.pkfeed after the refusal")
+    checks.expect("D: shop.pkfeed after the refusal: the snapshot read", union, read(node, PKFEED, "snapshot"))
+    return union, lake
+
+
 def run(checks, node, rest_url, engine):
     node.mink("db", "create", "shop")
     catalog = engine.RestCatalog(rest_url, TOKEN)
     a = part_a(checks, node, rest_url, engine, catalog)
     b = part_b(checks, node, engine, catalog)
     part_c(checks, node, rest_url, engine, catalog)
+    d = {FEED: part_d(checks, node, engine, catalog), PKFEED: part_d_keyed(checks, node, engine, catalog)}
 
     rc = node.stop()
     checks.expect("the node stops cleanly", 0, rc)
@@ -359,6 +542,13 @@ def run(checks, node, rest_url, engine):
         checks.expect("B: after a restart: the snapshot read is unchanged", snapshot, read(node, KEYED, "snapshot"))
         checks.expect("B: after a restart: the lake snapshot is unchanged", lake["snapshot_id"],
                       lake_snapshot(node, KEYED)["snapshot_id"])
+    for table, kept in d.items():
+        if kept is not None:
+            union, lake = kept
+            checks.expect(f"D: after a restart: the union read of {table} is unchanged", union,
+                          read(node, table, "union"))
+            checks.expect(f"D: after a restart: the lake snapshot of {table} is unchanged", lake["snapshot_id"],
+                          lake_snapshot(node, table)["snapshot_id"])
 
 
 def main():
