@@ -138,10 +138,14 @@ const std::vector<Setting>& Settings() {
         "100MiB"},
        Bytes(&ServeConfig::kafka_max_request_bytes)},
       {{"lake.catalog",
-        "The lake's Iceberg catalog: builtin (in the metadata database, served over the node's "
-        "Flight API)",
+        "The lake's Iceberg catalog: builtin (in the metadata database) or rest (an Iceberg REST "
+        "catalog at lake.uri)",
         "builtin"},
        Text(&ServeConfig::lake_catalog)},
+      {{"lake.uri", "The Iceberg REST catalog's URI, with lake.catalog = rest", ""},
+       Text(&ServeConfig::lake_uri)},
+      {{"lake.token", "The bearer token for the Iceberg REST catalog (none unless set)", ""},
+       Text(&ServeConfig::lake_token)},
       {{"lake.warehouse",
         "Object store of the lake's files, as --storage-uri takes it (tables under lake/)",
         "the storage URI's store"},

@@ -46,6 +46,8 @@ struct ServeConfig {
   // storage URI's store, under lake/).
   std::string lake_catalog = "builtin";
   std::string lake_warehouse;
+  std::string lake_uri;    // lake.catalog = rest: the Iceberg REST catalog
+  std::string lake_token;
   // The built-in catalog over the Iceberg REST API (docs/iceberg-rest.md): where ("": off), and
   // the bearer token it asks for ("": none).
   std::string iceberg_rest_listen;

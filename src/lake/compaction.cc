@@ -45,6 +45,7 @@ Result<int64_t> LakeCompaction::CompactTable(const std::string& name, size_t min
     meta_->Read([&](const metadata::State& s) {
       if (auto it = s.lake_tables().find(table->id); it != s.lake_tables().end()) lake = it->second;
     });
+    MINK_ASSIGN_OR_RETURN(lake, tiering_->committer()->Prepare(*table, name, std::move(lake)));
     std::vector<table::TableBucket> buckets = tables_->AllBuckets(*table);
     const auto per_bucket = FilesPerBucket(lake);
     MINK_ASSIGN_OR_RETURN(SnapshotWriter writer,
@@ -68,8 +69,7 @@ Result<int64_t> LakeCompaction::CompactTable(const std::string& name, size_t min
     if (compacted == 0) return int64_t{0};
     MINK_ASSIGN_OR_RETURN(metadata::CommitLakeSnapshot commit, writer.Finish("replace", {}));
     commit.table_id = table->id;
-    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
-    (void)warehouse_->Put(writer.table_path() + "/metadata/version-hint.text", std::to_string(writer.sequence_number()));
+    MINK_RETURN_IF_ERROR(tiering_->committer()->Publish(*table, name, lake, std::move(commit)));
     MINK_LOG_INFO("lake", "compacted {}: snapshot {} (sequence {}), {} buckets, {} files into {}", name,
                   writer.snapshot_id(), writer.sequence_number(), compacted, removed, compacted);
     return writer.snapshot_id();

@@ -17,9 +17,11 @@ int64_t SteadyMs() {
 
 Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::MetadataLog* meta,
                                           table::TableStore* tables) {
-  if (options.catalog != "builtin") {
-    return InvalidArgumentError("lake.catalog '" + options.catalog +
-                                "' is not served yet; the built-in catalog is (builtin)");
+  if (options.catalog != "builtin" && options.catalog != "rest") {
+    return InvalidArgumentError("lake.catalog '" + options.catalog + "': builtin or rest");
+  }
+  if (options.catalog == "rest" && options.catalog_uri.empty()) {
+    return InvalidArgumentError("lake.catalog rest needs lake.uri, the Iceberg REST catalog's URI");
   }
   std::unique_ptr<Lake> lake(new Lake());
   lake->tables_ = tables;
@@ -32,7 +34,11 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
   MINK_ASSIGN_OR_RETURN(lake->db_, sql::Database::Open(db));
   MINK_ASSIGN_OR_RETURN(lake->warehouse_,
                         Warehouse::Open(options.warehouse_uri, "lake", options.work_dir + "/cache"));
-  lake->tiering_ = std::make_unique<Tiering>(meta, tables, lake->warehouse_.get(), lake->db_.get(),
+  lake->committer_ = options.catalog == "rest"
+                        ? RestCommitter(meta, tables, lake->warehouse_.get(),
+                                        RestClientOptions{options.catalog_uri, options.catalog_token, ""})
+                        : BuiltinCommitter(meta, lake->warehouse_.get());
+  lake->tiering_ = std::make_unique<Tiering>(meta, tables, lake->warehouse_.get(), lake->db_.get(), lake->committer_.get(),
                                              options.work_dir + "/tiering");
   lake->reader_ = std::make_unique<LakeReader>(meta, lake->warehouse_.get(), lake->db_.get());
   tables->SetLake(lake->reader_.get());

@@ -25,7 +25,9 @@
 namespace mink::lake {
 
 struct LakeOptions {
-  std::string catalog = "builtin";
+  std::string catalog = "builtin";  // or rest: an external Iceberg REST catalog (committer.h)
+  std::string catalog_uri;          // rest: the catalog's URI
+  std::string catalog_token;        // rest: its bearer token ("": none)
   std::string warehouse_uri;  // as --storage-uri takes it
   std::string work_dir;       // local scratch: Parquet files being written, fetched files
   std::function<bool()> tiers;
@@ -53,6 +55,7 @@ class Lake {
   std::string work_dir_;
   std::unique_ptr<sql::Database> db_;
   std::unique_ptr<Warehouse> warehouse_;
+  std::unique_ptr<LakeCommitter> committer_;
   std::unique_ptr<Tiering> tiering_;
   std::unique_ptr<LakeReader> reader_;
   std::unique_ptr<LakeCompaction> compaction_;

@@ -216,25 +216,15 @@ Result<metadata::CommitLakeSnapshot> SnapshotWriter::Finish(
     snapshot.summary["removed-files-size"] = std::to_string(removed_size);
   }
 
-  // The metadata as the state will be after the commit (State::ApplyCommand does the same).
-  metadata::LakeTableState after = lake_;
-  if (after.table_uuid.empty()) after.table_uuid = NewUuid();
-  if (after.location.empty()) after.location = warehouse_->Uri(table_path_);
-  if (!lake_.metadata_location.empty()) after.metadata_log.emplace_back(lake_.metadata_location, lake_.last_updated_ms);
-  const std::string metadata_key = table_path_ + "/metadata/v" + std::to_string(seq_) + ".metadata.json";
-  after.metadata_location = warehouse_->Uri(metadata_key);
-  after.snapshot_id = snapshot_id_;
-  after.sequence_number = seq_;
-  after.last_updated_ms = snapshot.timestamp_ms;
-  after.snapshots.push_back(snapshot);
-  MINK_RETURN_IF_ERROR(warehouse_->Put(metadata_key, layout_.TableMetadata(after)));
+  // The table's identity: its own, or a new one with its first snapshot.
+  const std::string table_uuid = lake_.table_uuid.empty() ? NewUuid() : lake_.table_uuid;
+  const std::string location = lake_.location.empty() ? warehouse_->Uri(table_path_) : lake_.location;
 
   metadata::CommitLakeSnapshot commit;
   commit.parent_snapshot_id = lake_.snapshot_id;
-  commit.table_uuid = after.table_uuid;
-  commit.location = after.location;
-  commit.snapshot = std::move(snapshot);
-  commit.metadata_location = after.metadata_location;
+  commit.table_uuid = table_uuid;
+  commit.location = location;
+  commit.snapshot = std::move(snapshot);  // the committer writes or gets the metadata file
   commit.added_files = added_;
   for (const auto& f : removed_) commit.removed_files.push_back(f.path);
   commit.added_manifests = std::move(added_manifests);

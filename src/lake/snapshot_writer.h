@@ -1,9 +1,10 @@
 #pragma once
 // SnapshotWriter: builds one new Iceberg snapshot of a tiered table (docs/lake.md): the Parquet
 // files it adds, written into the warehouse as they come; the files it removes (a compaction);
-// then the manifests, the manifest list, the table metadata and the lake.commit command that
-// makes all of it the table's lake at once. Nothing it writes is part of the lake until that
-// command is appended; a snapshot abandoned before leaves files no snapshot names.
+// then the manifests, the manifest list and the lake.commit command that makes all of it the
+// table's lake at once, which a LakeCommitter publishes (committer.h). Nothing it writes is part
+// of the lake until that command is appended; a snapshot abandoned before leaves files no
+// snapshot names.
 //
 // Not thread-safe: one snapshot, built by one thread.
 
@@ -48,9 +49,10 @@ class SnapshotWriter {
   void RemoveFile(const metadata::LakeFile& file) { removed_.push_back(file); }
   bool empty() const { return added_.empty() && removed_.empty(); }
 
-  // The manifests (a rewrite of every manifest when files are removed), the manifest list and
-  // the table metadata, written; the command that commits them with `offsets` (bucket stream ->
-  // new tiered offset) and summary operation `operation`.
+  // The manifests (a rewrite of every manifest when files are removed) and the manifest list,
+  // written; the command that commits them with `offsets` (bucket stream -> new tiered offset)
+  // and summary operation `operation`, for a LakeCommitter to publish (it writes or gets the
+  // table metadata file).
   Result<metadata::CommitLakeSnapshot> Finish(const std::string& operation,
                                               std::vector<std::pair<uint64_t, int64_t>> offsets);
   // What a commit added, for logs.

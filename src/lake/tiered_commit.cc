@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "lake/committer.h"
 #include "lake/foreign_snapshot.h"
 #include "lake/iceberg.h"
 #include "lake/table_metadata.h"
@@ -137,18 +138,13 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
   }
 
   // The metadata as the state will be after the commit, as tiering writes it.
-  metadata::LakeTableState after = lake;
-  after.metadata_log.emplace_back(lake.metadata_location, lake.last_updated_ms);
   MINK_ASSIGN_OR_RETURN(std::string key, warehouse->KeyOf(lake.location));
   const std::string seq = std::to_string(foreign.snapshot.sequence_number);
-  after.metadata_location = warehouse->Uri(key + "/metadata/v" + seq + ".metadata.json");
-  after.snapshot_id = foreign.snapshot.snapshot_id;
-  after.sequence_number = foreign.snapshot.sequence_number;
-  after.last_updated_ms = std::max(lake.last_updated_ms, foreign.snapshot.timestamp_ms);
-  after.snapshots.push_back(foreign.snapshot);
+  commit.snapshot = foreign.snapshot;
+  const metadata::LakeTableState after =
+      StateAfter(lake, commit, warehouse->Uri(key + "/metadata/v" + seq + ".metadata.json"));
   const std::string metadata = layout.TableMetadata(after);
   MINK_RETURN_IF_ERROR(warehouse->Put(key + "/metadata/v" + seq + ".metadata.json", metadata));
-  commit.snapshot = foreign.snapshot;
   commit.metadata_location = after.metadata_location;
   MINK_RETURN_IF_ERROR(meta->Append(metadata::Command(std::move(commit))).status());
   (void)warehouse->Put(key + "/metadata/version-hint.text", seq);

@@ -44,6 +44,8 @@ Result<int64_t> Tiering::TierTable(const std::string& name) {
       if (const metadata::StreamState* st = s.FindStream(b.stream_id)) ends[b.stream_id] = st->end_offset;
     }
   });
+  // The catalog's view first (rest: a snapshot it has that the state does not is adopted).
+  MINK_ASSIGN_OR_RETURN(lake, committer_->Prepare(*table, name, std::move(lake)));
   std::vector<BucketWork> work;
   for (const auto& b : tables_->AllBuckets(*table)) {
     BucketWork w{b, 0, ends[b.stream_id], {}, {}};
@@ -131,11 +133,8 @@ Result<int64_t> Tiering::TierTable(const std::string& name) {
                         writer.Finish(deletes ? "overwrite" : "append", std::move(offsets)));
   commit.table_id = table->id;
   const int64_t snapshot_id = writer.snapshot_id(), seq = writer.sequence_number();
-  const std::string table_path = writer.table_path();
   const int64_t added_rows = writer.added_rows(), added_deletes = writer.added_deletes();
-  MINK_RETURN_IF_ERROR(meta_->Append(Command(std::move(commit))).status());
-  // For readers that find the current metadata file by the file-system convention.
-  (void)warehouse_->Put(table_path + "/metadata/version-hint.text", std::to_string(seq));
+  MINK_RETURN_IF_ERROR(committer_->Publish(*table, name, lake, std::move(commit)));
   MINK_LOG_INFO("lake", "tiered {}: snapshot {} (sequence {}), {} rows, {} deletes", name,
                 snapshot_id, seq, added_rows, added_deletes);
   return snapshot_id;

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "lake/committer.h"
 #include "lake/parquet.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
@@ -31,10 +32,12 @@ namespace mink::lake {
 
 class Tiering {
  public:
+  // `committer`: where snapshots commit (committer.h).
   Tiering(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse,
-          sql::Database* db, std::string work_dir)
-      : meta_(meta), tables_(tables), warehouse_(warehouse), parquet_(db),
+          sql::Database* db, LakeCommitter* committer, std::string work_dir)
+      : meta_(meta), tables_(tables), warehouse_(warehouse), parquet_(db), committer_(committer),
         work_dir_(std::move(work_dir)) {}
+  LakeCommitter* committer() const { return committer_; }
 
   // Tiers the table's logs beyond its lake as one snapshot: its id, or 0 when there was
   // nothing to tier. Aborted when another node committed a snapshot of the table meanwhile.
@@ -54,6 +57,7 @@ class Tiering {
   table::TableStore* const tables_;
   Warehouse* const warehouse_;
   ParquetFiles parquet_;
+  LakeCommitter* const committer_;
   const std::string work_dir_;
   std::mutex mutex_;  // one tiering at a time
 };

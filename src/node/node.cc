@@ -140,6 +140,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   // The lake: tiering runs on the coordinator (a node alone is its own).
   lake::LakeOptions lake;
   lake.catalog = config.lake_catalog;
+  lake.catalog_uri = config.lake_uri;
+  lake.catalog_token = config.lake_token;
   lake.warehouse_uri = config.lake_warehouse.empty() ? config.storage_uri : config.lake_warehouse;
   lake.work_dir = (std::filesystem::temp_directory_path() /
                    ("mink-lake-n" + std::to_string(config.node_id) + "-" +

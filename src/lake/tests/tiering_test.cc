@@ -44,8 +44,9 @@ class TieringTest : public ::testing::Test {
     ASSERT_TRUE(node_->tables->CreateDatabase("shop").ok());
   }
   void Wire() {
+    committer_ = BuiltinCommitter(node_->meta.get(), warehouse_.get());
     tiering_ = std::make_unique<Tiering>(node_->meta.get(), node_->tables.get(), warehouse_.get(),
-                                         db_.get(), dir_ + "/work");
+                                         db_.get(), committer_.get(), dir_ + "/work");
     reader_ = std::make_unique<LakeReader>(node_->meta.get(), warehouse_.get(), db_.get());
     node_->tables->SetLake(reader_.get());
   }
@@ -77,6 +78,7 @@ class TieringTest : public ::testing::Test {
   std::unique_ptr<table::testing::TestNode> node_;
   std::unique_ptr<sql::Database> db_;
   std::unique_ptr<Warehouse> warehouse_;
+  std::unique_ptr<LakeCommitter> committer_;
   std::unique_ptr<Tiering> tiering_;
   std::unique_ptr<LakeReader> reader_;
 };

@@ -1,0 +1,247 @@
+#include "lake/committer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "base/log.h"
+#include "lake/foreign_snapshot.h"
+
+namespace mink::lake {
+
+using json = nlohmann::json;
+
+metadata::LakeTableState StateAfter(const metadata::LakeTableState& before, const metadata::CommitLakeSnapshot& c,
+                                    const std::string& metadata_location) {
+  metadata::LakeTableState after = before;
+  if (after.table_uuid.empty()) after.table_uuid = c.table_uuid;
+  if (after.location.empty()) after.location = c.location;
+  if (!before.metadata_location.empty()) after.metadata_log.emplace_back(before.metadata_location, before.last_updated_ms);
+  after.metadata_location = metadata_location;
+  after.snapshot_id = c.snapshot.snapshot_id;
+  after.sequence_number = c.snapshot.sequence_number;
+  after.last_updated_ms = std::max(before.last_updated_ms, c.snapshot.timestamp_ms);
+  after.snapshots.push_back(c.snapshot);
+  return after;
+}
+
+namespace {
+
+class Builtin final : public LakeCommitter {
+ public:
+  Builtin(metadata::MetadataLog* meta, Warehouse* warehouse) : meta_(meta), warehouse_(warehouse) {}
+
+  Result<metadata::LakeTableState> Prepare(const table::ResolvedTable&, const std::string&,
+                                           metadata::LakeTableState lake) override {
+    return lake;
+  }
+
+  Status Publish(const table::ResolvedTable& table, const std::string&, const metadata::LakeTableState& before,
+                 metadata::CommitLakeSnapshot commit) override {
+    MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table.d));
+    MINK_ASSIGN_OR_RETURN(std::string key, warehouse_->KeyOf(commit.location));
+    const std::string seq = std::to_string(commit.snapshot.sequence_number);
+    commit.metadata_location = warehouse_->Uri(key + "/metadata/v" + seq + ".metadata.json");
+    MINK_RETURN_IF_ERROR(warehouse_->Put(key + "/metadata/v" + seq + ".metadata.json",
+                                         layout.TableMetadata(StateAfter(before, commit, commit.metadata_location))));
+    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
+    // For readers that find the current metadata file by the file-system convention.
+    (void)warehouse_->Put(key + "/metadata/version-hint.text", seq);
+    return Status::Ok();
+  }
+
+ private:
+  metadata::MetadataLog* const meta_;
+  Warehouse* const warehouse_;
+};
+
+// The snapshot object of `metadata` with id `id`, or null.
+const json* SnapshotOf(const json& metadata, int64_t id) {
+  auto list = metadata.find("snapshots");
+  if (list == metadata.end() || !list->is_array()) return nullptr;
+  for (const auto& s : *list) {
+    if (s.value("snapshot-id", int64_t{-1}) == id) return &s;
+  }
+  return nullptr;
+}
+
+class Rest final : public LakeCommitter {
+ public:
+  Rest(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse, RestClientOptions options)
+      : meta_(meta), tables_(tables), warehouse_(warehouse), options_(std::move(options)) {}
+
+  Result<metadata::LakeTableState> Prepare(const table::ResolvedTable& table, const std::string& name,
+                                           metadata::LakeTableState lake) override {
+    MINK_ASSIGN_OR_RETURN(RestCatalogClient * client, Client());
+    const auto [space, table_name] = Split(name);
+    MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table.d));
+    MINK_ASSIGN_OR_RETURN(auto loaded, client->LoadTable(space, table_name));
+    if (!loaded) {
+      if (lake.snapshot_id != 0) {
+        return FailedPreconditionError("the Iceberg REST catalog has no table " + name +
+                                       " any more, though Mink committed snapshots to it; not tiering it");
+      }
+      MINK_RETURN_IF_ERROR(client->EnsureNamespace(space));
+      MINK_ASSIGN_OR_RETURN(auto created,
+                            client->CreateTable(space, table_name, json::parse(layout.SchemaJson()),
+                                                json{{"spec-id", 0}, {"fields", json::parse(layout.PartitionFieldsJson())}},
+                                                warehouse_->Uri(space[0] + "/" + table_name),
+                                                json{{"mink.table", name}}));
+      loaded = std::move(created);
+      MINK_LOG_INFO("lake", "created {} in the Iceberg REST catalog at {}", name, options_.uri);
+    }
+    const json& metadata = loaded->metadata;
+    const std::string uuid = metadata.value("table-uuid", "");
+    std::string location = metadata.value("location", "");
+    while (!location.empty() && location.back() == '/') location.pop_back();
+    if (!lake.table_uuid.empty() && lake.table_uuid != uuid) {
+      return FailedPreconditionError("the Iceberg REST catalog's table " + name + " is another table (uuid " + uuid +
+                                     ", Mink tiered into " + lake.table_uuid + "); not tiering it");
+    }
+    if (!warehouse_->KeyOf(location).ok()) {
+      return FailedPreconditionError("the Iceberg REST catalog puts " + name + " at " + location +
+                                     ", outside the lake warehouse " + warehouse_->base_uri());
+    }
+    lake.table_uuid = uuid;
+    lake.location = location;
+    const int64_t current = metadata.value("current-snapshot-id", int64_t{-1});
+    if (current <= 0 || current == lake.snapshot_id) return lake;
+    // The catalog is ahead: adopt its snapshot (one on top of ours) before tiering on.
+    const json* snapshot = SnapshotOf(metadata, current);
+    if (snapshot == nullptr || snapshot->value("parent-snapshot-id", int64_t{0}) != lake.snapshot_id) {
+      return FailedPreconditionError("the Iceberg REST catalog's table " + name + " is at snapshot " +
+                                     std::to_string(current) + ", which is not on top of Mink's " +
+                                     std::to_string(lake.snapshot_id) + "; not tiering it");
+    }
+    MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
+                          ReadForeignSnapshot(warehouse_, layout, table.d.bucket_count,
+                                              metadata.value("default-spec-id", int64_t{0}), *snapshot,
+                                              "adopting " + name + "'s snapshot " + std::to_string(current)));
+    foreign.snapshot.schema_id = layout.schema_id();
+    metadata::CommitLakeSnapshot commit;
+    commit.table_id = table.id;
+    commit.parent_snapshot_id = lake.snapshot_id;
+    commit.table_uuid = uuid;
+    commit.location = location;
+    commit.metadata_location = loaded->metadata_location;
+    std::map<std::string, uint64_t> streams;  // bucket label -> stream
+    std::map<int32_t, uint64_t> by_number;
+    for (const auto& b : tables_->AllBuckets(table)) {
+      streams[b.label] = b.stream_id;
+      by_number[b.bucket] = b.stream_id;
+    }
+    std::set<std::string> old_files, new_files, old_manifests, new_manifests;
+    for (const auto& f : lake.files) old_files.insert(f.path);
+    for (const auto& m : lake.manifests) old_manifests.insert(m.path);
+    for (auto f : foreign.files) {
+      new_files.insert(f.path);
+      if (old_files.count(f.path)) continue;
+      f.stream_id = by_number.at(static_cast<int32_t>(f.stream_id));
+      commit.added_files.push_back(std::move(f));
+    }
+    for (const auto& p : old_files) {
+      if (!new_files.count(p)) commit.removed_files.push_back(p);
+    }
+    for (const auto& m : foreign.manifests) {
+      new_manifests.insert(m.path);
+      if (!old_manifests.count(m.path)) commit.added_manifests.push_back(m);
+    }
+    for (const auto& p : old_manifests) {
+      if (!new_manifests.count(p)) commit.removed_manifests.push_back(p);
+    }
+    // Its mink-offsets are what is tiered now.
+    if (auto it = foreign.snapshot.summary.find("mink-offsets"); it != foreign.snapshot.summary.end()) {
+      const json offsets = json::parse(it->second, nullptr, false);
+      if (offsets.is_object()) {
+        for (auto o = offsets.begin(); o != offsets.end(); ++o) {
+          auto stream = streams.find(o.key());
+          if (stream == streams.end() || !o->is_number_integer()) continue;
+          const int64_t end = o->get<int64_t>();
+          auto known = lake.offsets.find(stream->second);
+          if (known == lake.offsets.end() || known->second < end) commit.offsets.emplace_back(stream->second, end);
+        }
+      }
+    }
+    commit.snapshot = foreign.snapshot;
+    metadata::LakeTableState after = StateAfter(lake, commit, commit.metadata_location);
+    for (const auto& [stream, end] : commit.offsets) after.offsets[stream] = end;
+    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(commit)).status());
+    MINK_LOG_INFO("lake", "{}: adopted the Iceberg REST catalog's snapshot {} (sequence {})", name, current,
+                  foreign.snapshot.sequence_number);
+    // The files and manifests as the state now has them.
+    meta_->Read([&](const metadata::State& s) {
+      if (auto it = s.lake_tables().find(table.id); it != s.lake_tables().end()) after = it->second;
+    });
+    return after;
+  }
+
+  Status Publish(const table::ResolvedTable& table, const std::string& name, const metadata::LakeTableState& before,
+                 metadata::CommitLakeSnapshot commit) override {
+    MINK_ASSIGN_OR_RETURN(RestCatalogClient * client, Client());
+    const auto [space, table_name] = Split(name);
+    MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table.d));
+    json requirements = json::array({{{"type", "assert-table-uuid"}, {"uuid", commit.table_uuid}},
+                                     {{"type", "assert-ref-snapshot-id"},
+                                      {"ref", "main"},
+                                      {"snapshot-id", before.snapshot_id == 0 ? json(nullptr) : json(before.snapshot_id)}}});
+    json updates = json::array();
+    if (before.snapshots.empty() || before.snapshots.back().schema_id != layout.schema_id()) {
+      // The table's current schema (the same field ids as before), made current: schema changes
+      // reach the lake table.
+      updates.push_back({{"action", "add-schema"}, {"schema", json::parse(layout.SchemaJson())}});
+      updates.push_back({{"action", "set-current-schema"}, {"schema-id", -1}});
+    }
+    const metadata::LakeSnapshot& s = commit.snapshot;
+    json snapshot = {{"snapshot-id", s.snapshot_id},
+                     {"sequence-number", s.sequence_number},
+                     {"timestamp-ms", s.timestamp_ms},
+                     {"manifest-list", s.manifest_list},
+                     {"summary", s.summary},
+                     {"schema-id", s.schema_id}};
+    if (s.parent_id != 0) snapshot["parent-snapshot-id"] = s.parent_id;
+    updates.push_back({{"action", "add-snapshot"}, {"snapshot", snapshot}});
+    updates.push_back({{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"},
+                       {"snapshot-id", s.snapshot_id}});
+    MINK_ASSIGN_OR_RETURN(auto committed, client->CommitTable(space, table_name, requirements, updates));
+    // The catalog has the snapshot: a crash before the command below is mended by Prepare.
+    commit.metadata_location = committed.metadata_location;
+    return meta_->Append(metadata::Command(std::move(commit))).status();
+  }
+
+ private:
+  static std::pair<std::vector<std::string>, std::string> Split(const std::string& name) {
+    const size_t dot = name.find('.');
+    return {{name.substr(0, dot)}, name.substr(dot + 1)};
+  }
+
+  // Connects on first use, so a node starts while the catalog is away.
+  Result<RestCatalogClient*> Client() {
+    std::lock_guard lock(mutex_);
+    if (client_ == nullptr) {
+      MINK_ASSIGN_OR_RETURN(client_, RestCatalogClient::Connect(options_));
+    }
+    return client_.get();
+  }
+
+  metadata::MetadataLog* const meta_;
+  table::TableStore* const tables_;
+  Warehouse* const warehouse_;
+  const RestClientOptions options_;
+  std::mutex mutex_;
+  std::unique_ptr<RestCatalogClient> client_;
+};
+
+}  // namespace
+
+std::unique_ptr<LakeCommitter> BuiltinCommitter(metadata::MetadataLog* meta, Warehouse* warehouse) {
+  return std::make_unique<Builtin>(meta, warehouse);
+}
+
+std::unique_ptr<LakeCommitter> RestCommitter(metadata::MetadataLog* meta, table::TableStore* tables,
+                                             Warehouse* warehouse, RestClientOptions options) {
+  return std::make_unique<Rest>(meta, tables, warehouse, std::move(options));
+}
+
+}  // namespace mink::lake
