@@ -141,14 +141,6 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
   commit.snapshot.schema_id = layout.schema_id();  // the same columns (Compare), under Mink's schema id
   commit.added_manifests = std::move(foreign.manifests);
   commit.added_files = std::move(foreign.files);
-  // A primary-key table's rows live in its KV state (lookups, snapshot reads and the changelog a
-  // write makes depend on it); rows only in the lake would be missed by all of them.
-  if (d.has_primary_key() && std::any_of(commit.added_files.begin(), commit.added_files.end(),
-                                         [](const metadata::LakeFile& f) { return f.content == 0 && f.record_count > 0; })) {
-    return InvalidArgumentError(what + ": it has rows, and a primary-key table cannot take over rows that are "
-                                "not in its KV state (not built yet); attach it to a log table, or attach a "
-                                "primary-key table while the lake table is empty");
-  }
   return std::optional<metadata::LakeAttach>(std::move(attach));
 }
 

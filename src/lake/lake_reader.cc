@@ -39,6 +39,24 @@ Result<LakeReader::BucketRows> LakeReader::ReadBucket(const table::ResolvedTable
       if (f.stream_id == stream_id) files.push_back(f);
     }
   });
+  MINK_ASSIGN_OR_RETURN(out.rows, ReadFiles(table, std::move(files), scan));
+  return out;
+}
+
+Result<std::vector<arrow::RecordBatchPtr>> LakeReader::ReadAttached(const table::ResolvedTable& table,
+                                                                    const metadata::LakeAttach& attach,
+                                                                    int32_t bucket) {
+  std::vector<metadata::LakeFile> files;
+  for (const auto& f : attach.commit.added_files) {
+    if (f.stream_id == static_cast<uint64_t>(bucket)) files.push_back(f);  // a bucket number here
+  }
+  return ReadFiles(table, std::move(files), {});
+}
+
+Result<std::vector<arrow::RecordBatchPtr>> LakeReader::ReadFiles(const table::ResolvedTable& table,
+                                                                 std::vector<metadata::LakeFile> files,
+                                                                 const table::LakeScan& scan) {
+  std::vector<arrow::RecordBatchPtr> out;
   if (files.empty()) return out;
   MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table.d));
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
@@ -64,7 +82,7 @@ Result<LakeReader::BucketRows> LakeReader::ReadBucket(const table::ResolvedTable
       rows = std::make_shared<const std::vector<arrow::RecordBatchPtr>>(std::move(read));
       cache_.Put(key, rows);
     }
-    out.rows.insert(out.rows.end(), rows->begin(), rows->end());
+    out.insert(out.end(), rows->begin(), rows->end());
   }
   return out;
 }

@@ -34,8 +34,16 @@ class LakeReader final : public table::LakeSource {
                                                             const table::TableDescriptor& d) override {
     return lake::PrepareAttach(meta_, warehouse_, name, d);
   }
+  Result<std::vector<arrow::RecordBatchPtr>> ReadAttached(const table::ResolvedTable& table,
+                                                          const metadata::LakeAttach& attach,
+                                                          int32_t bucket) override;
 
  private:
+  // The rows of data files `files` without those the equality deletes among them remove.
+  Result<std::vector<arrow::RecordBatchPtr>> ReadFiles(const table::ResolvedTable& table,
+                                                       std::vector<metadata::LakeFile> files,
+                                                       const table::LakeScan& scan);
+
   metadata::MetadataLog* const meta_;
   Warehouse* const warehouse_;
   ParquetFiles parquet_;

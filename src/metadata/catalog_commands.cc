@@ -26,6 +26,11 @@ json ToJson(const CreateTable& c) {
                         {"metadata", a.metadata_location},
                         {"last_seq", a.last_sequence_number},
                         {"commit", ToJson(a.commit)}};
+    if (!a.kv_snapshots.empty()) {
+      json kv = json::array();
+      for (const auto& k : a.kv_snapshots) kv.push_back(ToJson(k));
+      j["lake_attach"]["kv"] = std::move(kv);
+    }
   }
   return j;
 }
@@ -48,6 +53,13 @@ void FromJson(const json& j, CreateTable* c) {
     attach.metadata_location = a.at("metadata").get<std::string>();
     attach.last_sequence_number = a.at("last_seq").get<int64_t>();
     FromJson(a.at("commit"), &attach.commit);
+    if (a.contains("kv")) {
+      for (const auto& k : a.at("kv")) {
+        CommitKvSnapshot snapshot;
+        FromJson(k, &snapshot);
+        attach.kv_snapshots.push_back(std::move(snapshot));
+      }
+    }
     c->lake_attach = std::move(attach);
   }
 }

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "metadata/kv_commands.h"
+
 namespace mink::metadata {
 
 // A data or delete file of a lake table.
@@ -82,6 +84,9 @@ struct LakeAttach {
   std::string metadata_location;
   int64_t last_sequence_number = 0;
   CommitLakeSnapshot commit;
+  // A primary-key table's rows in the lake as KV snapshots at offset 0, one per bucket that has
+  // rows (stream_id: the bucket number), so its KV state has them from the start.
+  std::vector<CommitKvSnapshot> kv_snapshots;
 
   bool operator==(const LakeAttach&) const = default;
 };

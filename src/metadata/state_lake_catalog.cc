@@ -194,6 +194,14 @@ Status State::CheckLakeAttach(const CreateTable& c) const {
                                   " of " + std::to_string(c.bucket_count));
     }
   }
+  for (const auto& k : a.kv_snapshots) {
+    if (k.stream_id >= static_cast<uint64_t>(c.bucket_count) || k.offset != 0) {
+      return InvalidArgumentError(what + "KV snapshot " + k.key + " is not of a bucket at offset 0");
+    }
+    if (objects_.count(k.key) || unreferenced_.count(k.key)) {
+      return AbortedError(what + "object " + k.key + " is already committed");
+    }
+  }
   return Status::Ok();
 }
 
@@ -214,6 +222,10 @@ void State::ApplyLakeAttach(const CreateTable& c, int64_t time_ms) {
   }
   LakeTableState& lake = lake_tables_[c.table_id];
   lake.sequence_number = std::max(lake.sequence_number, a.last_sequence_number);
+  for (CommitKvSnapshot k : a.kv_snapshots) {
+    k.stream_id = c.first_stream_id + k.stream_id;
+    ApplyCommand(k, time_ms);
+  }
   lake_catalog_tables_.erase({a.space, a.name});
 }
 

@@ -5,7 +5,6 @@
 
 #include "base/log.h"
 #include "table/arrow_rows.h"
-#include "table/lake_source.h"
 
 namespace mink::table {
 
@@ -100,11 +99,19 @@ Result<std::shared_ptr<const ResolvedTable>> Catalog::Find(const std::string& na
   std::lock_guard<std::mutex> lock(mutex_);
   auto cached = tables_.find(id);
   if (cached != tables_.end() && cached->second->descriptor_json == descriptor) return cached->second;
+  MINK_ASSIGN_OR_RETURN(TableDescriptor d, TableDescriptor::FromJson(descriptor));
+  auto t = Resolve(id, name, descriptor, std::move(d));
+  tables_[id] = t;
+  return t;
+}
+
+std::shared_ptr<const ResolvedTable> Resolve(int64_t id, const std::string& name, std::string descriptor_json,
+                                             TableDescriptor d) {
   auto t = std::make_shared<ResolvedTable>();
   t->id = id;
   t->name = name;
-  t->descriptor_json = descriptor;
-  MINK_ASSIGN_OR_RETURN(t->d, TableDescriptor::FromJson(descriptor));
+  t->descriptor_json = std::move(descriptor_json);
+  t->d = std::move(d);
   t->schema = ToArrowSchema(t->d.schema);
   for (const auto& c : t->d.schema.columns) t->types.push_back(c.type);
   t->pk = t->d.PrimaryKeyIndexes();
@@ -114,8 +121,7 @@ Result<std::shared_ptr<const ResolvedTable>> Catalog::Find(const std::string& na
   for (int i : t->partition) t->partition_types.push_back(t->types[static_cast<size_t>(i)]);
   for (int i : t->bucket_key) t->bucket_types.push_back(t->types[static_cast<size_t>(i)]);
   t->codec = CodecOf(t->d);
-  tables_[id] = t;
-  return std::shared_ptr<const ResolvedTable>(t);
+  return t;
 }
 
 Result<TableInfo> Catalog::DescribeTable(const std::string& name) const {
@@ -131,17 +137,13 @@ Result<TableInfo> Catalog::DescribeTable(const std::string& name) const {
   return info;
 }
 
-Result<TableInfo> Catalog::CreateTable(const std::string& name, const TableSpec& spec) {
+Result<TableInfo> Catalog::CreateTable(const std::string& name, const TableSpec& spec,
+                                       const std::optional<metadata::LakeAttach>& attach) {
   std::string database, table;
   MINK_RETURN_IF_ERROR(SplitTableName(name, &database, &table));
   MINK_ASSIGN_OR_RETURN(TableDescriptor d, MakeDescriptor(spec));
   const std::string json = d.ToJson();
   const storage::NodeIdentity owner = ownership_->assignment().OwnerOfNewBuckets();
-  std::optional<metadata::LakeAttach> attach;
-  LakeSource* lake = lake_.load();
-  if (d.lake_enabled && lake != nullptr) {
-    MINK_ASSIGN_OR_RETURN(attach, lake->PrepareAttach(name, d));
-  }
   auto seq = meta_->Append([&](const State& s) -> Result<Command> {
     metadata::CreateTable c;
     c.database = database;

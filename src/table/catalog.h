@@ -19,6 +19,7 @@
 
 #include "arrow_format/compression.h"
 #include "arrow_format/record_batch.h"
+#include "metadata/lake_commands.h"
 #include "metadata/metadata_log.h"
 #include "table/bucket_ownership.h"
 #include "table/descriptor.h"
@@ -68,20 +69,22 @@ std::string BucketLabel(int64_t partition_id, int32_t bucket);
 // Splits "database.table".
 Status SplitTableName(const std::string& name, std::string* database, std::string* table);
 
-class LakeSource;
+// The table of descriptor `d` (stored as `descriptor_json`), as reads and writes use it.
+std::shared_ptr<const ResolvedTable> Resolve(int64_t id, const std::string& name, std::string descriptor_json,
+                                             TableDescriptor d);
 
 class Catalog {
  public:
   Catalog(metadata::MetadataLog* meta, BucketOwnership* ownership)
       : meta_(meta), ownership_(ownership) {}
 
-  // The lake this node tiers into (null: none): a tiered table created under the name of an
-  // existing lake table attaches it (LakeSource::PrepareAttach).
-  void SetLake(LakeSource* lake) { lake_ = lake; }
   Status CreateDatabase(const std::string& name);
   Status DropDatabase(const std::string& name, bool cascade);
   std::vector<std::string> ListDatabases() const;
-  Result<TableInfo> CreateTable(const std::string& name, const TableSpec& spec);
+  // `attach`: the existing lake table it takes over (LakeSource::PrepareAttach), carried by the
+  // create command.
+  Result<TableInfo> CreateTable(const std::string& name, const TableSpec& spec,
+                                const std::optional<metadata::LakeAttach>& attach = std::nullopt);
   // Drops the table and stops writing its buckets; the streams they had.
   Result<std::vector<uint64_t>> DropTable(const std::string& name);
   // Changes a table (schema_change.h); the change is checked against the table as it is when
@@ -116,7 +119,6 @@ class Catalog {
  private:
   metadata::MetadataLog* const meta_;
   BucketOwnership* const ownership_;
-  std::atomic<LakeSource*> lake_{nullptr};
   mutable std::mutex mutex_;
   mutable std::map<int64_t, std::shared_ptr<const ResolvedTable>> tables_;  // by table id
 };

@@ -1,10 +1,13 @@
 #include "table/table_store.h"
 
+#include <chrono>
 #include <future>
 
 #include "base/log.h"
 #include "storage/object_keys.h"
 #include "table/arrow_rows.h"
+#include "table/kv_state.h"
+#include "table/row_codec.h"
 #include "table/retention.h"
 #include "table/row_router.h"
 
@@ -143,6 +146,47 @@ int32_t TableStore::StreamOwner(uint64_t stream_id) const {
     }
     return st->owner_node;
   });
+}
+
+Result<TableInfo> TableStore::CreateTable(const std::string& name, const TableSpec& spec) {
+  LakeSource* lake = lake_.load();
+  std::optional<metadata::LakeAttach> attach;
+  if (lake != nullptr) {
+    MINK_ASSIGN_OR_RETURN(TableDescriptor d, MakeDescriptor(spec));
+    if (d.lake_enabled) {
+      MINK_ASSIGN_OR_RETURN(attach, lake->PrepareAttach(name, d));
+    }
+    if (attach && d.has_primary_key()) {
+      // The lake's rows become each bucket's KV state at offset 0 (before any write).
+      const std::string json = d.ToJson();
+      auto table = table::Resolve(0, name, json, std::move(d));
+      for (int32_t b = 0; b < table->d.bucket_count; ++b) {
+        MINK_ASSIGN_OR_RETURN(auto batches, lake->ReadAttached(*table, *attach, b));
+        KvState kv;
+        for (const auto& batch : batches) {
+          for (const Row& row : BatchToRows(*batch, table->types)) {
+            std::vector<Value> key;
+            for (int k : table->pk) key.push_back(row[static_cast<size_t>(k)]);
+            MINK_ASSIGN_OR_RETURN(std::string encoded, EncodeCompactedKey(key, table->pk_types));
+            std::string value;
+            EncodeRow(row, table->types, &value);
+            kv.Put(encoded, std::move(value));
+          }
+        }
+        if (kv.size() == 0) continue;
+        const std::string key = "kv/attach/" + attach->commit.table_uuid + "/" + std::to_string(b) + "-" +
+                                std::to_string(storage_->node().node_id) + "e" +
+                                std::to_string(storage_->node().node_epoch) + "t" +
+                                std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+        const std::string data = kv.Snapshot(0, table->d.schema.schema_id);
+        MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
+        attach->kv_snapshots.push_back(
+            metadata::CommitKvSnapshot{static_cast<uint64_t>(b), key, storage_->data_bucket_id(), data.size(), 0});
+        MINK_LOG_INFO("table", "{}: {} keys of the attached lake table in bucket {}", name, kv.size(), b);
+      }
+    }
+  }
+  return catalog_.CreateTable(name, spec, attach);
 }
 
 Status TableStore::DropTable(const std::string& name) {

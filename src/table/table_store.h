@@ -98,9 +98,10 @@ class TableStore {
     return catalog_.DropDatabase(name, cascade);
   }
   std::vector<std::string> ListDatabases() const { return catalog_.ListDatabases(); }
-  Result<TableInfo> CreateTable(const std::string& name, const TableSpec& spec) {
-    return catalog_.CreateTable(name, spec);
-  }
+  // A tiered table created under the name of a lake catalog table attaches it (the lake's
+  // PrepareAttach); a primary-key table's rows in it are loaded into the KV state first, as a
+  // KV snapshot at offset 0 of each bucket, which the create command commits.
+  Result<TableInfo> CreateTable(const std::string& name, const TableSpec& spec);
   Status DropTable(const std::string& name);
   // Changes a table's columns or options (schema_change.h); its description after the change.
   Result<TableInfo> AlterTable(const std::string& name, const TableAlteration& change) {
@@ -201,7 +202,7 @@ class TableStore {
   // The lake union reads read (null: none).
   void SetLake(LakeSource* lake) {
     reader_.SetLake(lake);
-    catalog_.SetLake(lake);
+    lake_ = lake;
   }
 
   // Snapshots every primary-key bucket this node writes whose state moved since its last
@@ -226,6 +227,7 @@ class TableStore {
   metadata::MetadataLog* const meta_;
   BucketForwarder* const forwarder_;
   storage::StreamStore* const storage_;
+  std::atomic<LakeSource*> lake_{nullptr};
   const TableOptions options_;
   const SingleNodeAssignment single_node_;
   BucketOwnership ownership_;

@@ -28,7 +28,8 @@ B. A primary-key table. The other engine creates shop.keyed with identifier fiel
    appears, its metadata in the other engine's location with its table uuid; icebird reads what
    the union and snapshot reads have.
 C. The other engine creates shop.filled with identifier fields [1] and 3 rows: a primary-key
-   attach is refused (InvalidArgument, exit 2: "cannot take over rows"), nothing is created.
+   attach loads them into the KV state (snapshot reads and lookups have them; a delete and an
+   update of keys only the lake had apply), icebird agrees once tiered, and after a restart.
 D. Another engine commits to a table Mink tiers (docs/iceberg-rest.md, Commits to tiered tables).
    - Mink creates the log table shop.feed (--bucket-key id --bucket-count 2 --lake iceberg
      --lake-freshness 1s), `mink write` rows 1..10, a lake snapshot; the REST catalog's schema has
@@ -347,15 +348,29 @@ def part_b(checks, node, engine, catalog):
 
 
 def part_c(checks, node, rest_url, engine, catalog):
-    """A primary-key table does not attach a lake table with rows."""
+    """A primary-key table attaches a lake table with rows: they become its KV state, so the
+    snapshot read has them, and deletes and updates of keys only the lake had work."""
     rows = [row(i, "eu", f"{i}.00") for i in (1, 2, 3)]
-    commit = engine.create_table_with_rows(rest_url, TOKEN, "shop", "filled", rows, 2, QUERY,
-                                           env=dict(os.environ, MINK_BOOTSTRAP=node.flight))
-    check_refused(checks, node,
-                  "C: a primary-key attach of a lake table with rows (identifier fields [1]) is refused: "
-                  "cannot take over rows (exit 2)",
-                  create_args(FILLED, primary_key=True), 2, r"cannot take over rows")
-    check_unchanged(checks, node, catalog, FILLED, commit, "C: after the refusal")
+    engine.create_table_with_rows(rest_url, TOKEN, "shop", "filled", rows, 2, QUERY,
+                                  env=dict(os.environ, MINK_BOOTSTRAP=node.flight))
+    if not attach(checks, node, "C", create_args(FILLED, primary_key=True),
+                  "--primary-key id --bucket-count 2 --lake iceberg"):
+        return None
+    checks.expect("C: the snapshot read (the KV state) has the lake's rows", canon(rows), read(node, FILLED, "snapshot"))
+    checks.expect("C: the union read has them", canon(rows), read(node, FILLED, "union"))
+    lookup = node.mink("lookup", FILLED, "id=2", check=False)
+    checks.expect("C: a lookup finds a row only the lake had", canon([rows[1]]),
+                  canon(lines(lookup.stdout)) if lookup.returncode == 0 else lookup.stderr)
+    previous = lake_snapshot(node, FILLED)["snapshot_id"]
+    write(node, FILLED, rows=[row(3, "apac", "3.33")], deletes=[1])
+    want = canon([rows[1], row(3, "apac", "3.33")])
+    checks.expect("C: after deleting 1 and updating 3 (both only in the lake): the snapshot read", want,
+                  read(node, FILLED, "snapshot"))
+    checks.expect("C: ... the union read", want, read(node, FILLED, "union"))
+    wait_tiered(checks, node, FILLED, "C: after the writes", previous)
+    checks.expect("C: tiered: icebird reads what the snapshot read has", want,
+                  icebird(checks, node, FILLED, "C: tiered"))
+    return want
 
 
 def rest_current(catalog, table):
@@ -525,7 +540,7 @@ def run(checks, node, rest_url, engine):
     catalog = engine.RestCatalog(rest_url, TOKEN)
     a = part_a(checks, node, rest_url, engine, catalog)
     b = part_b(checks, node, engine, catalog)
-    part_c(checks, node, rest_url, engine, catalog)
+    c = part_c(checks, node, rest_url, engine, catalog)
     d = {FEED: part_d(checks, node, engine, catalog), PKFEED: part_d_keyed(checks, node, engine, catalog)}
 
     rc = node.stop()
@@ -542,6 +557,9 @@ def run(checks, node, rest_url, engine):
         checks.expect("B: after a restart: the snapshot read is unchanged", snapshot, read(node, KEYED, "snapshot"))
         checks.expect("B: after a restart: the lake snapshot is unchanged", lake["snapshot_id"],
                       lake_snapshot(node, KEYED)["snapshot_id"])
+    if c is not None:
+        checks.expect("C: after a restart: the snapshot read (KV rebuilt from the attach)", c,
+                      read(node, FILLED, "snapshot"))
     for table, kept in d.items():
         if kept is not None:
             union, lake = kept
