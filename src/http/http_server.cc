@@ -57,6 +57,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
                                                       int threads) {
   MINK_ASSIGN_OR_RETURN(auto address, SplitListen(listen));
   auto impl = std::make_unique<Impl>();
+  // An idle kept-alive connection holds a worker until it times out, and Stop waits for the
+  // workers: one second keeps a stop short (httplib's default is five).
+  impl->server.set_keep_alive_timeout(1);
   impl->server.new_task_queue = [threads] {
     return new httplib::ThreadPool(static_cast<size_t>(std::max(1, threads)));
   };
