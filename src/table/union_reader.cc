@@ -1,6 +1,8 @@
 #include "table/union_reader.h"
 
 #include <algorithm>
+#include <deque>
+#include <future>
 #include <map>
 
 #include "table/arrow_rows.h"
@@ -12,6 +14,7 @@ namespace mink::table {
 namespace {
 
 constexpr size_t kBatchRows = 8192;
+constexpr size_t kReadAhead = 4;  // buckets whose lake rows are decoded at once (docs/performance.md)
 
 std::vector<LogicalType> ProjectedTypes(const ResolvedTable& table, const std::vector<int>& columns) {
   std::vector<LogicalType> types;
@@ -77,8 +80,24 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
     }
     return true;
   };
+  // The lake's share of the next buckets is read ahead, kReadAhead at a time: decoding Parquet
+  // is most of a union read's work, and buckets decode independently.
+  std::deque<std::future<Result<LakeSource::BucketRows>>> ahead;
+  size_t next = 0;
+  auto read_ahead = [&] {
+    while (next < targets.size() && ahead.size() < kReadAhead) {
+      const uint64_t stream = targets[next++].stream_id;
+      ahead.push_back(std::async(std::launch::async, [lake, &table, stream, &scan] {
+        return lake->ReadBucket(table, stream, scan);
+      }));
+    }
+  };
   for (const auto& target : targets) {
-    MINK_ASSIGN_OR_RETURN(LakeSource::BucketRows lake_rows, lake->ReadBucket(table, target.stream_id, scan));
+    (void)target;
+    read_ahead();
+    Result<LakeSource::BucketRows> read = ahead.front().get();
+    ahead.pop_front();
+    MINK_ASSIGN_OR_RETURN(LakeSource::BucketRows lake_rows, std::move(read));
     if (!table.d.has_primary_key()) {
       // A log table: the lake's batches, then the log's, projected, never taken apart.
       const std::vector<int> lake_columns = PositionsIn(scan.columns, columns);
