@@ -264,7 +264,12 @@ std::string LakeLayout::Manifest(int32_t content, int64_t snapshot_id,
       e.Int(1);  // ADDED
       e.Branch(1);
       e.Long(snapshot_id);
-      e.Null();  // sequence numbers: inherited from the manifest list
+      if (entry.added_sequence_number != 0) {
+        e.Branch(1);  // its own data sequence number; the file sequence number is inherited
+        e.Long(entry.added_sequence_number);
+      } else {
+        e.Null();  // sequence numbers: inherited from the manifest list
+      }
       e.Null();
     }
     e.Int(entry.content);

@@ -53,6 +53,9 @@ struct ManifestEntry {
   // and its sequence number; a new one (ADDED, 0 here) inherits both from the manifest.
   int64_t existing_snapshot_id = 0;
   int64_t existing_sequence_number = 0;
+  // A new entry's own data sequence number, when it is not the snapshot's: a compaction's file
+  // keeps the sequence number of the snapshot it read, so deletes committed since still apply.
+  int64_t added_sequence_number = 0;
 };
 
 class LakeLayout {

@@ -8,6 +8,11 @@
 namespace mink::lake {
 namespace {
 
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -45,21 +50,29 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
   lake->compaction_ = std::make_unique<LakeCompaction>(meta, tables, lake->warehouse_.get(), lake->reader_.get(),
                                                        lake->tiering_.get(), lake->db_.get(),
                                                        options.work_dir + "/compaction");
-  lake->sweep_ = std::make_unique<OrphanSweep>(meta, tables, lake->warehouse_.get(), lake->tiering_.get());
+  lake->sweep_ = std::make_unique<OrphanSweep>(
+      meta, tables, lake->warehouse_.get(), lake->tiering_.get(),
+      [compaction = lake->compaction_.get()](const std::string& tag) { return compaction->InFlightTag(tag); });
   // Sees the tables' sequence numbers before the first round, so the first commit of this
   // start sweeps what rounds cut by an earlier start left behind.
   lake->sweep_->RunIfDue(SteadyMs());
-  lake->worker_ = std::make_unique<TieringWorker>(
-      lake->tiering_.get(), options.tiers, std::chrono::milliseconds(200),
-      [compaction = lake->compaction_.get(), sweep = lake->sweep_.get()] {
-        for (const auto& name : compaction->DueTables()) {
-          auto compacted = compaction->CompactTable(name);
-          if (!compacted.ok()) {
-            MINK_LOG_WARN("lake", "compacting {}: {}", name, compacted.status().ToString());
-          }
+  lake->worker_ = std::make_unique<LakeWorker>(
+      options.tiers, std::chrono::milliseconds(200), [tiering = lake->tiering_.get(), sweep = lake->sweep_.get()] {
+        for (const auto& name : tiering->DueTables(WallMs())) {
+          auto tiered = tiering->TierTable(name);
+          if (!tiered.ok()) MINK_LOG_WARN("lake", "tiering {}: {}", name, tiered.status().ToString());
         }
         sweep->RunIfDue(SteadyMs());
       });
+  // Compaction beside tiering: its rewrite does not hold tiering up (compaction.h).
+  lake->compaction_worker_ = std::make_unique<LakeWorker>(
+      options.tiers, std::chrono::milliseconds(500), [compaction = lake->compaction_.get()] {
+        for (const auto& name : compaction->DueTables()) {
+          auto compacted = compaction->CompactTable(name);
+          if (!compacted.ok()) MINK_LOG_WARN("lake", "compacting {}: {}", name, compacted.status().ToString());
+        }
+      });
+  lake->compaction_worker_->Start();
   lake->worker_->Start();
   if (!options.rest_listen.empty()) {
     lake->rest_ = std::make_unique<RestCatalog>(meta, tables, lake->warehouse_.get(), lake->tiering_.get(),
@@ -76,6 +89,7 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
 void Lake::Stop() {
   if (rest_server_) rest_server_->Stop();
   if (worker_) worker_->Stop();
+  if (compaction_worker_) compaction_worker_->Stop();
   if (tables_) tables_->SetLake(nullptr);
   tables_ = nullptr;
   if (!work_dir_.empty()) {

@@ -2,8 +2,9 @@
 // Lake: a node's share of the lakehouse: the embedded DuckDB that writes and reads Parquet, the
 // warehouse, the tiering worker (running while `tiers()` says this node tiers: the cluster's
 // coordinator, or a node alone) and the reader union reads use. Start wires the reader into the
-// table layer; Stop takes it out and stops tiering. After each round the worker compacts the
-// tables that ask for it and sweeps files of rounds that never committed (orphan_sweep.h).
+// table layer; Stop takes it out and stops tiering. After each round the worker sweeps files of
+// rounds that never committed (orphan_sweep.h); another worker compacts the tables that ask for
+// it (compaction.h).
 // With rest_listen, the built-in catalog is also served over the Iceberg REST API
 // (rest_catalog.h).
 
@@ -60,7 +61,8 @@ class Lake {
   std::unique_ptr<LakeReader> reader_;
   std::unique_ptr<LakeCompaction> compaction_;
   std::unique_ptr<OrphanSweep> sweep_;
-  std::unique_ptr<TieringWorker> worker_;
+  std::unique_ptr<LakeWorker> worker_;             // tiering rounds, then the orphan sweep
+  std::unique_ptr<LakeWorker> compaction_worker_;  // compaction, beside tiering
   std::unique_ptr<RestCatalog> rest_;
   std::unique_ptr<http::HttpServer> rest_server_;
 };

@@ -38,11 +38,13 @@ class LakeReader final : public table::LakeSource {
                                                           const metadata::LakeAttach& attach,
                                                           int32_t bucket) override;
 
- private:
-  // The rows of data files `files` without those the equality deletes among them remove.
+  // The rows of the data files among `files` without those the equality deletes among them
+  // remove (a delete applies to data files of lower sequence numbers).
   Result<std::vector<arrow::RecordBatchPtr>> ReadFiles(const table::ResolvedTable& table,
                                                        std::vector<metadata::LakeFile> files,
                                                        const table::LakeScan& scan);
+
+ private:
 
   metadata::MetadataLog* const meta_;
   Warehouse* const warehouse_;

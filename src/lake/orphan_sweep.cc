@@ -103,7 +103,7 @@ Result<size_t> OrphanSweep::SweepTable(const std::string& name) {
     for (const auto& uri : uris) {
       auto round = RoundOf(FileName(uri));
       if (!round || round->sequence_number > lake.sequence_number || committed.count(round->tag) != 0 ||
-          named.count(uri) != 0) {
+          named.count(uri) != 0 || (in_flight_ && in_flight_(round->tag))) {
         continue;
       }
       MINK_RETURN_IF_ERROR(warehouse_->Delete(uri));

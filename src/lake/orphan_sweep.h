@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -30,8 +31,11 @@ class OrphanSweep {
  public:
   static constexpr int64_t kIntervalMs = 10 * 60 * 1000;
 
-  OrphanSweep(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse, Tiering* tiering)
-      : meta_(meta), tables_(tables), warehouse_(warehouse), tiering_(tiering) {}
+  // `in_flight`: whether a round tag is a snapshot still being written outside the tiering
+  // lock (a compaction); its files are spared.
+  OrphanSweep(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse, Tiering* tiering,
+              std::function<bool(const std::string&)> in_flight = nullptr)
+      : meta_(meta), tables_(tables), warehouse_(warehouse), tiering_(tiering), in_flight_(std::move(in_flight)) {}
 
   // Removes the files of `name`'s lake that no committed round wrote; how many.
   Result<size_t> SweepTable(const std::string& name);
@@ -45,6 +49,7 @@ class OrphanSweep {
   table::TableStore* const tables_;
   Warehouse* const warehouse_;
   Tiering* const tiering_;
+  const std::function<bool(const std::string&)> in_flight_;
   struct Seen {
     int64_t first_sequence_number = 0;  // when this sweeper first saw the table
     int64_t last_sweep_ms = -1;         // -1: not swept yet

@@ -71,7 +71,8 @@ SnapshotWriter::~SnapshotWriter() {
 
 Status SnapshotWriter::AddFile(const table::TableBucket& bucket, int32_t content,
                                const arrow::SchemaPtr& schema,
-                               std::vector<arrow::RecordBatchPtr> batches, int64_t rows) {
+                               std::vector<arrow::RecordBatchPtr> batches, int64_t rows,
+                               int64_t data_sequence_number) {
   if (rows == 0) return Status::Ok();
   MINK_ASSIGN_OR_RETURN(auto partition, layout_.PartitionValues(bucket.partition, bucket.bucket));
   std::string dir = table_path_ + "/data";
@@ -90,10 +91,29 @@ Status SnapshotWriter::AddFile(const table::TableBucket& bucket, int32_t content
   const std::string uri = warehouse_->Uri(key);
   ManifestEntry entry{uri, content, partition, rows, size, {}};
   if (content == 2) entry.equality_ids = layout_.identifier_ids();
+  entry.added_sequence_number = data_sequence_number;
   added_entries_[content == 0 ? 0 : 1].push_back(std::move(entry));
-  added_.push_back(metadata::LakeFile{uri, content, seq_, snapshot_id_, bucket.stream_id, rows, size});
+  added_.push_back(metadata::LakeFile{uri, content, data_sequence_number != 0 ? data_sequence_number : seq_,
+                                      snapshot_id_, bucket.stream_id, rows, size});
   (content == 0 ? added_rows_ : added_deletes_) += rows;
   added_size_ += size;
+  return Status::Ok();
+}
+
+Status SnapshotWriter::Rebase(metadata::LakeTableState newer) {
+  std::set<std::string> live;
+  for (const auto& f : newer.files) live.insert(f.path);
+  for (const auto& f : removed_) {
+    if (!live.count(f.path)) {
+      return FailedPreconditionError("lake file " + f.path + " of " + name_ + " was removed meanwhile");
+    }
+  }
+  const int64_t seq = newer.sequence_number + 1;
+  for (auto& f : added_) {
+    if (f.sequence_number == seq_) f.sequence_number = seq;  // inherited: the new snapshot's
+  }
+  lake_ = std::move(newer);
+  seq_ = seq;
   return Status::Ok();
 }
 
@@ -125,6 +145,7 @@ Result<metadata::LakeManifest> SnapshotWriter::WriteManifest(int32_t content,
     } else {
       ++m.added_files;
       m.added_rows += e.record_count;
+      if (e.added_sequence_number != 0) m.min_sequence_number = std::min(m.min_sequence_number, e.added_sequence_number);
     }
   }
   return m;

@@ -43,8 +43,16 @@ class SnapshotWriter {
 
   // Writes `batches` (`schema`: the table's columns for data, content 0; its key columns for
   // equality deletes, content 2) holding `rows` rows of `bucket` as one Parquet file.
+  // `data_sequence_number`: the file's own (a compaction's: the sequence number of the snapshot
+  // whose files it rewrote), 0 for the new snapshot's.
   Status AddFile(const table::TableBucket& bucket, int32_t content, const arrow::SchemaPtr& schema,
-                 std::vector<arrow::RecordBatchPtr> batches, int64_t rows);
+                 std::vector<arrow::RecordBatchPtr> batches, int64_t rows, int64_t data_sequence_number = 0);
+  // Moves the snapshot on top of `newer` (the table's lake state now, after commits made while
+  // the files were written): FailedPrecondition when a file it removes is no longer live there.
+  Status Rebase(metadata::LakeTableState newer);
+  // The prefix of every file the snapshot writes (the orphan sweep leaves files of snapshots in
+  // flight alone).
+  const std::string& file_tag() const { return file_tag_; }
   // The snapshot no longer has this live file (its rows are in a file added instead).
   void RemoveFile(const metadata::LakeFile& file) { removed_.push_back(file); }
   bool empty() const { return added_.empty() && removed_.empty(); }

@@ -15,12 +15,6 @@ namespace {
 
 using metadata::Command;
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // One bucket's share of a snapshot.
 struct BucketWork {
   table::TableBucket bucket;
@@ -167,14 +161,14 @@ std::vector<std::string> Tiering::DueTables(int64_t now_ms) {
   return due;
 }
 
-void TieringWorker::Start() {
+void LakeWorker::Start() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (thread_.joinable()) return;
   stopping_ = false;
   thread_ = std::thread([this] { Run(); });
 }
 
-void TieringWorker::Stop() {
+void LakeWorker::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -183,21 +177,13 @@ void TieringWorker::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void TieringWorker::Run() {
+void LakeWorker::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     wake_.wait_for(lock, poll_, [&] { return stopping_; });
     if (stopping_) break;
     lock.unlock();
-    if (tiers_()) {
-      for (const auto& name : tiering_->DueTables(NowMs())) {
-        auto tiered = tiering_->TierTable(name);
-        if (!tiered.ok()) {
-          MINK_LOG_WARN("lake", "tiering {}: {}", name, tiered.status().ToString());
-        }
-      }
-      if (after_round_) after_round_();
-    }
+    if (active_()) work_();
     lock.lock();
   }
 }

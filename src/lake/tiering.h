@@ -9,8 +9,8 @@
 // the snapshot, its files and each bucket's new tiered offset together: tiering is exactly
 // once, and a crash before the commit leaves only files nothing refers to.
 //
-// TieringWorker runs it on a thread: every table whose freshness asks for it, while this node
-// is the one that tiers (the cluster's coordinator, or a node alone).
+// A LakeWorker runs it on a thread: every table whose freshness asks for it, while this node is
+// the one that tiers (the cluster's coordinator, or a node alone).
 
 #include <atomic>
 #include <chrono>
@@ -62,24 +62,21 @@ class Tiering {
   std::mutex mutex_;  // one tiering at a time
 };
 
-class TieringWorker {
+// LakeWorker: runs `work` on a thread of its own every `poll` while `active()` says this node
+// tiers (the cluster's coordinator, or a node alone): tiering rounds, and compaction beside them.
+class LakeWorker {
  public:
-  // `tiers`: whether this node tiers now.
-  // `after_round`: what runs after each round of tiering (compaction), while this node tiers.
-  TieringWorker(Tiering* tiering, std::function<bool()> tiers,
-                std::chrono::milliseconds poll = std::chrono::milliseconds(200),
-                std::function<void()> after_round = nullptr)
-      : tiering_(tiering), tiers_(std::move(tiers)), poll_(poll), after_round_(std::move(after_round)) {}
-  ~TieringWorker() { Stop(); }
+  LakeWorker(std::function<bool()> active, std::chrono::milliseconds poll, std::function<void()> work)
+      : active_(std::move(active)), poll_(poll), work_(std::move(work)) {}
+  ~LakeWorker() { Stop(); }
   void Start();
   void Stop();
 
  private:
   void Run();
-  Tiering* const tiering_;
-  const std::function<bool()> tiers_;
+  const std::function<bool()> active_;
   const std::chrono::milliseconds poll_;
-  const std::function<void()> after_round_;
+  const std::function<void()> work_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

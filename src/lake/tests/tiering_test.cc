@@ -528,6 +528,57 @@ TEST_F(TieringTest, CompactionRewritesABucketsFilesIntoOneWithTheSameRows) {
   EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), later);
 }
 
+// Compaction beside tiering: a round that deletes and updates keys of the files being
+// rewritten commits between the rewrite and the compaction's commit. The compacted file keeps
+// the sequence number of the snapshot it read, so the round's deletes still apply to it.
+TEST_F(TieringTest, ARoundCommittedDuringACompactionStillDeletesFromTheCompactedFile) {
+  table::TableSpec spec = Bills(1, true);
+  spec.options = {{"table.datalake.enabled", "true"}, {"table.datalake.auto-compaction", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
+  LakeCompaction compaction(node_->meta.get(), node_->tables.get(), warehouse_.get(), reader_.get(),
+                            tiering_.get(), db_.get(), dir_ + "/compaction");
+  for (int round = 0; round < 4; ++round) {
+    std::vector<Row> rows;
+    for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i + round * 5, "us", round * 1000 + i));
+    Write("shop.orders", rows);
+    Write("shop.orders", {Bill(round * 3, "", 0)}, table::WriteMode::kDelete);
+    ASSERT_GT(Tier("shop.orders"), 0);
+  }
+  int64_t round_snapshot = 0;
+  compaction.SetBeforeCommit([&] {
+    Write("shop.orders", {Bill(10, "", 0)}, table::WriteMode::kDelete);
+    Write("shop.orders", {Bill(11, "eu", 11)});
+    round_snapshot = Tier("shop.orders");
+  });
+  auto compacted = compaction.CompactTable("shop.orders");
+  ASSERT_TRUE(compacted.ok()) << compacted.status();
+  ASSERT_GT(round_snapshot, 0);
+  const auto snapshot = Read("shop.orders", table::ReadMode::kSnapshot);
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
+  EXPECT_EQ(std::count(snapshot.begin(), snapshot.end(), "11,eu,11"), 1);
+  EXPECT_EQ(std::count_if(snapshot.begin(), snapshot.end(), [](const std::string& r) { return r.rfind("10,", 0) == 0; }), 0);
+  node_->meta->Read([&](const metadata::State& s) {
+    const auto& lake = s.lake_tables().begin()->second;
+    EXPECT_EQ(lake.snapshots.back().parent_id, round_snapshot) << "committed on top of the round";
+    EXPECT_EQ(lake.snapshots.back().summary.at("operation"), "replace");
+    EXPECT_EQ(lake.files.size(), 3u) << "the compacted file, and the round's data and delete files";
+  });
+  // A compaction whose files another compaction replaced meanwhile fails and changes nothing.
+  compaction.SetBeforeCommit(nullptr);
+  for (int round = 0; round < 4; ++round) {
+    Write("shop.orders", {Bill(100 + round, "ap", round)});
+    Write("shop.orders", {Bill(round, "", 0)}, table::WriteMode::kDelete);
+    ASSERT_GT(Tier("shop.orders"), 0);
+  }
+  LakeCompaction other(node_->meta.get(), node_->tables.get(), warehouse_.get(), reader_.get(), tiering_.get(),
+                       db_.get(), dir_ + "/compaction-other");
+  compaction.SetBeforeCommit([&] { ASSERT_TRUE(other.CompactTable("shop.orders").ok()); });
+  auto lost = compaction.CompactTable("shop.orders");
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.status().code(), StatusCode::kFailedPrecondition) << lost.status();
+  EXPECT_EQ(Read("shop.orders", table::ReadMode::kUnion), Read("shop.orders", table::ReadMode::kSnapshot));
+}
+
 TEST_F(TieringTest, ALogTablesUnionReadKeepsRowsRetentionTrimmedFromTheLog) {
   ManualClock clock;
   options_.clock = &clock;
