@@ -194,13 +194,7 @@ class Rest final : public LakeCommitter {
       updates.push_back({{"action", "set-current-schema"}, {"schema-id", -1}});
     }
     const metadata::LakeSnapshot& s = commit.snapshot;
-    json snapshot = {{"snapshot-id", s.snapshot_id},
-                     {"sequence-number", s.sequence_number},
-                     {"timestamp-ms", s.timestamp_ms},
-                     {"manifest-list", s.manifest_list},
-                     {"summary", s.summary},
-                     {"schema-id", s.schema_id}};
-    if (s.parent_id != 0) snapshot["parent-snapshot-id"] = s.parent_id;
+    const json snapshot = json::parse(SnapshotJson(s));
     updates.push_back({{"action", "add-snapshot"}, {"snapshot", snapshot}});
     updates.push_back({{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"},
                        {"snapshot-id", s.snapshot_id}});

@@ -350,6 +350,17 @@ std::string LakeLayout::ManifestList(int64_t snapshot_id, int64_t parent_id,
   return file.Finish();
 }
 
+std::string SnapshotJson(const metadata::LakeSnapshot& s) {
+  json snapshot = {{"snapshot-id", s.snapshot_id},
+                   {"sequence-number", s.sequence_number},
+                   {"timestamp-ms", s.timestamp_ms},
+                   {"manifest-list", s.manifest_list},
+                   {"summary", s.summary},
+                   {"schema-id", s.schema_id}};
+  if (s.parent_id != 0) snapshot["parent-snapshot-id"] = s.parent_id;
+  return snapshot.dump();
+}
+
 std::string LakeLayout::TableMetadata(const metadata::LakeTableState& lake) const {
   json partition_fields = json::parse(PartitionFieldsJson());
   json schemas = json::array();
@@ -357,14 +368,7 @@ std::string LakeLayout::TableMetadata(const metadata::LakeTableState& lake) cons
   schemas.push_back(json::parse(SchemaJson()));
   json snapshots = json::array(), snapshot_log = json::array(), metadata_log = json::array();
   for (const auto& s : lake.snapshots) {
-    json snapshot = {{"snapshot-id", s.snapshot_id},
-                     {"sequence-number", s.sequence_number},
-                     {"timestamp-ms", s.timestamp_ms},
-                     {"manifest-list", s.manifest_list},
-                     {"summary", s.summary},
-                     {"schema-id", s.schema_id}};
-    if (s.parent_id != 0) snapshot["parent-snapshot-id"] = s.parent_id;
-    snapshots.push_back(std::move(snapshot));
+    snapshots.push_back(json::parse(SnapshotJson(s)));
     snapshot_log.push_back({{"snapshot-id", s.snapshot_id}, {"timestamp-ms", s.timestamp_ms}});
   }
   for (const auto& [file, ms] : lake.metadata_log) {

@@ -23,6 +23,9 @@ namespace mink::lake {
 // A random version 4 UUID (tables' uuids, files' names).
 std::string NewUuid();
 
+// A snapshot as table metadata and the REST API's add-snapshot write it (JSON).
+std::string SnapshotJson(const metadata::LakeSnapshot& snapshot);
+
 struct IcebergField {
   int32_t id = 0;
   std::string name;

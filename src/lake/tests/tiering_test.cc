@@ -26,6 +26,20 @@ namespace {
 using table::Row;
 using table::Value;
 
+Row Bill(int64_t id, const char* region, int64_t cents) {
+  return {Value::Int(id), Value::Bytes(region), Value::Decimal(cents)};
+}
+
+// A tiered table of bills: a primary-key table when `keyed`, else a log table.
+table::TableSpec Bills(int32_t bucket_count, bool keyed) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  if (keyed) spec.primary_key = {"id"};
+  spec.bucket_count = bucket_count;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  return spec;
+}
+
 class TieringTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -66,6 +80,16 @@ class TieringTest : public ::testing::Test {
     r.mode = mode;
     return table::testing::ReadLines(*node_->tables, r);
   }
+  // Four rounds of upserts and a delete: in each bucket a data and a delete file per round.
+  void PileUpFiles(const std::string& name) {
+    for (int round = 0; round < 4; ++round) {
+      std::vector<Row> rows;
+      for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i + round * 5, "us", round * 1000 + i));
+      Write(name, rows);
+      Write(name, {Bill(round * 3, "", 0)}, table::WriteMode::kDelete);
+      ASSERT_GT(Tier(name), 0);
+    }
+  }
   int64_t Tier(const std::string& table) {
     auto id = tiering_->TierTable(table);
     EXPECT_TRUE(id.ok()) << id.status();
@@ -82,20 +106,6 @@ class TieringTest : public ::testing::Test {
   std::unique_ptr<Tiering> tiering_;
   std::unique_ptr<LakeReader> reader_;
 };
-
-Row Bill(int64_t id, const char* region, int64_t cents) {
-  return {Value::Int(id), Value::Bytes(region), Value::Decimal(cents)};
-}
-
-// A tiered table of bills: a primary-key table when `keyed`, else a log table.
-table::TableSpec Bills(int32_t bucket_count, bool keyed) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  if (keyed) spec.primary_key = {"id"};
-  spec.bucket_count = bucket_count;
-  spec.options = {{"table.datalake.enabled", "true"}};
-  return spec;
-}
 
 TEST_F(TieringTest, TheQuickStartsLakehouseTableReadsOneRow) {
   table::TableSpec spec = Bills(1, true);
@@ -483,13 +493,7 @@ TEST_F(TieringTest, CompactionRewritesABucketsFilesIntoOneWithTheSameRows) {
   ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
   LakeCompaction compaction(node_->meta.get(), node_->tables.get(), warehouse_.get(), reader_.get(),
                             tiering_.get(), db_.get(), dir_ + "/compaction");
-  for (int round = 0; round < 4; ++round) {
-    std::vector<Row> rows;
-    for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i + round * 5, "us", round * 1000 + i));
-    Write("shop.orders", rows);
-    Write("shop.orders", {Bill(round * 3, "", 0)}, table::WriteMode::kDelete);
-    EXPECT_GT(Tier("shop.orders"), 0);
-  }
+  PileUpFiles("shop.orders");
   const auto snapshot = Read("shop.orders", table::ReadMode::kSnapshot);
   ASSERT_EQ(Read("shop.orders", table::ReadMode::kUnion), snapshot);
   auto files = [&] {
@@ -537,13 +541,7 @@ TEST_F(TieringTest, ARoundCommittedDuringACompactionStillDeletesFromTheCompacted
   ASSERT_TRUE(node_->tables->CreateTable("shop.orders", spec).ok());
   LakeCompaction compaction(node_->meta.get(), node_->tables.get(), warehouse_.get(), reader_.get(),
                             tiering_.get(), db_.get(), dir_ + "/compaction");
-  for (int round = 0; round < 4; ++round) {
-    std::vector<Row> rows;
-    for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i + round * 5, "us", round * 1000 + i));
-    Write("shop.orders", rows);
-    Write("shop.orders", {Bill(round * 3, "", 0)}, table::WriteMode::kDelete);
-    ASSERT_GT(Tier("shop.orders"), 0);
-  }
+  PileUpFiles("shop.orders");
   int64_t round_snapshot = 0;
   compaction.SetBeforeCommit([&] {
     Write("shop.orders", {Bill(10, "", 0)}, table::WriteMode::kDelete);
