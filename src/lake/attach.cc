@@ -32,8 +32,9 @@ const json* ById(const json& parent, const char* list, const char* key, int64_t 
   return nullptr;
 }
 
-// The first difference between the lake table's current schema and spec and Mink's layout.
-Status Compare(const json& metadata, const LakeLayout& layout, const std::string& what) {
+}  // namespace
+
+Status CheckAttachable(const json& metadata, const LakeLayout& layout, const std::string& what) {
   const json* schema = ById(metadata, "schemas", "schema-id",
                             metadata.value("current-schema-id", int64_t{0}));
   if (schema == nullptr || !schema->contains("fields") || !(*schema)["fields"].is_array()) {
@@ -93,8 +94,6 @@ Status Compare(const json& metadata, const LakeLayout& layout, const std::string
   return Status::Ok();
 }
 
-}  // namespace
-
 Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog* meta, Warehouse* warehouse,
                                                           const std::string& name,
                                                           const table::TableDescriptor& d) {
@@ -118,7 +117,7 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
     return InvalidArgumentError(what + ": it is an Iceberg v" + std::to_string(metadata.value("format-version", 0)) +
                                 " table; Mink tiers into v2 tables");
   }
-  MINK_RETURN_IF_ERROR(Compare(metadata, layout, what));
+  MINK_RETURN_IF_ERROR(CheckAttachable(metadata, layout, what));
 
   metadata::CommitLakeSnapshot& commit = attach.commit;
   commit.table_uuid = metadata.value("table-uuid", "");

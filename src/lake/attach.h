@@ -12,12 +12,19 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "base/result.h"
+#include "lake/iceberg.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
 #include "table/descriptor.h"
 
 namespace mink::lake {
+
+// Whether the Iceberg table metadata `metadata` (JSON) has the current schema and partition spec
+// Mink gives a table of `layout`; InvalidArgument naming the first difference, after `what`.
+Status CheckAttachable(const nlohmann::json& metadata, const LakeLayout& layout, const std::string& what);
 
 // The table.create lake_attach for the table `name` (database.table) with descriptor `d`: none
 // when the lake catalog has no table of that name; InvalidArgument naming the first difference

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/log.h"
+#include "lake/attach.h"
 #include "lake/foreign_snapshot.h"
 
 namespace mink::lake {
@@ -93,6 +94,18 @@ class Rest final : public LakeCommitter {
       MINK_LOG_INFO("lake", "created {} in the Iceberg REST catalog at {}", name, options_.uri);
     }
     const json& metadata = loaded->metadata;
+    if (lake.table_uuid.empty()) {
+      // A table the catalog had before Mink tiered into it (another engine's) is taken over only
+      // when it is the table Mink would make; a primary-key table only while it has no rows,
+      // which its KV state would not have.
+      MINK_RETURN_IF_ERROR(CheckAttachable(metadata, layout, "tiering " + name + " into the Iceberg REST catalog"));
+      const int64_t current = metadata.value("current-snapshot-id", int64_t{-1});
+      if (table.d.has_primary_key() && current > 0) {
+        return FailedPreconditionError("the Iceberg REST catalog's table " + name +
+                                       " has snapshots already: a primary-key table takes over a table of an "
+                                       "external catalog only while it is empty");
+      }
+    }
     const std::string uuid = metadata.value("table-uuid", "");
     std::string location = metadata.value("location", "");
     while (!location.empty() && location.back() == '/') location.pop_back();

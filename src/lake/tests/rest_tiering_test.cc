@@ -156,5 +156,30 @@ TEST_F(RestTieringTest, TiersIntoTheCatalogAndAdoptsARoundCutAfterItsCatalogComm
   EXPECT_EQ(Read(table::ReadMode::kUnion), Read(table::ReadMode::kSnapshot));
 }
 
+// A table the external catalog had before (another engine's) is tiered into only when it is
+// the table Mink would make; else the round fails naming the first difference.
+TEST_F(RestTieringTest, ATableTheCatalogHadIsCheckedBeforeMinkTiersIntoIt) {
+  auto client = RestCatalogClient::Connect(options_);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->EnsureNamespace({"shop"}).ok());
+  const nlohmann::json schema = {
+      {"type", "struct"}, {"schema-id", 0},
+      {"fields", {{{"id", 1}, {"name", "id"}, {"required", true}, {"type", "long"}},
+                  {{"id", 2}, {"name", "region"}, {"required", false}, {"type", "string"}},
+                  {{"id", 3}, {"name", "amount"}, {"required", false}, {"type", "decimal(12, 2)"}}}}};
+  ASSERT_TRUE((*client)->CreateTable({"shop"}, "bills", schema, {{"spec-id", 0}, {"fields", nlohmann::json::array()}},
+                                     "", nlohmann::json::object()).ok());
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.bills", spec).ok());
+  Write({Bill(1, "us", 1)});
+  auto tiered = tiering_->TierTable("shop.bills");
+  ASSERT_FALSE(tiered.ok());
+  EXPECT_NE(tiered.status().message().find("column 3: amount is decimal(12, 2) in the lake table"), std::string::npos)
+      << tiered.status();
+  EXPECT_EQ(Lake().snapshot_id, 0) << "nothing committed";
+}
+
 }  // namespace
 }  // namespace mink::lake
