@@ -8,6 +8,7 @@
 
 #include "lake/iceberg.h"
 #include "lake/foreign_snapshot.h"
+#include "table/catalog.h"
 
 namespace mink::lake {
 namespace {
@@ -97,11 +98,11 @@ Status CheckAttachable(const json& metadata, const LakeLayout& layout, const std
 Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog* meta, Warehouse* warehouse,
                                                           const std::string& name,
                                                           const table::TableDescriptor& d) {
-  const size_t dot = name.find('.');
-  if (dot == std::string::npos) return std::optional<metadata::LakeAttach>();
+  std::string database, table_name;
+  MINK_RETURN_IF_ERROR(table::SplitTableName(name, &database, &table_name));
   metadata::LakeAttach attach;
-  attach.space = {name.substr(0, dot)};
-  attach.name = name.substr(dot + 1);
+  attach.space = {database};
+  attach.name = table_name;
   attach.metadata_location = meta->Read([&](const metadata::State& s) {
     auto it = s.lake_catalog_tables().find({attach.space, attach.name});
     return it == s.lake_catalog_tables().end() ? std::string() : it->second.metadata_location;

@@ -14,6 +14,10 @@ namespace mink::lake {
 
 using json = nlohmann::json;
 
+namespace {
+
+// The lake state after `c` (built on `before`) with its metadata file at `metadata_location`, as
+// State::ApplyCommand makes it: what the metadata file describes.
 metadata::LakeTableState StateAfter(const metadata::LakeTableState& before, const metadata::CommitLakeSnapshot& c,
                                     const std::string& metadata_location) {
   metadata::LakeTableState after = before;
@@ -28,8 +32,6 @@ metadata::LakeTableState StateAfter(const metadata::LakeTableState& before, cons
   return after;
 }
 
-namespace {
-
 class Builtin final : public LakeCommitter {
  public:
   Builtin(metadata::MetadataLog* meta, Warehouse* warehouse) : meta_(meta), warehouse_(warehouse) {}
@@ -39,18 +41,19 @@ class Builtin final : public LakeCommitter {
     return lake;
   }
 
-  Status Publish(const table::ResolvedTable& table, const std::string&, const metadata::LakeTableState& before,
-                 metadata::CommitLakeSnapshot commit) override {
+  Result<std::string> Publish(const table::ResolvedTable& table, const std::string&,
+                              const metadata::LakeTableState& before, metadata::CommitLakeSnapshot commit) override {
     MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table.d));
     MINK_ASSIGN_OR_RETURN(std::string key, warehouse_->KeyOf(commit.location));
     const std::string seq = std::to_string(commit.snapshot.sequence_number);
     commit.metadata_location = warehouse_->Uri(key + "/metadata/v" + seq + ".metadata.json");
     MINK_RETURN_IF_ERROR(warehouse_->Put(key + "/metadata/v" + seq + ".metadata.json",
                                          layout.TableMetadata(StateAfter(before, commit, commit.metadata_location))));
+    const std::string location = commit.metadata_location;
     MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
     // For readers that find the current metadata file by the file-system convention.
     (void)warehouse_->Put(key + "/metadata/version-hint.text", seq);
-    return Status::Ok();
+    return location;
   }
 
  private:
@@ -76,7 +79,8 @@ class Rest final : public LakeCommitter {
   Result<metadata::LakeTableState> Prepare(const table::ResolvedTable& table, const std::string& name,
                                            metadata::LakeTableState lake) override {
     MINK_ASSIGN_OR_RETURN(RestCatalogClient * client, Client());
-    const auto [space, table_name] = Split(name);
+    MINK_ASSIGN_OR_RETURN(auto split, Split(name));
+    const auto& [space, table_name] = split;
     MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table.d));
     MINK_ASSIGN_OR_RETURN(auto loaded, client->LoadTable(space, table_name));
     if (!loaded) {
@@ -135,7 +139,6 @@ class Rest final : public LakeCommitter {
     foreign.snapshot.schema_id = layout.schema_id();
     metadata::CommitLakeSnapshot commit;
     commit.table_id = table.id;
-    commit.parent_snapshot_id = lake.snapshot_id;
     commit.table_uuid = uuid;
     commit.location = location;
     commit.metadata_location = loaded->metadata_location;
@@ -145,27 +148,10 @@ class Rest final : public LakeCommitter {
       streams[b.label] = b.stream_id;
       by_number[b.bucket] = b.stream_id;
     }
-    std::set<std::string> old_files, new_files, old_manifests, new_manifests;
-    for (const auto& f : lake.files) old_files.insert(f.path);
-    for (const auto& m : lake.manifests) old_manifests.insert(m.path);
-    for (auto f : foreign.files) {
-      new_files.insert(f.path);
-      if (old_files.count(f.path)) continue;
-      f.stream_id = by_number.at(static_cast<int32_t>(f.stream_id));
-      commit.added_files.push_back(std::move(f));
-    }
-    for (const auto& p : old_files) {
-      if (!new_files.count(p)) commit.removed_files.push_back(p);
-    }
-    for (const auto& m : foreign.manifests) {
-      new_manifests.insert(m.path);
-      if (!old_manifests.count(m.path)) commit.added_manifests.push_back(m);
-    }
-    for (const auto& p : old_manifests) {
-      if (!new_manifests.count(p)) commit.removed_manifests.push_back(p);
-    }
+    const int64_t adopted_seq = foreign.snapshot.sequence_number;
+    TakeOver(lake, std::move(foreign), by_number, &commit);
     // Its mink-offsets are what is tiered now.
-    if (auto it = foreign.snapshot.summary.find("mink-offsets"); it != foreign.snapshot.summary.end()) {
+    if (auto it = commit.snapshot.summary.find("mink-offsets"); it != commit.snapshot.summary.end()) {
       const json offsets = json::parse(it->second, nullptr, false);
       if (offsets.is_object()) {
         for (auto o = offsets.begin(); o != offsets.end(); ++o) {
@@ -177,23 +163,21 @@ class Rest final : public LakeCommitter {
         }
       }
     }
-    commit.snapshot = foreign.snapshot;
-    metadata::LakeTableState after = StateAfter(lake, commit, commit.metadata_location);
-    for (const auto& [stream, end] : commit.offsets) after.offsets[stream] = end;
-    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(commit)).status());
+    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
     MINK_LOG_INFO("lake", "{}: adopted the Iceberg REST catalog's snapshot {} (sequence {})", name, current,
-                  foreign.snapshot.sequence_number);
-    // The files and manifests as the state now has them.
+                  adopted_seq);
+    // The lake as the state now has it.
     meta_->Read([&](const metadata::State& s) {
-      if (auto it = s.lake_tables().find(table.id); it != s.lake_tables().end()) after = it->second;
+      if (auto it = s.lake_tables().find(table.id); it != s.lake_tables().end()) lake = it->second;
     });
-    return after;
+    return lake;
   }
 
-  Status Publish(const table::ResolvedTable& table, const std::string& name, const metadata::LakeTableState& before,
-                 metadata::CommitLakeSnapshot commit) override {
+  Result<std::string> Publish(const table::ResolvedTable& table, const std::string& name,
+                              const metadata::LakeTableState& before, metadata::CommitLakeSnapshot commit) override {
     MINK_ASSIGN_OR_RETURN(RestCatalogClient * client, Client());
-    const auto [space, table_name] = Split(name);
+    MINK_ASSIGN_OR_RETURN(auto split, Split(name));
+    const auto& [space, table_name] = split;
     MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table.d));
     json requirements = json::array({{{"type", "assert-table-uuid"}, {"uuid", commit.table_uuid}},
                                      {{"type", "assert-ref-snapshot-id"},
@@ -214,13 +198,15 @@ class Rest final : public LakeCommitter {
     MINK_ASSIGN_OR_RETURN(auto committed, client->CommitTable(space, table_name, requirements, updates));
     // The catalog has the snapshot: a crash before the command below is mended by Prepare.
     commit.metadata_location = committed.metadata_location;
-    return meta_->Append(metadata::Command(std::move(commit))).status();
+    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
+    return committed.metadata_location;
   }
 
  private:
-  static std::pair<std::vector<std::string>, std::string> Split(const std::string& name) {
-    const size_t dot = name.find('.');
-    return {{name.substr(0, dot)}, name.substr(dot + 1)};
+  static Result<std::pair<RestCatalogClient::Namespace, std::string>> Split(const std::string& name) {
+    std::string database, table;
+    MINK_RETURN_IF_ERROR(table::SplitTableName(name, &database, &table));
+    return std::make_pair(RestCatalogClient::Namespace{database}, table);
   }
 
   // Connects on first use, so a node starts while the catalog is away.

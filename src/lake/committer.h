@@ -36,15 +36,10 @@ class LakeCommitter {
   // The table's lake state to build the next snapshot on (`lake`, as the metadata log has it).
   virtual Result<metadata::LakeTableState> Prepare(const table::ResolvedTable& table, const std::string& name,
                                                    metadata::LakeTableState lake) = 0;
-  // Makes `commit` (built on `before`) the table's current snapshot.
-  virtual Status Publish(const table::ResolvedTable& table, const std::string& name,
-                         const metadata::LakeTableState& before, metadata::CommitLakeSnapshot commit) = 0;
+  // Makes `commit` (built on `before`) the table's current snapshot; its metadata file.
+  virtual Result<std::string> Publish(const table::ResolvedTable& table, const std::string& name,
+                                      const metadata::LakeTableState& before, metadata::CommitLakeSnapshot commit) = 0;
 };
-
-// The lake state after `commit` (built on `before`) with its metadata file at `metadata_location`,
-// as State::ApplyCommand makes it.
-metadata::LakeTableState StateAfter(const metadata::LakeTableState& before, const metadata::CommitLakeSnapshot& commit,
-                                    const std::string& metadata_location);
 
 std::unique_ptr<LakeCommitter> BuiltinCommitter(metadata::MetadataLog* meta, Warehouse* warehouse);
 std::unique_ptr<LakeCommitter> RestCommitter(metadata::MetadataLog* meta, table::TableStore* tables,

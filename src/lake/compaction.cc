@@ -81,7 +81,7 @@ Result<int64_t> LakeCompaction::CompactTable(const std::string& name, size_t min
     MINK_RETURN_IF_ERROR(writer.Rebase(now));
     MINK_ASSIGN_OR_RETURN(metadata::CommitLakeSnapshot commit, writer.Finish("replace", {}));
     commit.table_id = table->id;
-    MINK_RETURN_IF_ERROR(tiering_->committer()->Publish(*table, name, now, std::move(commit)));
+    MINK_RETURN_IF_ERROR(tiering_->committer()->Publish(*table, name, now, std::move(commit)).status());
     MINK_LOG_INFO("lake", "compacted {}: snapshot {} (sequence {}, files of sequence {}), {} buckets, {} files into {}",
                   name, writer.snapshot_id(), writer.sequence_number(), lake.sequence_number, compacted, removed,
                   compacted);

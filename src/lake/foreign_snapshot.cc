@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,41 @@
 namespace mink::lake {
 
 using json = nlohmann::json;
+
+std::map<std::string, std::string> SummaryOf(const json& snapshot) {
+  std::map<std::string, std::string> out;
+  if (auto summary = snapshot.find("summary"); summary != snapshot.end() && summary->is_object()) {
+    for (auto it = summary->begin(); it != summary->end(); ++it) {
+      if (it->is_string()) out[it.key()] = it->get<std::string>();
+    }
+  }
+  return out;
+}
+
+void TakeOver(const metadata::LakeTableState& lake, ForeignSnapshot foreign,
+              const std::map<int32_t, uint64_t>& streams, metadata::CommitLakeSnapshot* commit) {
+  std::set<std::string> old_files, new_files, old_manifests, new_manifests;
+  for (const auto& f : lake.files) old_files.insert(f.path);
+  for (const auto& m : lake.manifests) old_manifests.insert(m.path);
+  for (auto& f : foreign.files) {
+    new_files.insert(f.path);
+    if (old_files.count(f.path)) continue;
+    f.stream_id = streams.at(static_cast<int32_t>(f.stream_id));
+    commit->added_files.push_back(std::move(f));
+  }
+  for (const auto& path : old_files) {
+    if (!new_files.count(path)) commit->removed_files.push_back(path);
+  }
+  for (auto& m : foreign.manifests) {
+    new_manifests.insert(m.path);
+    if (!old_manifests.count(m.path)) commit->added_manifests.push_back(std::move(m));
+  }
+  for (const auto& path : old_manifests) {
+    if (!new_manifests.count(path)) commit->removed_manifests.push_back(path);
+  }
+  commit->parent_snapshot_id = lake.snapshot_id;
+  commit->snapshot = std::move(foreign.snapshot);
+}
 
 Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int32_t bucket_count,
                                             int64_t spec_id, const json& snapshot, const std::string& what) {
@@ -20,11 +56,7 @@ Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayo
   s.sequence_number = snapshot.value("sequence-number", int64_t{0});
   s.timestamp_ms = snapshot.value("timestamp-ms", int64_t{0});
   s.manifest_list = snapshot.value("manifest-list", "");
-  if (auto summary = snapshot.find("summary"); summary != snapshot.end() && summary->is_object()) {
-    for (auto it = summary->begin(); it != summary->end(); ++it) {
-      if (it->is_string()) s.summary[it.key()] = it->get<std::string>();
-    }
-  }
+  s.summary = SummaryOf(snapshot);
   if (s.snapshot_id == 0 || s.manifest_list.empty()) {
     return InvalidArgumentError(what + ": the snapshot has no snapshot-id or manifest-list");
   }

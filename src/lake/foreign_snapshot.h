@@ -6,6 +6,7 @@
 // in a bucket of the table (its bucket partition value); a manifest must be of the current
 // partition spec. The first file that is not is named in an InvalidArgument.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "lake/iceberg.h"
 #include "lake/warehouse.h"
 #include "metadata/lake_commands.h"
+#include "metadata/state.h"
 
 namespace mink::lake {
 
@@ -27,6 +29,15 @@ struct ForeignSnapshot {
 
 // The snapshot object `snapshot` (of table metadata JSON) of a table of `layout` with
 // `bucket_count` buckets and current partition spec `spec_id`; `what` prefixes errors.
+// The string properties of a snapshot's summary (JSON snapshot object).
+std::map<std::string, std::string> SummaryOf(const nlohmann::json& snapshot);
+
+// Fills `commit` with what makes `foreign` the table's lake after `lake`: its snapshot, the files
+// and manifests that come and go, each new file's bucket number mapped to its stream by
+// `streams`.
+void TakeOver(const metadata::LakeTableState& lake, ForeignSnapshot foreign,
+              const std::map<int32_t, uint64_t>& streams, metadata::CommitLakeSnapshot* commit);
+
 Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int32_t bucket_count,
                                             int64_t spec_id, const nlohmann::json& snapshot,
                                             const std::string& what);

@@ -1,7 +1,6 @@
 #include "lake/tiered_commit.h"
 
 #include <map>
-#include <set>
 
 #include "lake/committer.h"
 #include "lake/foreign_snapshot.h"
@@ -84,12 +83,7 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
     return InvalidArgumentError(what + ": the snapshot's schema-id is not the current schema " +
                                 std::to_string(layout.schema_id()));
   }
-  std::map<std::string, std::string> summary, current_summary;
-  if (auto it = added->find("summary"); it != added->end() && it->is_object()) {
-    for (auto e = it->begin(); e != it->end(); ++e) {
-      if (e->is_string()) summary[e.key()] = e->get<std::string>();
-    }
-  }
+  std::map<std::string, std::string> summary = SummaryOf(*added), current_summary;
   for (const auto& s : lake.snapshots) {
     if (s.snapshot_id == lake.snapshot_id) current_summary = s.summary;
   }
@@ -114,41 +108,14 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
   for (const auto& b : tables->AllBuckets(*table)) streams[b.bucket] = b.stream_id;
   metadata::CommitLakeSnapshot commit;
   commit.table_id = table->id;
-  commit.parent_snapshot_id = lake.snapshot_id;
   commit.table_uuid = lake.table_uuid;
   commit.location = lake.location;
-  std::set<std::string> old_files, new_files, old_manifests, new_manifests;
-  for (const auto& f : lake.files) old_files.insert(f.path);
-  for (const auto& m : lake.manifests) old_manifests.insert(m.path);
-  for (auto& f : foreign.files) {
-    new_files.insert(f.path);
-    if (old_files.count(f.path)) continue;
-    f.stream_id = streams.at(static_cast<int32_t>(f.stream_id));
-    commit.added_files.push_back(f);
-  }
-  for (const auto& path : old_files) {
-    if (!new_files.count(path)) commit.removed_files.push_back(path);
-  }
-  for (const auto& m : foreign.manifests) {
-    new_manifests.insert(m.path);
-    if (!old_manifests.count(m.path)) commit.added_manifests.push_back(m);
-  }
-  for (const auto& path : old_manifests) {
-    if (!new_manifests.count(path)) commit.removed_manifests.push_back(path);
-  }
-
-  // The metadata as the state will be after the commit, as tiering writes it.
-  MINK_ASSIGN_OR_RETURN(std::string key, warehouse->KeyOf(lake.location));
-  const std::string seq = std::to_string(foreign.snapshot.sequence_number);
-  commit.snapshot = foreign.snapshot;
-  const metadata::LakeTableState after =
-      StateAfter(lake, commit, warehouse->Uri(key + "/metadata/v" + seq + ".metadata.json"));
-  const std::string metadata = layout.TableMetadata(after);
-  MINK_RETURN_IF_ERROR(warehouse->Put(key + "/metadata/v" + seq + ".metadata.json", metadata));
-  commit.metadata_location = after.metadata_location;
-  MINK_RETURN_IF_ERROR(meta->Append(metadata::Command(std::move(commit))).status());
-  (void)warehouse->Put(key + "/metadata/version-hint.text", seq);
-  return TieredCommit{after.metadata_location, json::parse(metadata)};
+  TakeOver(lake, std::move(foreign), streams, &commit);
+  // Written and recorded as the built-in catalog records tiering's snapshots.
+  MINK_ASSIGN_OR_RETURN(std::string location,
+                        BuiltinCommitter(meta, warehouse)->Publish(*table, name, lake, std::move(commit)));
+  MINK_ASSIGN_OR_RETURN(std::string written, warehouse->Read(location));
+  return TieredCommit{location, json::parse(written)};
 }
 
 }  // namespace mink::lake

@@ -128,7 +128,7 @@ Result<int64_t> Tiering::TierTable(const std::string& name) {
   commit.table_id = table->id;
   const int64_t snapshot_id = writer.snapshot_id(), seq = writer.sequence_number();
   const int64_t added_rows = writer.added_rows(), added_deletes = writer.added_deletes();
-  MINK_RETURN_IF_ERROR(committer_->Publish(*table, name, lake, std::move(commit)));
+  MINK_RETURN_IF_ERROR(committer_->Publish(*table, name, lake, std::move(commit)).status());
   MINK_LOG_INFO("lake", "tiered {}: snapshot {} (sequence {}), {} rows, {} deletes", name,
                 snapshot_id, seq, added_rows, added_deletes);
   return snapshot_id;

@@ -108,8 +108,8 @@ std::shared_ptr<duckdb::ArrowTableSchema> MakeArrowTableSchema(duckdb::DBConfig&
 void PushdownComplexFilter(duckdb::ClientContext& context, duckdb::LogicalGet& get,
                            duckdb::FunctionData* bind_data,
                            duckdb::vector<duckdb::unique_ptr<duckdb::Expression>>& filters);
-// The table filters of a union read that the node can apply to the lake's Parquet reads (only
-// ever fewer than DuckDB pushed: the scan still applies them all).
+// lake_filters.cc: the table filters of a union read that the node can apply to the lake's
+// Parquet reads (only ever fewer than DuckDB pushed: the scan still applies them all).
 std::vector<table::LakeFilter> LakeFilters(const ScanBindData& bind, const duckdb::TableFilterSet& filters,
                                            const duckdb::vector<duckdb::column_t>& column_ids);
 // Which endpoints a scan reads, given the pruning of the bind data.

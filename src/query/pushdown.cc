@@ -11,8 +11,6 @@
 //   - The same on every primary-key column of a primary-key table give the keys to look up
 //     (LookupKeys): the scan then reads those rows from the owners' KV state instead of the
 //     buckets.
-//   - A tiered table's union read sends its table filters to the node for the Parquet reads of
-//     the lake's share (LakeFilters), where their text is exact.
 
 #include <algorithm>
 #include <cerrno>
@@ -30,11 +28,6 @@
 #include "duckdb/planner/expression/bound_operator_expression.hpp"
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
 #include "duckdb/planner/expression_iterator.hpp"
-#include "duckdb/planner/filter/conjunction_filter.hpp"
-#include "duckdb/planner/filter/constant_filter.hpp"
-#include "duckdb/planner/filter/in_filter.hpp"
-#include "duckdb/planner/filter/optional_filter.hpp"
-#include "duckdb/planner/table_filter.hpp"
 #include "duckdb/planner/operator/logical_get.hpp"
 #include "query/duckdb_internal.h"
 #include "table/arrow_rows.h"
@@ -644,97 +637,6 @@ std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBind
     if (!reasons.empty()) *explanation += " (" + Join(reasons, "; ") + ")";
   }
   return keep;
-}
-
-}  // namespace mink::query::internal
-
-namespace mink::query::internal {
-namespace {
-
-// Column types whose values DuckDB writes as text that casts back to the same value.
-bool ExactText(const duckdb::LogicalType& type) {
-  switch (type.id()) {
-    case LogicalTypeId::BOOLEAN:
-    case LogicalTypeId::TINYINT:
-    case LogicalTypeId::SMALLINT:
-    case LogicalTypeId::INTEGER:
-    case LogicalTypeId::BIGINT:
-    case LogicalTypeId::DECIMAL:
-    case LogicalTypeId::VARCHAR:
-    case LogicalTypeId::DATE:
-    case LogicalTypeId::TIMESTAMP:
-    case LogicalTypeId::TIMESTAMP_MS:
-    case LogicalTypeId::TIMESTAMP_SEC:
-      return true;
-    default:
-      return false;
-  }
-}
-
-const char* ComparisonOp(duckdb::ExpressionType type) {
-  switch (type) {
-    case duckdb::ExpressionType::COMPARE_EQUAL: return "=";
-    case duckdb::ExpressionType::COMPARE_NOTEQUAL: return "!=";
-    case duckdb::ExpressionType::COMPARE_LESSTHAN: return "<";
-    case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO: return "<=";
-    case duckdb::ExpressionType::COMPARE_GREATERTHAN: return ">";
-    case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO: return ">=";
-    default: return nullptr;
-  }
-}
-
-// Appends what of `filter` on `column` a lake filter can say; a part it cannot is left out,
-// which only lets more rows through (the scan applies every filter again).
-void AddLakeFilters(const duckdb::TableFilter& filter, const std::string& column,
-                    const duckdb::LogicalType& type, std::vector<table::LakeFilter>* out) {
-  switch (filter.filter_type) {
-    case duckdb::TableFilterType::CONSTANT_COMPARISON: {
-      const auto& f = filter.Cast<duckdb::ConstantFilter>();
-      const char* op = ComparisonOp(f.comparison_type);
-      if (op == nullptr || !ExactText(type) || f.constant.IsNull()) return;
-      out->push_back({column, op, {f.constant.ToString()}});
-      return;
-    }
-    case duckdb::TableFilterType::IN_FILTER: {
-      const auto& f = filter.Cast<duckdb::InFilter>();
-      if (!ExactText(type) || f.values.empty()) return;
-      table::LakeFilter in{column, "in", {}};
-      for (const auto& v : f.values) {
-        if (v.IsNull()) return;
-        in.values.push_back(v.ToString());
-      }
-      out->push_back(std::move(in));
-      return;
-    }
-    case duckdb::TableFilterType::IS_NULL: out->push_back({column, "is_null", {}}); return;
-    case duckdb::TableFilterType::IS_NOT_NULL: out->push_back({column, "is_not_null", {}}); return;
-    case duckdb::TableFilterType::CONJUNCTION_AND:
-      for (const auto& child : filter.Cast<duckdb::ConjunctionAndFilter>().child_filters) {
-        AddLakeFilters(*child, column, type, out);
-      }
-      return;
-    case duckdb::TableFilterType::OPTIONAL_FILTER: {
-      // DuckDB evaluates an optional filter again above the scan; it still holds for every row.
-      const auto& f = filter.Cast<duckdb::OptionalFilter>();
-      if (f.child_filter) AddLakeFilters(*f.child_filter, column, type, out);
-      return;
-    }
-    default:
-      return;
-  }
-}
-
-}  // namespace
-
-std::vector<table::LakeFilter> LakeFilters(const ScanBindData& bind, const duckdb::TableFilterSet& filters,
-                                           const duckdb::vector<duckdb::column_t>& column_ids) {
-  std::vector<table::LakeFilter> out;
-  for (const auto& [position, filter] : filters.filters) {
-    const duckdb::column_t id = column_ids[position];
-    if (id >= bind.types.size()) continue;
-    AddLakeFilters(*filter, bind.meta->schema->field(static_cast<int>(id)).name(), bind.types[id], &out);
-  }
-  return out;
 }
 
 }  // namespace mink::query::internal
