@@ -87,7 +87,9 @@ Status UnionReader::Read(const ResolvedTable& table, const ReadRequest& request,
   auto read_ahead = [&] {
     while (next < targets.size() && ahead.size() < kReadAhead) {
       const uint64_t stream = targets[next++].stream_id;
-      ahead.push_back(std::async(std::launch::async, [lake, &table, stream, &scan] {
+      // One bucket (a DoGet's) is read on this thread.
+      const auto policy = targets.size() > 1 ? std::launch::async : std::launch::deferred;
+      ahead.push_back(std::async(policy, [lake, &table, stream, &scan] {
         return lake->ReadBucket(table, stream, scan);
       }));
     }
