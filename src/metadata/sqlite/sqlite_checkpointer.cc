@@ -33,6 +33,7 @@ int SqliteCheckpointer::background_checkpoints() const {
 
 int SqliteCheckpointer::OnCommit(void* arg, sqlite3* db, const char* schema, int wal_pages) {
   auto* self = static_cast<SqliteCheckpointer*>(arg);
+  if (wal_pages < self->last_wal_pages_.exchange(wal_pages)) ++self->wal_restarts_;
   // After a background checkpoint only the pages committed while it ran are left to copy; a
   // checkpoint here copies them while no commit of this connection can add more, so the next
   // transaction finds the WAL fully copied and starts it over. (Under a steady stream of

@@ -31,6 +31,8 @@ class SqliteCheckpointer {
 
   // Background checkpoints that succeeded so far (for tests and benchmarks).
   int background_checkpoints() const;
+  // Times a commit found the WAL started over from its beginning (for tests and benchmarks).
+  int wal_restarts() const { return wal_restarts_.load(); }
 
  private:
   static int OnCommit(void* self, sqlite3* db, const char* schema, int wal_pages);
@@ -43,6 +45,8 @@ class SqliteCheckpointer {
 
   mutable std::mutex mutex_;
   std::condition_variable cv_;
+  std::atomic<int> last_wal_pages_{0};  // only the committing connection's hook writes these
+  std::atomic<int> wal_restarts_{0};
   std::atomic<bool> finish_{false};  // a background checkpoint is done: the next commit finishes
   bool requested_ = false;
   bool stopping_ = false;
