@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -109,7 +110,6 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
   });
   if (attach.metadata_location.empty()) return std::optional<metadata::LakeAttach>();
   const std::string what = "attaching the lake table " + name;
-  if (d.partitioned()) return InvalidArgumentError(what + ": a partitioned Mink table cannot attach a lake table yet");
   MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(d));
   MINK_ASSIGN_OR_RETURN(std::string text, warehouse->Read(attach.metadata_location));
   json metadata = json::parse(text, nullptr, false);
@@ -135,8 +135,16 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
   if (current <= 0 || snapshot == nullptr) return std::optional<metadata::LakeAttach>(std::move(attach));
 
   MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
-                        ReadForeignSnapshot(warehouse, layout, d.bucket_count,
-                                            metadata.value("default-spec-id", int64_t{0}), *snapshot, what));
+                        ReadForeignSnapshot(warehouse, layout, metadata.value("default-spec-id", int64_t{0}),
+                                            *snapshot, what));
+  // The partitions the files are in are created with the table, in the order of their names;
+  // each file's bucket becomes its index among the table's buckets.
+  std::set<std::string> partitions(foreign.partitions.begin(), foreign.partitions.end());
+  if (d.partitioned()) attach.partitions.assign(partitions.begin(), partitions.end());
+  for (size_t i = 0; i < foreign.files.size(); ++i) {
+    const auto at = std::lower_bound(attach.partitions.begin(), attach.partitions.end(), foreign.partitions[i]);
+    foreign.files[i].stream_id += static_cast<uint64_t>(at - attach.partitions.begin()) * d.bucket_count;
+  }
   commit.snapshot = std::move(foreign.snapshot);
   commit.snapshot.schema_id = layout.schema_id();  // the same columns (Compare), under Mink's schema id
   commit.added_manifests = std::move(foreign.manifests);

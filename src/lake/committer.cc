@@ -132,24 +132,21 @@ class Rest final : public LakeCommitter {
                                      std::to_string(current) + ", which is not on top of Mink's " +
                                      std::to_string(lake.snapshot_id) + "; not tiering it");
     }
+    const std::string adopting = "adopting " + name + "'s snapshot " + std::to_string(current);
     MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
-                          ReadForeignSnapshot(warehouse_, layout, table.d.bucket_count,
-                                              metadata.value("default-spec-id", int64_t{0}), *snapshot,
-                                              "adopting " + name + "'s snapshot " + std::to_string(current)));
+                          ReadForeignSnapshot(warehouse_, layout, metadata.value("default-spec-id", int64_t{0}),
+                                              *snapshot, adopting));
     foreign.snapshot.schema_id = layout.schema_id();
     metadata::CommitLakeSnapshot commit;
     commit.table_id = table.id;
     commit.table_uuid = uuid;
     commit.location = location;
     commit.metadata_location = loaded->metadata_location;
+    const std::vector<table::TableBucket> buckets = tables_->AllBuckets(table);
     std::map<std::string, uint64_t> streams;  // bucket label -> stream
-    std::map<int32_t, uint64_t> by_number;
-    for (const auto& b : tables_->AllBuckets(table)) {
-      streams[b.label] = b.stream_id;
-      by_number[b.bucket] = b.stream_id;
-    }
+    for (const auto& b : buckets) streams[b.label] = b.stream_id;
     const int64_t adopted_seq = foreign.snapshot.sequence_number;
-    TakeOver(lake, std::move(foreign), by_number, &commit);
+    MINK_RETURN_IF_ERROR(TakeOver(lake, std::move(foreign), StreamsOf(buckets), adopting, &commit));
     // Its mink-offsets are what is tiered now.
     if (auto it = commit.snapshot.summary.find("mink-offsets"); it != commit.snapshot.summary.end()) {
       const json offsets = json::parse(it->second, nullptr, false);

@@ -22,15 +22,27 @@ std::map<std::string, std::string> SummaryOf(const json& snapshot) {
   return out;
 }
 
-void TakeOver(const metadata::LakeTableState& lake, ForeignSnapshot foreign,
-              const std::map<int32_t, uint64_t>& streams, metadata::CommitLakeSnapshot* commit) {
+BucketStreams StreamsOf(const std::vector<table::TableBucket>& buckets) {
+  BucketStreams out;
+  for (const auto& b : buckets) out[{b.partition, b.bucket}] = b.stream_id;
+  return out;
+}
+
+Status TakeOver(const metadata::LakeTableState& lake, ForeignSnapshot foreign, const BucketStreams& streams,
+                const std::string& what, metadata::CommitLakeSnapshot* commit) {
   std::set<std::string> old_files, new_files, old_manifests, new_manifests;
   for (const auto& f : lake.files) old_files.insert(f.path);
   for (const auto& m : lake.manifests) old_manifests.insert(m.path);
-  for (auto& f : foreign.files) {
+  for (size_t i = 0; i < foreign.files.size(); ++i) {
+    metadata::LakeFile& f = foreign.files[i];
     new_files.insert(f.path);
     if (old_files.count(f.path)) continue;
-    f.stream_id = streams.at(static_cast<int32_t>(f.stream_id));
+    auto stream = streams.find({foreign.partitions[i], static_cast<int32_t>(f.stream_id)});
+    if (stream == streams.end()) {
+      return InvalidArgumentError(what + ": file " + f.path + " is in partition '" + foreign.partitions[i] +
+                                  "', which the Mink table does not have (write a row to it first)");
+    }
+    f.stream_id = stream->second;
     commit->added_files.push_back(std::move(f));
   }
   for (const auto& path : old_files) {
@@ -45,10 +57,10 @@ void TakeOver(const metadata::LakeTableState& lake, ForeignSnapshot foreign,
   }
   commit->parent_snapshot_id = lake.snapshot_id;
   commit->snapshot = std::move(foreign.snapshot);
+  return Status::Ok();
 }
 
-Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int32_t bucket_count,
-                                            int64_t spec_id, const json& snapshot, const std::string& what) {
+Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int64_t spec_id, const json& snapshot, const std::string& what) {
   ForeignSnapshot out;
   metadata::LakeSnapshot& s = out.snapshot;
   s.snapshot_id = snapshot.value("snapshot-id", int64_t{0});
@@ -83,25 +95,19 @@ Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayo
       std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return std::tolower(c); });
       if (format != "parquet") return InvalidArgumentError(file + " is " + e.file_format + ", not Parquet");
       if (!warehouse->KeyOf(e.file_path).ok()) return InvalidArgumentError(file + " is not in the warehouse");
-      int64_t bucket = 0;
-      if (!layout.partition().empty()) {
-        const auto& value = e.partition.empty() ? std::nullopt : e.partition.back();
-        if (e.partition.size() != layout.partition().size() || !value || value->kind() != table::Value::Kind::kInt ||
-            value->int_value() < 0 || value->int_value() >= bucket_count) {
-          return InvalidArgumentError(file + " has no bucket of the table's " + std::to_string(bucket_count));
-        }
-        bucket = value->int_value();
-      }
+      auto partition = layout.PartitionOf(e.partition);
+      if (!partition.ok()) return InvalidArgumentError(file + ": " + partition.status().message());
       metadata::LakeFile f;
       f.path = e.file_path;
       f.content = e.content;
       // ADDED entries inherit their numbers from the manifest.
       f.sequence_number = e.sequence_number.value_or(m.sequence_number);
       f.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
-      f.stream_id = static_cast<uint64_t>(bucket);
+      f.stream_id = static_cast<uint64_t>(partition->second);
       f.record_count = e.record_count;
       f.size = e.file_size_in_bytes;
       out.files.push_back(std::move(f));
+      out.partitions.push_back(std::move(partition->first));
     }
   }
   return out;

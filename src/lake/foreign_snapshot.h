@@ -3,8 +3,8 @@
 // through the REST catalog): its files, read from its manifest list and manifests with avro-c,
 // as the catalog state keeps them. Every live file (not DELETED) must be one Mink reads:
 // Parquet, equality deletes by the primary key only (no position deletes), in the warehouse,
-// in a bucket of the table (its bucket partition value); a manifest must be of the current
-// partition spec. The first file that is not is named in an InvalidArgument.
+// in a bucket and partition the table can have (its partition values); a manifest must be of
+// the current partition spec. The first file that is not is named in an InvalidArgument.
 
 #include <map>
 #include <string>
@@ -17,6 +17,7 @@
 #include "lake/warehouse.h"
 #include "metadata/lake_commands.h"
 #include "metadata/state.h"
+#include "table/catalog.h"
 
 namespace mink::lake {
 
@@ -25,21 +26,25 @@ struct ForeignSnapshot {
   std::vector<metadata::LakeManifest> manifests;
   // Live files; stream_id holds the file's bucket number.
   std::vector<metadata::LakeFile> files;
+  std::vector<std::string> partitions;  // per file: its Mink partition name ("" unpartitioned)
 };
 
-// The snapshot object `snapshot` (of table metadata JSON) of a table of `layout` with
-// `bucket_count` buckets and current partition spec `spec_id`; `what` prefixes errors.
+// A table's bucket streams by (partition name, bucket number).
+using BucketStreams = std::map<std::pair<std::string, int32_t>, uint64_t>;
+BucketStreams StreamsOf(const std::vector<table::TableBucket>& buckets);
+
 // The string properties of a snapshot's summary (JSON snapshot object).
 std::map<std::string, std::string> SummaryOf(const nlohmann::json& snapshot);
 
 // Fills `commit` with what makes `foreign` the table's lake after `lake`: its snapshot, the files
-// and manifests that come and go, each new file's bucket number mapped to its stream by
-// `streams`.
-void TakeOver(const metadata::LakeTableState& lake, ForeignSnapshot foreign,
-              const std::map<int32_t, uint64_t>& streams, metadata::CommitLakeSnapshot* commit);
+// and manifests that come and go, each new file's partition and bucket mapped to its stream by
+// `streams`. A new file in a partition the table does not have is InvalidArgument (`what`).
+Status TakeOver(const metadata::LakeTableState& lake, ForeignSnapshot foreign, const BucketStreams& streams,
+                const std::string& what, metadata::CommitLakeSnapshot* commit);
 
-Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int32_t bucket_count,
-                                            int64_t spec_id, const nlohmann::json& snapshot,
+// The snapshot object `snapshot` (of table metadata JSON) of a table of `layout` with current
+// partition spec `spec_id`; `what` prefixes errors.
+Result<ForeignSnapshot> ReadForeignSnapshot(Warehouse* warehouse, const LakeLayout& layout, int64_t spec_id, const nlohmann::json& snapshot,
                                             const std::string& what);
 
 }  // namespace mink::lake

@@ -209,6 +209,43 @@ Result<std::vector<std::optional<table::Value>>> LakeLayout::PartitionValues(
   return values;
 }
 
+Result<std::pair<std::string, int32_t>> LakeLayout::PartitionOf(
+    const std::vector<std::optional<table::Value>>& values) const {
+  if (values.size() != partition_.size()) {
+    return InvalidArgumentError("it has " + std::to_string(values.size()) + " partition values, the spec " +
+                                std::to_string(partition_.size()));
+  }
+  int32_t bucket = 0;
+  table::Row row;  // the partition columns' values, rendered as the table layer names partitions
+  std::vector<int> columns;
+  std::vector<table::LogicalType> types;
+  for (size_t i = 0; i < partition_.size(); ++i) {
+    const IcebergPartitionField& p = partition_[i];
+    const std::optional<table::Value>& v = values[i];
+    if (p.is_bucket) {
+      if (!v || v->kind() != table::Value::Kind::kInt || v->int_value() < 0 || v->int_value() >= bucket_count_) {
+        return InvalidArgumentError("it has no bucket of the table's " + std::to_string(bucket_count_));
+      }
+      bucket = static_cast<int32_t>(v->int_value());
+      continue;
+    }
+    if (!v) return InvalidArgumentError("its " + p.name + " is null, which no Mink partition holds");
+    table::LogicalType type;
+    type.kind = p.avro_type == "string"    ? TypeKind::kString
+                : p.avro_type == "boolean" ? TypeKind::kBoolean
+                : p.logical_type == "date" ? TypeKind::kDate
+                                           : TypeKind::kBigInt;
+    columns.push_back(static_cast<int>(row.size()));
+    row.push_back(*v);
+    types.push_back(std::move(type));
+  }
+  std::string name;
+  if (!columns.empty()) {
+    MINK_ASSIGN_OR_RETURN(name, table::PartitionName(row, columns, types));
+  }
+  return std::make_pair(std::move(name), bucket);
+}
+
 std::string LakeLayout::Manifest(int32_t content, int64_t snapshot_id,
                                  const std::vector<ManifestEntry>& entries) const {
   json partition_fields = json::array();

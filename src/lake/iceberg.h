@@ -82,6 +82,11 @@ class LakeLayout {
   // unpartitioned) and bucket `bucket`.
   Result<std::vector<std::optional<table::Value>>> PartitionValues(const std::string& partition_name,
                                                                    int32_t bucket) const;
+  // The other way: the Mink partition name ("" when unpartitioned) and the bucket (0 when the
+  // spec has no bucket field) of a file with the manifest partition values `values`. Values the
+  // table could not hold (a bucket out of range, a name Mink cannot give a partition) are
+  // InvalidArgument.
+  Result<std::pair<std::string, int32_t>> PartitionOf(const std::vector<std::optional<table::Value>>& values) const;
 
   // A manifest (Avro): `entries` added by `snapshot_id` (or carried over, EXISTING); content 0
   // data, 1 deletes.

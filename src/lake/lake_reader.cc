@@ -48,7 +48,7 @@ Result<std::vector<arrow::RecordBatchPtr>> LakeReader::ReadAttached(const table:
                                                                     int32_t bucket) {
   std::vector<metadata::LakeFile> files;
   for (const auto& f : attach.commit.added_files) {
-    if (f.stream_id == static_cast<uint64_t>(bucket)) files.push_back(f);  // a bucket number here
+    if (f.stream_id == static_cast<uint64_t>(bucket)) files.push_back(f);  // a bucket index here
   }
   return ReadFiles(table, std::move(files), {});
 }

@@ -27,10 +27,6 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
                                          Warehouse* warehouse, const std::string& name, const json& change) {
   const std::string what = "commit to " + name;
   MINK_ASSIGN_OR_RETURN(auto table, tables->Resolve(name));
-  if (table->d.partitioned()) {
-    return InvalidArgumentError(what + ": commits by other engines to partitioned tables Mink tiers are not "
-                                "accepted yet");
-  }
   MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table->d));
   metadata::LakeTableState lake;
   meta->Read([&](const metadata::State& s) {
@@ -100,17 +96,15 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
                                    (operation.empty() ? std::string("an unnamed operation") : operation));
   }
   MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
-                        ReadForeignSnapshot(warehouse, layout, table->d.bucket_count, 0, *added, what));
+                        ReadForeignSnapshot(warehouse, layout, 0, *added, what));
   foreign.snapshot.schema_id = layout.schema_id();
 
   // The files and manifests that come and go; buckets become the table's bucket streams.
-  std::map<int32_t, uint64_t> streams;
-  for (const auto& b : tables->AllBuckets(*table)) streams[b.bucket] = b.stream_id;
   metadata::CommitLakeSnapshot commit;
   commit.table_id = table->id;
   commit.table_uuid = lake.table_uuid;
   commit.location = lake.location;
-  TakeOver(lake, std::move(foreign), streams, &commit);
+  MINK_RETURN_IF_ERROR(TakeOver(lake, std::move(foreign), StreamsOf(tables->AllBuckets(*table)), what, &commit));
   // Written and recorded as the built-in catalog records tiering's snapshots.
   MINK_ASSIGN_OR_RETURN(std::string location,
                         BuiltinCommitter(meta, warehouse)->Publish(*table, name, lake, std::move(commit)));

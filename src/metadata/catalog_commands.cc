@@ -31,6 +31,7 @@ json ToJson(const CreateTable& c) {
       for (const auto& k : a.kv_snapshots) kv.push_back(ToJson(k));
       j["lake_attach"]["kv"] = std::move(kv);
     }
+    if (!a.partitions.empty()) j["lake_attach"]["partitions"] = a.partitions;
   }
   return j;
 }
@@ -60,6 +61,7 @@ void FromJson(const json& j, CreateTable* c) {
         attach.kv_snapshots.push_back(std::move(snapshot));
       }
     }
+    if (a.contains("partitions")) attach.partitions = a.at("partitions").get<std::vector<std::string>>();
     c->lake_attach = std::move(attach);
   }
 }

@@ -76,16 +76,19 @@ struct CommitLakeSnapshot {
 // API) that a new Mink table takes over: part of that table's table.create, so the Mink table
 // exists attached or not at all. Valid while the catalog table's metadata file is still
 // `metadata_location`. `commit` is its current snapshot as the first lake.commit of the Mink
-// table (no offsets: nothing of the log is in it), whose files' stream_id hold bucket numbers
-// until the create assigns the streams.
+// table (no offsets: nothing of the log is in it). A partitioned table is created with the
+// `partitions` the lake's files are in (partition ids and streams in that order). Until the
+// create assigns the streams, a file's or KV snapshot's stream_id is the index of its bucket
+// among the table's: partition index × bucket count + bucket number.
 struct LakeAttach {
   std::vector<std::string> space;  // the catalog table's namespace (the Mink database)
   std::string name;
   std::string metadata_location;
   int64_t last_sequence_number = 0;
+  std::vector<std::string> partitions;  // of a partitioned table, in the order they are created
   CommitLakeSnapshot commit;
   // A primary-key table's rows in the lake as KV snapshots at offset 0, one per bucket that has
-  // rows (stream_id: the bucket number), so its KV state has them from the start.
+  // rows (stream_id: the bucket's index), so its KV state has them from the start.
   std::vector<CommitKvSnapshot> kv_snapshots;
 
   bool operator==(const LakeAttach&) const = default;

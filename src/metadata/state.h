@@ -135,6 +135,8 @@ struct KvSnapshotState {
 
 class State {
  public:
+  static constexpr int32_t kMaxBuckets = 4096;      // of a table or partition
+  static constexpr size_t kMaxPartitions = 1000;    // of a table
   int64_t applied_seq() const { return applied_seq_; }
   const std::map<int32_t, NodeState>& nodes() const { return nodes_; }
   const std::map<uint64_t, StreamState>& streams() const { return streams_; }

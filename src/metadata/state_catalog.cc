@@ -29,9 +29,6 @@ Status CheckName(const std::string& what, const std::string& name) {
   return Status::Ok();
 }
 
-constexpr int32_t kMaxBuckets = 4096;
-constexpr size_t kMaxPartitions = 1000;
-
 }  // namespace
 
 Status State::CheckCommand(const CreateDatabase& c) const {

@@ -179,7 +179,25 @@ void State::ApplyCommand(const RenameLakeTable& c, int64_t time_ms) {
 Status State::CheckLakeAttach(const CreateTable& c) const {
   const LakeAttach& a = *c.lake_attach;
   const std::string what = "attaching the lake table " + Dotted(a.space) + "." + a.name + ": ";
-  if (c.partitioned) return InvalidArgumentError(what + "a partitioned table cannot attach a lake table yet");
+  if (!c.partitioned && !a.partitions.empty()) {
+    return InvalidArgumentError(what + "an unpartitioned table has no partitions to create");
+  }
+  if (a.partitions.size() > kMaxPartitions) {
+    return ResourceExhaustedError(what + "its " + std::to_string(a.partitions.size()) +
+                                  " partitions are more than a table may have (" + std::to_string(kMaxPartitions) +
+                                  ")");
+  }
+  if (!a.partitions.empty() && c.first_stream_id != next_stream_id_) {
+    return AbortedError(what + "stream id " + std::to_string(c.first_stream_id) + " is not the next id");
+  }
+  std::set<std::string> names;
+  for (const auto& p : a.partitions) {
+    if (p.empty() || !names.insert(p).second) {
+      return InvalidArgumentError(what + "partition '" + p + "' is empty or named twice");
+    }
+  }
+  // Buckets by index: an unpartitioned table's, or every partition's.
+  const uint64_t buckets = static_cast<uint64_t>(c.bucket_count) * std::max<uint64_t>(1, a.partitions.size());
   if (a.space != NamespaceName{c.database} || a.name != c.name) {
     return InvalidArgumentError(what + "it is not the table's own name");
   }
@@ -189,13 +207,13 @@ Status State::CheckLakeAttach(const CreateTable& c) const {
     return AbortedError(what + "it changed meanwhile (its metadata is now " + it->second.metadata_location + ")");
   }
   for (const auto& f : a.commit.added_files) {
-    if (f.stream_id >= static_cast<uint64_t>(c.bucket_count)) {
+    if (f.stream_id >= buckets || (c.partitioned && a.partitions.empty())) {
       return InvalidArgumentError(what + "file " + f.path + " is in bucket " + std::to_string(f.stream_id) +
-                                  " of " + std::to_string(c.bucket_count));
+                                  " of " + std::to_string(c.partitioned && a.partitions.empty() ? 0 : buckets));
     }
   }
   for (const auto& k : a.kv_snapshots) {
-    if (k.stream_id >= static_cast<uint64_t>(c.bucket_count) || k.offset != 0) {
+    if (k.stream_id >= buckets || k.offset != 0) {
       return InvalidArgumentError(what + "KV snapshot " + k.key + " is not of a bucket at offset 0");
     }
     if (objects_.count(k.key) || unreferenced_.count(k.key)) {
@@ -207,6 +225,12 @@ Status State::CheckLakeAttach(const CreateTable& c) const {
 
 void State::ApplyLakeAttach(const CreateTable& c, int64_t time_ms) {
   const LakeAttach& a = *c.lake_attach;
+  for (size_t i = 0; i < a.partitions.size(); ++i) {
+    ApplyCommand(CreatePartition{c.table_id, a.partitions[i], tables_[c.table_id].next_partition_id,
+                                 c.first_stream_id + i * static_cast<uint64_t>(c.bucket_count), c.owner_node,
+                                 c.owner_node_epoch},
+                 time_ms);
+  }
   CommitLakeSnapshot commit = a.commit;
   commit.table_id = c.table_id;
   for (auto& f : commit.added_files) f.stream_id = c.first_stream_id + f.stream_id;

@@ -161,7 +161,10 @@ Result<TableInfo> Catalog::CreateTable(const std::string& name, const TableSpec&
   if (!seq.ok()) return seq.status();
   std::vector<uint64_t> streams = meta_->Read([&](const State& s) {
     const metadata::TableState* t = s.FindTable(database, table);
-    return t ? t->streams : std::vector<uint64_t>{};
+    if (t == nullptr) return std::vector<uint64_t>{};
+    std::vector<uint64_t> out = t->streams;  // and the partitions an attach created
+    for (const auto& [n, p] : t->partitions) out.insert(out.end(), p.streams.begin(), p.streams.end());
+    return out;
   });
   ownership_->AdoptNew(streams);
   if (ownership_->assignment().new_buckets_wait_for_owners() &&

@@ -43,8 +43,8 @@ class LakeSource {
   // difference between the two). The create carries it (metadata::CreateTable::lake_attach).
   virtual Result<std::optional<metadata::LakeAttach>> PrepareAttach(const std::string& name,
                                                                     const TableDescriptor& d) = 0;
-  // The rows of bucket `bucket` of the lake table `attach` takes over, as `table` (not created
-  // yet) reads them: every column, a key's latest row once.
+  // The rows of bucket `bucket` (its index, metadata::LakeAttach) of the lake table `attach`
+  // takes over, as `table` (not created yet) reads them: every column, a key's latest row once.
   virtual Result<std::vector<arrow::RecordBatchPtr>> ReadAttached(const ResolvedTable& table,
                                                                   const metadata::LakeAttach& attach,
                                                                   int32_t bucket) = 0;

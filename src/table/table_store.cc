@@ -157,10 +157,12 @@ Result<TableInfo> TableStore::CreateTable(const std::string& name, const TableSp
       MINK_ASSIGN_OR_RETURN(attach, lake->PrepareAttach(name, d));
     }
     if (attach && d.has_primary_key()) {
-      // The lake's rows become each bucket's KV state at offset 0 (before any write).
+      // The lake's rows become each bucket's KV state at offset 0 (before any write); buckets
+      // by index, of the table or of each partition the attach creates.
       const std::string json = d.ToJson();
       auto table = table::Resolve(0, name, json, std::move(d));
-      for (int32_t b = 0; b < table->d.bucket_count; ++b) {
+      const int32_t buckets = table->d.bucket_count * std::max<int32_t>(1, static_cast<int32_t>(attach->partitions.size()));
+      for (int32_t b = 0; b < buckets; ++b) {
         MINK_ASSIGN_OR_RETURN(auto batches, lake->ReadAttached(*table, *attach, b));
         KvState kv;
         for (const auto& batch : batches) {

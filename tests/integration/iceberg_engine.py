@@ -8,8 +8,9 @@ Mink did not write. Run with Debian's /usr/bin/python3 (python3-avro).
 The table (schema `id` long required / `region` string / `amount` decimal(10,2), identifier
 field `id` unless `identifier_field_ids=None` (then the schema has no "identifier-field-ids"),
 partitioned by `bucket[N](id)`, format version 2) is created with
-POST /v1/namespaces/{ns}/tables. Each append writes one Parquet data file per non-empty bucket
-under `<location>/data/id_bucket=<b>/` (DuckDB's Parquet writer through `mink-query exec`, with
+POST /v1/namespaces/{ns}/tables. With `by_region`, the spec is `identity(region)` then
+`bucket[N](id)` (`region_required` makes the column required). Each append writes one Parquet
+data file per non-empty partition under `<location>/data/[region=<r>/]id_bucket=<b>/` (DuckDB's Parquet writer through `mink-query exec`, with
 the Iceberg field ids and the `iceberg.schema` key-value metadata), a manifest and a manifest list
 (Avro, python3-avro, Iceberg v2's manifest_entry and manifest_file schemas with their field ids
 and column statistics), and commits an `append` snapshot with POST /v1/namespaces/{ns}/tables/{t}
@@ -171,7 +172,7 @@ class RestCatalog:
 IDENTIFIER_FIELD_IDS = (1,)  # the default: `id`
 
 
-def table_schema(identifier_field_ids=IDENTIFIER_FIELD_IDS):
+def table_schema(identifier_field_ids=IDENTIFIER_FIELD_IDS, region_required=False):
     """The Iceberg schema of the tables of this engine; `identifier_field_ids` None leaves
     "identifier-field-ids" out (a table without identifier fields)."""
     schema = {
@@ -179,7 +180,7 @@ def table_schema(identifier_field_ids=IDENTIFIER_FIELD_IDS):
         "schema-id": 0,
         "fields": [
             {"id": 1, "name": "id", "required": True, "type": "long"},
-            {"id": 2, "name": "region", "required": False, "type": "string"},
+            {"id": 2, "name": "region", "required": region_required, "type": "string"},
             {"id": 3, "name": "amount", "required": False, "type": "decimal(10, 2)"},
         ],
     }
@@ -192,16 +193,19 @@ SCHEMA = table_schema()
 AMOUNT_SCALE = decimal.Decimal("0.01")
 
 
-def partition_fields(bucket_count):
-    return [{"source-id": 1, "field-id": 1000, "name": "id_bucket", "transform": f"bucket[{bucket_count}]"}]
+def partition_fields(bucket_count, by_region=False):
+    fields = [{"source-id": 2, "field-id": 1000, "name": "region", "transform": "identity"}] if by_region else []
+    fields.append({"source-id": 1, "field-id": 1000 + len(fields), "name": "id_bucket",
+                   "transform": f"bucket[{bucket_count}]"})
+    return fields
 
 
 def create_table_request(name, bucket_count, location=None, properties=None,
-                         identifier_field_ids=IDENTIFIER_FIELD_IDS):
+                         identifier_field_ids=IDENTIFIER_FIELD_IDS, by_region=False, region_required=False):
     body = {
         "name": name,
-        "schema": table_schema(identifier_field_ids),
-        "partition-spec": {"spec-id": 0, "fields": partition_fields(bucket_count)},
+        "schema": table_schema(identifier_field_ids, region_required),
+        "partition-spec": {"spec-id": 0, "fields": partition_fields(bucket_count, by_region)},
         "write-order": {"order-id": 0, "fields": []},
         "properties": dict({"write.format.default": "parquet"}, **(properties or {})),
         "stage-create": False,
@@ -282,9 +286,10 @@ def _int_map(key_id, value_id, value_type):
                                  {"name": "value", "type": value_type, "field-id": value_id}]}}
 
 
-def manifest_entry_schema():
+def manifest_entry_schema(by_region=False):
+    region = [_field("region", "string", 1000, optional=True)] if by_region else []
     partition = {"type": "record", "name": "r102",
-                 "fields": [_field("id_bucket", "int", 1000, optional=True)]}
+                 "fields": region + [_field("id_bucket", "int", 1000 + len(region), optional=True)]}
     data_file = {"type": "record", "name": "r2", "fields": [
         _field("content", "int", 134, doc="Contents of the file: 0=data, 1=position deletes, 2=equality deletes"),
         _field("file_path", "string", 100, doc="Location URI with FS scheme"),
@@ -404,9 +409,10 @@ def _column_stats(rows):
     return value_counts, nulls, lower, upper
 
 
-def write_manifest(path, uri, snapshot_id, files, bucket_count, schema=SCHEMA):
+def write_manifest(path, uri, snapshot_id, files, bucket_count, schema=SCHEMA, by_region=False):
     """A data manifest of ADDED entries (sequence numbers null: inherited from the manifest list)
-    for `files` (dicts path, bucket, rows, size); `schema` is the table's. Its length in bytes."""
+    for `files` (dicts path, bucket, region, rows, size); `schema` is the table's. Its length in
+    bytes."""
     entries = []
     for f in files:
         value_counts, nulls, lower, upper = _column_stats(f["rows"])
@@ -419,7 +425,7 @@ def write_manifest(path, uri, snapshot_id, files, bucket_count, schema=SCHEMA):
                 "content": 0,
                 "file_path": f["path"],
                 "file_format": "PARQUET",
-                "partition": {"id_bucket": f["bucket"]},
+                "partition": dict({"region": f["region"]} if by_region else {}, id_bucket=f["bucket"]),
                 "record_count": len(f["rows"]),
                 "file_size_in_bytes": f["size"],
                 "column_sizes": None,
@@ -437,16 +443,20 @@ def write_manifest(path, uri, snapshot_id, files, bucket_count, schema=SCHEMA):
     metadata = {
         "schema": json.dumps(schema),
         "schema-id": str(schema.get("schema-id", 0)),
-        "partition-spec": json.dumps(partition_fields(bucket_count)),
+        "partition-spec": json.dumps(partition_fields(bucket_count, by_region)),
         "partition-spec-id": "0",
         "format-version": "2",
         "content": "data",
     }
-    return write_avro(path, manifest_entry_schema(), metadata, entries)
+    return write_avro(path, manifest_entry_schema(by_region), metadata, entries)
 
 
-def manifest_list_record(manifest_uri, length, snapshot_id, sequence_number, files):
+def manifest_list_record(manifest_uri, length, snapshot_id, sequence_number, files, by_region=False):
     buckets = sorted({f["bucket"] for f in files})
+    regions = sorted({f["region"] for f in files})
+    summaries = [{"contains_null": False, "contains_nan": False,
+                  "lower_bound": regions[0].encode() if regions else None,
+                  "upper_bound": regions[-1].encode() if regions else None}] if by_region else []
     return {
         "manifest_path": manifest_uri,
         "manifest_length": length,
@@ -461,9 +471,9 @@ def manifest_list_record(manifest_uri, length, snapshot_id, sequence_number, fil
         "added_rows_count": sum(len(f["rows"]) for f in files),
         "existing_rows_count": 0,
         "deleted_rows_count": 0,
-        "partitions": [{"contains_null": False, "contains_nan": False,
-                        "lower_bound": _int_bytes(buckets[0]) if buckets else None,
-                        "upper_bound": _int_bytes(buckets[-1]) if buckets else None}],
+        "partitions": summaries + [{"contains_null": False, "contains_nan": False,
+                                    "lower_bound": _int_bytes(buckets[0]) if buckets else None,
+                                    "upper_bound": _int_bytes(buckets[-1]) if buckets else None}],
         "key_metadata": None,
     }
 
@@ -484,10 +494,18 @@ def _current_schema(metadata):
     return next(s for s in metadata["schemas"] if s.get("schema-id", 0) == metadata.get("current-schema-id", 0))
 
 
+def _spec_fields(metadata):
+    return next(s for s in metadata["partition-specs"]
+                if s["spec-id"] == metadata.get("default-spec-id", 0))["fields"]
+
+
 def _bucket_count(metadata):
-    spec = next(s for s in metadata["partition-specs"] if s["spec-id"] == metadata.get("default-spec-id", 0))
-    field = next(f for f in spec["fields"] if f["source-id"] == 1 and f["transform"].startswith("bucket["))
+    field = next(f for f in _spec_fields(metadata) if f["source-id"] == 1 and f["transform"].startswith("bucket["))
     return int(field["transform"][len("bucket["):-1])
+
+
+def _by_region(metadata):
+    return any(f["source-id"] == 2 and f["transform"] == "identity" for f in _spec_fields(metadata))
 
 
 def append_rows(catalog, namespace, name, rows, mink_query_path, env=None, summary_extra=None,
@@ -502,6 +520,7 @@ def append_rows(catalog, namespace, name, rows, mink_query_path, env=None, summa
     metadata = loaded["metadata"]
     location = metadata["location"].rstrip("/")
     bucket_count = _bucket_count(metadata)
+    by_region = _by_region(metadata)
     schema = _current_schema(metadata)
     current = metadata.get("current-snapshot-id")
     parent_id = current if current is not None and current >= 0 else None
@@ -510,28 +529,30 @@ def append_rows(catalog, namespace, name, rows, mink_query_path, env=None, summa
     commit_uuid = str(uuid.uuid4())
     rows = normalized_rows(rows)
 
-    by_bucket = {}
+    by_partition = {}  # (region or "", bucket) -> rows
     for r in rows:
-        by_bucket.setdefault(bucket_of(r["id"], bucket_count), []).append(r)
+        by_partition.setdefault((r["region"] if by_region else "", bucket_of(r["id"], bucket_count)), []).append(r)
     files = []
-    for task, b in enumerate(sorted(by_bucket)):
-        uri = f"{location}/data/id_bucket={b}/{task:05d}-0-{commit_uuid}-00001.parquet"
+    for task, (region, b) in enumerate(sorted(by_partition)):
+        directory = f"{location}/data/" + (f"region={region}/" if by_region else "") + f"id_bucket={b}"
+        uri = f"{directory}/{task:05d}-0-{commit_uuid}-00001.parquet"
         path = local_path(uri)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        size = write_parquet(path, by_bucket[b], mink_query_path, env, schema=schema)
-        files.append({"path": uri, "bucket": b, "rows": by_bucket[b], "size": size})
+        size = write_parquet(path, by_partition[(region, b)], mink_query_path, env, schema=schema)
+        files.append({"path": uri, "bucket": b, "region": region, "rows": by_partition[(region, b)], "size": size})
 
     os.makedirs(local_path(f"{location}/metadata"), exist_ok=True)
     manifest_uri = f"{location}/metadata/{commit_uuid}-m0.avro"
     manifest_length = write_manifest(local_path(manifest_uri), manifest_uri, snapshot_id, files, bucket_count,
-                                     schema)
+                                     schema, by_region)
     records = []
     previous_summary = {}
     if parent_id is not None:
         parent = next(s for s in metadata["snapshots"] if s["snapshot-id"] == parent_id)
         previous_summary = parent.get("summary", {})
         records = read_avro(local_path(parent["manifest-list"]))[1]
-    records.append(manifest_list_record(manifest_uri, manifest_length, snapshot_id, sequence_number, files))
+    records.append(manifest_list_record(manifest_uri, manifest_length, snapshot_id, sequence_number, files,
+                                        by_region))
     list_uri = f"{location}/metadata/snap-{snapshot_id}-1-{commit_uuid}.avro"
     write_manifest_list(local_path(list_uri), snapshot_id, parent_id, sequence_number, records)
 
@@ -573,21 +594,22 @@ def append_rows(catalog, namespace, name, rows, mink_query_path, env=None, summa
 
 
 def create_table(catalog, namespace, name, bucket_count, location=None, properties=None,
-                 identifier_field_ids=IDENTIFIER_FIELD_IDS):
+                 identifier_field_ids=IDENTIFIER_FIELD_IDS, by_region=False, region_required=False):
     """POST /v1/namespaces/{ns}/tables (no snapshot); the LoadTableResult. `identifier_field_ids`
     None: a schema without "identifier-field-ids"."""
     return catalog.create_table(namespace, create_table_request(name, bucket_count, location, properties,
-                                                                identifier_field_ids))
+                                                                identifier_field_ids, by_region, region_required))
 
 
 def create_table_with_rows(rest_url, token, namespace, name, rows, bucket_count, mink_query_path, env=None,
-                           identifier_field_ids=IDENTIFIER_FIELD_IDS):
+                           identifier_field_ids=IDENTIFIER_FIELD_IDS, by_region=False, region_required=False):
     """Creates `namespace.name` through the REST catalog at `rest_url` (see create_table) and
     commits one append snapshot of `rows` (see append_rows). The commit's answer:
     {"metadata-location", "metadata"}. `env` is the environment of mink-query (the writer of the
     Parquet files)."""
     catalog = RestCatalog(rest_url, token)
-    create_table(catalog, namespace, name, bucket_count, identifier_field_ids=identifier_field_ids)
+    create_table(catalog, namespace, name, bucket_count, identifier_field_ids=identifier_field_ids,
+                 by_region=by_region, region_required=region_required)
     return append_rows(catalog, namespace, name, rows, mink_query_path, env)
 
 

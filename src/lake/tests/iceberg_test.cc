@@ -49,6 +49,33 @@ TEST(Iceberg, SchemaPartitionSpecAndValues) {
   EXPECT_EQ((*values)[2]->int_value(), 3);
 }
 
+// Another engine's files name their partition by values: they map back to Mink's partition
+// name and bucket, and values no Mink partition can hold are refused.
+TEST(Iceberg, PartitionValuesMapBackToThePartitionNameAndBucket) {
+  auto layout = LakeLayout::Of(Bills());
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  auto values = layout->PartitionValues("us$2017-11-16", 3);
+  ASSERT_TRUE(values.ok()) << values.status();
+  auto back = layout->PartitionOf(*values);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->first, "us$2017-11-16");
+  EXPECT_EQ(back->second, 3);
+
+  using table::Value;
+  auto of = [&](std::optional<Value> region, std::optional<Value> day, std::optional<Value> bucket) {
+    return layout->PartitionOf({std::move(region), std::move(day), std::move(bucket)});
+  };
+  EXPECT_EQ(of(Value::Bytes("eu"), Value::Int(0), Value::Int(0))->first, "eu$1970-01-01");
+  EXPECT_EQ(of(Value::Bytes("eu"), Value::Int(0), Value::Int(4)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(of(Value::Bytes("eu"), Value::Int(0), std::nullopt).status().code(), StatusCode::kInvalidArgument);
+  auto null_region = of(std::nullopt, Value::Int(0), Value::Int(1));
+  EXPECT_NE(null_region.status().message().find("region is null"), std::string::npos) << null_region.status();
+  auto slash = of(Value::Bytes("a/b"), Value::Int(0), Value::Int(1));
+  EXPECT_NE(slash.status().message().find("letters, digits"), std::string::npos) << slash.status();
+  EXPECT_EQ(layout->PartitionOf({Value::Bytes("eu"), Value::Int(0)}).status().code(),
+            StatusCode::kInvalidArgument);  // one value short of the spec
+}
+
 TEST(Iceberg, TableMetadataNamesTheCurrentSnapshot) {
   auto layout = *LakeLayout::Of(Bills());
   metadata::LakeTableState lake;
