@@ -414,5 +414,53 @@ TEST_F(StateTest, TheLakeCatalogsNamespacesAndTablesMoveByCompareAndSet) {
   EXPECT_TRUE(s_.idempotent_outcomes().empty());
 }
 
+// A partitioned table attaching a lake table is created with the partitions its files are in; a
+// file's bucket index becomes the stream of that partition's bucket.
+TEST_F(StateTest, APartitionedAttachCreatesThePartitionsItsFilesAreIn) {
+  MustApply(&s_, CreateDatabase{"shop"});
+  MustApply(&s_, CommitLakeCatalog{{LakeTableMove{{"shop"}, "regional", "", "m1"}}, {}});
+  const uint64_t first = s_.next_stream_id();
+  LakeAttach attach;
+  attach.space = {"shop"};
+  attach.name = "regional";
+  attach.metadata_location = "m1";
+  attach.partitions = {"eu", "us"};
+  attach.commit.table_uuid = "u";
+  attach.commit.location = "file:///w/shop/regional";
+  attach.commit.metadata_location = "m1";
+  attach.commit.snapshot.snapshot_id = 7;
+  attach.commit.snapshot.sequence_number = 1;
+  attach.commit.added_files = {LakeFile{"f-eu-1", 0, 1, 7, /*bucket index*/ 1, 3, 100},
+                               LakeFile{"f-us-0", 0, 1, 7, /*bucket index*/ 2, 2, 100}};
+  CreateTable create{"shop", "regional", s_.next_table_id(), "{}", 2, true, first, 1, 1, attach};
+
+  CreateTable unpartitioned = create;
+  unpartitioned.partitioned = false;
+  EXPECT_EQ(s_.Validate(unpartitioned).code(), StatusCode::kInvalidArgument);
+  CreateTable twice = create;
+  twice.lake_attach->partitions = {"eu", "eu"};
+  EXPECT_EQ(s_.Validate(twice).code(), StatusCode::kInvalidArgument);
+  CreateTable beyond = create;
+  beyond.lake_attach->commit.added_files[1].stream_id = 4;  // 2 partitions x 2 buckets
+  EXPECT_EQ(s_.Validate(beyond).code(), StatusCode::kInvalidArgument);
+  CreateTable later_streams = create;
+  later_streams.first_stream_id = first + 1;
+  EXPECT_EQ(s_.Validate(later_streams).code(), StatusCode::kAborted);
+
+  MustApply(&s_, create);
+  const TableState* t = s_.FindTable("shop", "regional");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->partitions.size(), 2u);
+  EXPECT_EQ(t->partitions.at("eu").partition_id, 1);
+  EXPECT_EQ(t->partitions.at("eu").streams, (std::vector<uint64_t>{first, first + 1}));
+  EXPECT_EQ(t->partitions.at("us").streams, (std::vector<uint64_t>{first + 2, first + 3}));
+  EXPECT_EQ(s_.next_stream_id(), first + 4);
+  const LakeTableState& lake = s_.lake_tables().at(t->table_id);
+  std::map<std::string, uint64_t> streams;
+  for (const auto& f : lake.files) streams[f.path] = f.stream_id;
+  EXPECT_EQ(streams, (std::map<std::string, uint64_t>{{"f-eu-1", first + 1}, {"f-us-0", first + 2}}));
+  EXPECT_EQ(s_.lake_catalog_tables().count({{"shop"}, "regional"}), 0u);
+}
+
 }  // namespace
 }  // namespace mink::metadata
