@@ -125,48 +125,27 @@ class Rest final : public LakeCommitter {
     lake.location = location;
     const int64_t current = metadata.value("current-snapshot-id", int64_t{-1});
     if (current <= 0 || current == lake.snapshot_id) return lake;
-    // The catalog is ahead: adopt its snapshot (one on top of ours) before tiering on.
-    const json* snapshot = SnapshotOf(metadata, current);
-    if (snapshot == nullptr || snapshot->value("parent-snapshot-id", int64_t{0}) != lake.snapshot_id) {
-      return FailedPreconditionError("the Iceberg REST catalog's table " + name + " is at snapshot " +
-                                     std::to_string(current) + ", which is not on top of Mink's " +
-                                     std::to_string(lake.snapshot_id) + "; not tiering it");
-    }
-    const std::string adopting = "adopting " + name + "'s snapshot " + std::to_string(current);
-    MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
-                          ReadForeignSnapshot(warehouse_, layout, metadata.value("default-spec-id", int64_t{0}),
-                                              *snapshot, adopting));
-    foreign.snapshot.schema_id = layout.schema_id();
-    metadata::CommitLakeSnapshot commit;
-    commit.table_id = table.id;
-    commit.table_uuid = uuid;
-    commit.location = location;
-    commit.metadata_location = loaded->metadata_location;
-    const std::vector<table::TableBucket> buckets = tables_->AllBuckets(table);
-    std::map<std::string, uint64_t> streams;  // bucket label -> stream
-    for (const auto& b : buckets) streams[b.label] = b.stream_id;
-    const int64_t adopted_seq = foreign.snapshot.sequence_number;
-    MINK_RETURN_IF_ERROR(TakeOver(lake, std::move(foreign), StreamsOf(buckets), adopting, &commit));
-    // Its mink-offsets are what is tiered now.
-    if (auto it = commit.snapshot.summary.find("mink-offsets"); it != commit.snapshot.summary.end()) {
-      const json offsets = json::parse(it->second, nullptr, false);
-      if (offsets.is_object()) {
-        for (auto o = offsets.begin(); o != offsets.end(); ++o) {
-          auto stream = streams.find(o.key());
-          if (stream == streams.end() || !o->is_number_integer()) continue;
-          const int64_t end = o->get<int64_t>();
-          auto known = lake.offsets.find(stream->second);
-          if (known == lake.offsets.end() || known->second < end) commit.offsets.emplace_back(stream->second, end);
-        }
+    // The catalog is ahead (Mink's round committed there before a crash, or other engines'
+    // commits): adopt its snapshots since Mink's, oldest first, before tiering on.
+    const std::string not_on_top = "the Iceberg REST catalog's table " + name + " is at snapshot " +
+                                   std::to_string(current) + ", which is not on top of Mink's " +
+                                   std::to_string(lake.snapshot_id) + "; not tiering it";
+    std::vector<const json*> ahead;
+    for (int64_t id = current; id > 0 && id != lake.snapshot_id;) {
+      const json* snapshot = SnapshotOf(metadata, id);
+      if (snapshot == nullptr || ahead.size() > metadata.value("snapshots", json::array()).size()) {
+        return FailedPreconditionError(not_on_top);
       }
+      ahead.push_back(snapshot);
+      id = snapshot->value("parent-snapshot-id", int64_t{0});
     }
-    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
-    MINK_LOG_INFO("lake", "{}: adopted the Iceberg REST catalog's snapshot {} (sequence {})", name, current,
-                  adopted_seq);
-    // The lake as the state now has it.
-    meta_->Read([&](const metadata::State& s) {
-      if (auto it = s.lake_tables().find(table.id); it != s.lake_tables().end()) lake = it->second;
-    });
+    if (ahead.back()->value("parent-snapshot-id", int64_t{0}) != lake.snapshot_id) {
+      return FailedPreconditionError(not_on_top);
+    }
+    for (auto it = ahead.rbegin(); it != ahead.rend(); ++it) {
+      MINK_ASSIGN_OR_RETURN(lake, Adopt(table, name, layout, metadata, **it, loaded->metadata_location,
+                                        std::move(lake)));
+    }
     return lake;
   }
 
@@ -200,6 +179,50 @@ class Rest final : public LakeCommitter {
   }
 
  private:
+  // Records `snapshot` (of the catalog's `metadata`, on top of `lake`'s) as the table's lake:
+  // the files and manifests that came and went, and its mink-offsets as what is tiered now.
+  // `metadata_location`: the catalog's metadata file (it has every snapshot adopted).
+  Result<metadata::LakeTableState> Adopt(const table::ResolvedTable& table, const std::string& name,
+                                         const LakeLayout& layout, const json& metadata, const json& snapshot,
+                                         std::string metadata_location, metadata::LakeTableState lake) {
+    const int64_t id = snapshot.value("snapshot-id", int64_t{0});
+    const std::string adopting = "adopting " + name + "'s snapshot " + std::to_string(id);
+    MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
+                          ReadForeignSnapshot(warehouse_, layout, metadata.value("default-spec-id", int64_t{0}),
+                                              snapshot, adopting));
+    foreign.snapshot.schema_id = layout.schema_id();
+    metadata::CommitLakeSnapshot commit;
+    commit.table_id = table.id;
+    commit.table_uuid = lake.table_uuid;
+    commit.location = lake.location;
+    commit.metadata_location = std::move(metadata_location);
+    const std::vector<table::TableBucket> buckets = tables_->AllBuckets(table);
+    std::map<std::string, uint64_t> streams;  // bucket label -> stream
+    for (const auto& b : buckets) streams[b.label] = b.stream_id;
+    const int64_t adopted_seq = foreign.snapshot.sequence_number;
+    MINK_RETURN_IF_ERROR(TakeOver(lake, std::move(foreign), StreamsOf(buckets), adopting, &commit));
+    // Its mink-offsets are what is tiered now.
+    if (auto it = commit.snapshot.summary.find("mink-offsets"); it != commit.snapshot.summary.end()) {
+      const json offsets = json::parse(it->second, nullptr, false);
+      if (offsets.is_object()) {
+        for (auto o = offsets.begin(); o != offsets.end(); ++o) {
+          auto stream = streams.find(o.key());
+          if (stream == streams.end() || !o->is_number_integer()) continue;
+          const int64_t end = o->get<int64_t>();
+          auto known = lake.offsets.find(stream->second);
+          if (known == lake.offsets.end() || known->second < end) commit.offsets.emplace_back(stream->second, end);
+        }
+      }
+    }
+    MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
+    MINK_LOG_INFO("lake", "{}: adopted the Iceberg REST catalog's snapshot {} (sequence {})", name, id, adopted_seq);
+    // The lake as the state now has it.
+    meta_->Read([&](const metadata::State& s) {
+      if (auto it = s.lake_tables().find(table.id); it != s.lake_tables().end()) lake = it->second;
+    });
+    return lake;
+  }
+
   static Result<std::pair<RestCatalogClient::Namespace, std::string>> Split(const std::string& name) {
     std::string database, table;
     MINK_RETURN_IF_ERROR(table::SplitTableName(name, &database, &table));

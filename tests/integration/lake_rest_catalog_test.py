@@ -26,6 +26,12 @@ file://).
      the reads, icebird and the chain agree as above.
   4. A stopped catalog: B serves reads and writes, tiering logs a warning; A back, B's lake
      catches up and icebird on A's current metadata has the snapshot read's rows.
+  5. Other engines' commits in the external catalog: B tiers the log table shop.feed (rows
+     1..5); while B is stopped another engine (iceberg_engine.py) appends rows 100..102 and then
+     103..105 to it in A's catalog, keeping mink-offsets. Restarted, B writes rows 6..8 and adopts
+     both snapshots before its next round: its log lists both adoptions, its union read has rows
+     1..8 and 100..105 (the log read 1..8), icebird on A's current metadata agrees, and A's chain
+     is linear with mink-offsets never going back.
 The random seed is printed (MINK_TEST_SEED repeats a run).
 
 Usage: lake_rest_catalog_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
@@ -411,6 +417,59 @@ def catalog_away(checks, a, b, catalog):
     agree(checks, b, catalog, "the catalog back", wait_s=20)
 
 
+def feed_rows(ids):
+    return [{"id": i, "region": "eu", "amount": f"{i}.25"} for i in ids]
+
+
+def other_engines(checks, a, b, catalog, query_bin):
+    """Step 5: B adopts two snapshots other engines committed to its table in A's catalog."""
+    import iceberg_engine as engine
+    r = b.mink("table", "create", "shop.feed", "-C", "id BIGINT NOT NULL", "-C", "region STRING",
+               "-C", "amount DECIMAL(10,2)", "--bucket-key", "id", "--bucket-count", "2", "--lake", "iceberg",
+               "--lake-freshness", "1s", check=False)
+    if not checks.expect("B creates the tiered log table shop.feed", (0, ""), (r.returncode, r.stderr.strip())):
+        return
+    write(b, "shop.feed", feed_rows(range(1, 6)))
+    checks.ok("B tiers rows 1..5 of shop.feed", minktest.wait_until(
+        15, lambda: lake_snapshot(b, "shop.feed")["snapshot_id"] != 0 and minktest.lake_caught_up(b, "shop.feed"),
+        interval=0.2), b.log_tail(10))
+    checks.expect("B stops cleanly (other engines commit meanwhile)", 0, b.stop())
+    rest = engine.RestCatalog(catalog.url, TOKEN)
+    theirs = []
+    for ids in (range(100, 103), range(103, 106)):
+        metadata = rest.load_table("shop", "feed")["metadata"]
+        current = next(x for x in metadata["snapshots"] if x["snapshot-id"] == metadata["current-snapshot-id"])
+        answer = engine.append_rows(rest, "shop", "feed", feed_rows(ids), query_bin,
+                                    env=dict(os.environ, MINK_BOOTSTRAP=a.flight),
+                                    summary_extra={"mink-offsets": current["summary"]["mink-offsets"]})
+        theirs.append(answer["metadata"]["current-snapshot-id"])
+    log(f"another engine committed snapshots {theirs} to shop.feed in A's catalog")
+    before_log = os.path.getsize(b.log_path)
+    b.restart()
+    write(b, "shop.feed", feed_rows(range(6, 9)))
+    checks.ok("B tiers rows 6..8 on top of the other engine's snapshots", minktest.wait_until(
+        20, lambda: lake_snapshot(b, "shop.feed")["snapshot_id"] not in theirs and minktest.lake_caught_up(b, "shop.feed"),
+        interval=0.2), b.log_tail(10))
+    with open(b.log_path, errors="replace") as f:
+        f.seek(before_log)
+        adopted = [line.strip() for line in f if "adopted the Iceberg REST catalog's snapshot" in line]
+    order = [next((k for k, line in enumerate(adopted) if f"snapshot {i} " in line), None) for i in theirs]
+    checks.ok("B adopted both of the other engine's snapshots, in order",
+              None not in order and order == sorted(order), str(adopted))
+    everything = sorted(as_numbers(feed_rows(list(range(1, 9)) + list(range(100, 106)))), key=lambda r: r["id"])
+    union = sorted(as_numbers(minktest.sorted_rows(b.mink("read", "shop.feed", "--mode", "union").stdout)),
+                   key=lambda r: r["id"])
+    checks.expect("B's union read of shop.feed: rows 1..8 and the other engine's 100..105", everything, union)
+    log_read = sorted(r["id"] for r in minktest.sorted_rows(b.mink("read", "shop.feed").stdout))
+    checks.expect("B's log read of shop.feed: rows 1..8 only", list(range(1, 9)), log_read)
+    loaded = catalog.load("feed")
+    checks.expect("icebird on A's current metadata of shop.feed equals B's union read", everything,
+                  sorted(as_numbers(icebird_read(loaded["metadata-location"])), key=lambda r: r["id"]))
+    problems, count = chain_problems(loaded["metadata"])
+    checks.expect(f"A's snapshot chain of shop.feed ({count} snapshots): linear, mink-offsets never go back",
+                  [], problems)
+
+
 def main():
     minktest.hard_deadline(200)
     if len(sys.argv) < 3:
@@ -418,6 +477,7 @@ def main():
         sys.exit(2)
     mink_bin, query_bin = sys.argv[1], os.path.abspath(sys.argv[2])
     minktest.require_node_modules("icebird")
+    minktest.require_modules("avro")
     seed = int(os.environ.get("MINK_TEST_SEED", str(int(time.time()))))
     log(f"seed {seed} (MINK_TEST_SEED={seed} repeats this run)")
     rng = random.Random(seed)
@@ -446,6 +506,8 @@ def main():
         log("kill between the two commits done")
         catalog_away(checks, a, b, catalog)
         log("catalog away and back done")
+        other_engines(checks, a, b, catalog, query_bin)
+        log("other engines' commits adopted")
         checks.expect("B stops cleanly", 0, b.stop())
         checks.expect("A stops cleanly", 0, a.stop())
     except Exception as e:  # noqa: BLE001 - every error is a test failure with its trace
