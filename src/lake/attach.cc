@@ -96,24 +96,16 @@ Status CheckAttachable(const json& metadata, const LakeLayout& layout, const std
   return Status::Ok();
 }
 
-Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog* meta, Warehouse* warehouse,
-                                                          const std::string& name,
-                                                          const table::TableDescriptor& d) {
+Result<metadata::LakeAttach> AttachOf(Warehouse* warehouse, const std::string& name, const table::TableDescriptor& d,
+                                      const json& metadata, const std::string& metadata_location) {
   std::string database, table_name;
   MINK_RETURN_IF_ERROR(table::SplitTableName(name, &database, &table_name));
   metadata::LakeAttach attach;
   attach.space = {database};
   attach.name = table_name;
-  attach.metadata_location = meta->Read([&](const metadata::State& s) {
-    auto it = s.lake_catalog_tables().find({attach.space, attach.name});
-    return it == s.lake_catalog_tables().end() ? std::string() : it->second.metadata_location;
-  });
-  if (attach.metadata_location.empty()) return std::optional<metadata::LakeAttach>();
+  attach.metadata_location = metadata_location;
   const std::string what = "attaching the lake table " + name;
   MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(d));
-  MINK_ASSIGN_OR_RETURN(std::string text, warehouse->Read(attach.metadata_location));
-  json metadata = json::parse(text, nullptr, false);
-  if (!metadata.is_object()) return DataLossError(what + ": " + attach.metadata_location + " is not JSON");
   if (metadata.value("format-version", 0) != 2) {
     return InvalidArgumentError(what + ": it is an Iceberg v" + std::to_string(metadata.value("format-version", 0)) +
                                 " table; Mink tiers into v2 tables");
@@ -123,7 +115,7 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
   metadata::CommitLakeSnapshot& commit = attach.commit;
   commit.table_uuid = metadata.value("table-uuid", "");
   commit.location = metadata.value("location", "");
-  commit.metadata_location = attach.metadata_location;
+  commit.metadata_location = metadata_location;
   attach.last_sequence_number = metadata.value("last-sequence-number", int64_t{0});
   while (!commit.location.empty() && commit.location.back() == '/') commit.location.pop_back();
   if (!warehouse->KeyOf(commit.location).ok()) {
@@ -132,7 +124,7 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
   }
   const int64_t current = metadata.value("current-snapshot-id", int64_t{-1});
   const json* snapshot = ById(metadata, "snapshots", "snapshot-id", current);
-  if (current <= 0 || snapshot == nullptr) return std::optional<metadata::LakeAttach>(std::move(attach));
+  if (current <= 0 || snapshot == nullptr) return attach;
 
   MINK_ASSIGN_OR_RETURN(ForeignSnapshot foreign,
                         ReadForeignSnapshot(warehouse, layout, metadata.value("default-spec-id", int64_t{0}),
@@ -149,6 +141,25 @@ Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog*
   commit.snapshot.schema_id = layout.schema_id();  // the same columns (Compare), under Mink's schema id
   commit.added_manifests = std::move(foreign.manifests);
   commit.added_files = std::move(foreign.files);
+  return attach;
+}
+
+Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog* meta, Warehouse* warehouse,
+                                                          const std::string& name,
+                                                          const table::TableDescriptor& d) {
+  std::string database, table_name;
+  MINK_RETURN_IF_ERROR(table::SplitTableName(name, &database, &table_name));
+  const std::string metadata_location = meta->Read([&](const metadata::State& s) {
+    auto it = s.lake_catalog_tables().find({{database}, table_name});
+    return it == s.lake_catalog_tables().end() ? std::string() : it->second.metadata_location;
+  });
+  if (metadata_location.empty()) return std::optional<metadata::LakeAttach>();
+  MINK_ASSIGN_OR_RETURN(std::string text, warehouse->Read(metadata_location));
+  json metadata = json::parse(text, nullptr, false);
+  if (!metadata.is_object()) {
+    return DataLossError("attaching the lake table " + name + ": " + metadata_location + " is not JSON");
+  }
+  MINK_ASSIGN_OR_RETURN(metadata::LakeAttach attach, AttachOf(warehouse, name, d, metadata, metadata_location));
   return std::optional<metadata::LakeAttach>(std::move(attach));
 }
 

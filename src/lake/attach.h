@@ -1,7 +1,7 @@
 #pragma once
 // Attaching an existing Iceberg table: a tiered Mink table created under the name of a table of
-// the built-in lake catalog (one another engine created through the Iceberg REST API) takes it
-// over instead of starting an empty lake. Its current schema and partition spec must be the ones
+// the lake catalog (of the built-in one, a table another engine created through the node's
+// Iceberg REST API; of an external one, any) takes it over instead of starting an empty lake. Its current schema and partition spec must be the ones
 // Mink would give the table (same field ids, names, types and required-ness, the primary key as
 // identifier fields, the same bucket transform), else the create fails naming the first
 // difference. Its current snapshot becomes the Mink table's first lake snapshot, with the files
@@ -26,9 +26,13 @@ namespace mink::lake {
 // Mink gives a table of `layout`; InvalidArgument naming the first difference, after `what`.
 Status CheckAttachable(const nlohmann::json& metadata, const LakeLayout& layout, const std::string& what);
 
-// The table.create lake_attach for the table `name` (database.table) with descriptor `d`: none
-// when the lake catalog has no table of that name; InvalidArgument naming the first difference
-// when it has one that does not match.
+// The table.create lake_attach that takes over the Iceberg table whose metadata (JSON) is
+// `metadata`, in file `metadata_location`, for the table `name` (database.table) with descriptor
+// `d`: InvalidArgument naming the first difference when it does not match.
+Result<metadata::LakeAttach> AttachOf(Warehouse* warehouse, const std::string& name, const table::TableDescriptor& d,
+                                      const nlohmann::json& metadata, const std::string& metadata_location);
+
+// The lake_attach of the built-in catalog's table `name`, if it has one (AttachOf).
 Result<std::optional<metadata::LakeAttach>> PrepareAttach(metadata::MetadataLog* meta, Warehouse* warehouse,
                                                           const std::string& name,
                                                           const table::TableDescriptor& d);

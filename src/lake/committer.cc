@@ -56,6 +56,11 @@ class Builtin final : public LakeCommitter {
     return location;
   }
 
+  Result<std::optional<metadata::LakeAttach>> PrepareAttach(const std::string& name,
+                                                            const table::TableDescriptor& d) override {
+    return lake::PrepareAttach(meta_, warehouse_, name, d);
+  }
+
  private:
   metadata::MetadataLog* const meta_;
   Warehouse* const warehouse_;
@@ -176,6 +181,23 @@ class Rest final : public LakeCommitter {
     commit.metadata_location = committed.metadata_location;
     MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(std::move(commit))).status());
     return committed.metadata_location;
+  }
+
+  Result<std::optional<metadata::LakeAttach>> PrepareAttach(const std::string& name,
+                                                            const table::TableDescriptor& d) override {
+    MINK_ASSIGN_OR_RETURN(RestCatalogClient * client, Client());
+    MINK_ASSIGN_OR_RETURN(auto split, Split(name));
+    const auto& [space, table_name] = split;
+    auto loaded = client->LoadTable(space, table_name);
+    if (!loaded.ok()) {
+      return UnavailableError("creating " + name + ": the Iceberg REST catalog at " + options_.uri +
+                              " cannot say whether it has the table: " + loaded.status().message());
+    }
+    if (!loaded->has_value()) return std::optional<metadata::LakeAttach>();
+    MINK_ASSIGN_OR_RETURN(metadata::LakeAttach attach,
+                          AttachOf(warehouse_, name, d, (*loaded)->metadata, (*loaded)->metadata_location));
+    attach.external = true;
+    return std::optional<metadata::LakeAttach>(std::move(attach));
   }
 
  private:

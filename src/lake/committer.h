@@ -19,6 +19,7 @@
 // Thread-safe (the tiering lock keeps one round at a time).
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -39,6 +40,12 @@ class LakeCommitter {
   // Makes `commit` (built on `before`) the table's current snapshot; its metadata file.
   virtual Result<std::string> Publish(const table::ResolvedTable& table, const std::string& name,
                                       const metadata::LakeTableState& before, metadata::CommitLakeSnapshot commit) = 0;
+  // The lake_attach of a new tiered table `name` with descriptor `d` when the catalog has a table
+  // of that name already (attach.h): builtin, one another engine created through the node's
+  // REST API; rest, any table of the external catalog (loaded from it; Unavailable when it
+  // cannot be asked).
+  virtual Result<std::optional<metadata::LakeAttach>> PrepareAttach(const std::string& name,
+                                                                    const table::TableDescriptor& d) = 0;
 };
 
 std::unique_ptr<LakeCommitter> BuiltinCommitter(metadata::MetadataLog* meta, Warehouse* warehouse);

@@ -45,7 +45,8 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
                         : BuiltinCommitter(meta, lake->warehouse_.get());
   lake->tiering_ = std::make_unique<Tiering>(meta, tables, lake->warehouse_.get(), lake->db_.get(), lake->committer_.get(),
                                              options.work_dir + "/tiering");
-  lake->reader_ = std::make_unique<LakeReader>(meta, lake->warehouse_.get(), lake->db_.get());
+  lake->reader_ = std::make_unique<LakeReader>(meta, lake->warehouse_.get(), lake->db_.get(), LakeReader::kCacheBytes,
+                                               lake->committer_.get());
   tables->SetLake(lake->reader_.get());
   lake->compaction_ = std::make_unique<LakeCompaction>(meta, tables, lake->warehouse_.get(), lake->reader_.get(),
                                                        lake->tiering_.get(), lake->db_.get(),

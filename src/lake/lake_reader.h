@@ -4,7 +4,7 @@
 // the keys that equality delete files of later snapshots name, read under the table's current
 // schema: only the scan's columns, with its filters pushed into the Parquet reads. Decoded
 // reads are kept in a LakeBatchCache. It also prepares the attaching of existing lake tables to
-// new tiered tables (attach.h).
+// new tiered tables (attach.h), through the node's committer (the catalog it tiers into).
 //
 // Thread-safe.
 
@@ -12,6 +12,7 @@
 
 #include "lake/attach.h"
 #include "lake/batch_cache.h"
+#include "lake/committer.h"
 #include "lake/parquet.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
@@ -23,16 +24,17 @@ class LakeReader final : public table::LakeSource {
  public:
   static constexpr size_t kCacheBytes = size_t{256} << 20;
 
+  // `committer`: the catalog tables are attached from; null: the built-in one.
   LakeReader(metadata::MetadataLog* meta, Warehouse* warehouse, sql::Database* db,
-             size_t cache_bytes = kCacheBytes)
-      : meta_(meta), warehouse_(warehouse), parquet_(db), cache_(cache_bytes) {}
+             size_t cache_bytes = kCacheBytes, LakeCommitter* committer = nullptr)
+      : meta_(meta), warehouse_(warehouse), committer_(committer), parquet_(db), cache_(cache_bytes) {}
 
   Result<BucketRows> ReadBucket(const table::ResolvedTable& table, uint64_t stream_id,
                                 const table::LakeScan& scan = {}) override;
   // attach.h
   Result<std::optional<metadata::LakeAttach>> PrepareAttach(const std::string& name,
                                                             const table::TableDescriptor& d) override {
-    return lake::PrepareAttach(meta_, warehouse_, name, d);
+    return committer_ != nullptr ? committer_->PrepareAttach(name, d) : lake::PrepareAttach(meta_, warehouse_, name, d);
   }
   Result<std::vector<arrow::RecordBatchPtr>> ReadAttached(const table::ResolvedTable& table,
                                                           const metadata::LakeAttach& attach,
@@ -48,6 +50,7 @@ class LakeReader final : public table::LakeSource {
 
   metadata::MetadataLog* const meta_;
   Warehouse* const warehouse_;
+  LakeCommitter* const committer_;
   ParquetFiles parquet_;
   LakeBatchCache cache_;
 };

@@ -32,6 +32,7 @@ json ToJson(const CreateTable& c) {
       j["lake_attach"]["kv"] = std::move(kv);
     }
     if (!a.partitions.empty()) j["lake_attach"]["partitions"] = a.partitions;
+    if (a.external) j["lake_attach"]["external"] = true;
   }
   return j;
 }
@@ -62,6 +63,7 @@ void FromJson(const json& j, CreateTable* c) {
       }
     }
     if (a.contains("partitions")) attach.partitions = a.at("partitions").get<std::vector<std::string>>();
+    attach.external = a.value("external", false);
     c->lake_attach = std::move(attach);
   }
 }

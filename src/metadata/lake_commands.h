@@ -84,6 +84,9 @@ struct LakeAttach {
   std::vector<std::string> space;  // the catalog table's namespace (the Mink database)
   std::string name;
   std::string metadata_location;
+  // The table is in an external catalog (lake.catalog = rest), which the state does not hold:
+  // nothing of the built-in catalog is checked or removed.
+  bool external = false;
   int64_t last_sequence_number = 0;
   std::vector<std::string> partitions;  // of a partitioned table, in the order they are created
   CommitLakeSnapshot commit;

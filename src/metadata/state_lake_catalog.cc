@@ -201,10 +201,15 @@ Status State::CheckLakeAttach(const CreateTable& c) const {
   if (a.space != NamespaceName{c.database} || a.name != c.name) {
     return InvalidArgumentError(what + "it is not the table's own name");
   }
-  auto it = lake_catalog_tables_.find({a.space, a.name});
-  if (it == lake_catalog_tables_.end()) return AbortedError(what + "it no longer exists");
-  if (it->second.metadata_location != a.metadata_location) {
-    return AbortedError(what + "it changed meanwhile (its metadata is now " + it->second.metadata_location + ")");
+  if (a.external && lake_catalog_tables_.count({a.space, a.name})) {
+    return AlreadyExistsError(what + "the built-in lake catalog has a table of that name too");
+  }
+  if (!a.external) {
+    auto it = lake_catalog_tables_.find({a.space, a.name});
+    if (it == lake_catalog_tables_.end()) return AbortedError(what + "it no longer exists");
+    if (it->second.metadata_location != a.metadata_location) {
+      return AbortedError(what + "it changed meanwhile (its metadata is now " + it->second.metadata_location + ")");
+    }
   }
   for (const auto& f : a.commit.added_files) {
     if (f.stream_id >= buckets || (c.partitioned && a.partitions.empty())) {
@@ -250,7 +255,7 @@ void State::ApplyLakeAttach(const CreateTable& c, int64_t time_ms) {
     k.stream_id = c.first_stream_id + k.stream_id;
     ApplyCommand(k, time_ms);
   }
-  lake_catalog_tables_.erase({a.space, a.name});
+  if (!a.external) lake_catalog_tables_.erase({a.space, a.name});
 }
 
 }  // namespace mink::metadata

@@ -181,5 +181,67 @@ TEST_F(RestTieringTest, ATableTheCatalogHadIsCheckedBeforeMinkTiersIntoIt) {
   EXPECT_EQ(Lake().snapshot_id, 0) << "nothing committed";
 }
 
+// A Mink table created under the name of a table the external catalog has takes it over with the
+// create: a primary-key table's KV state gets its rows (here, the rows another node tiered into
+// the catalog), and tiering goes on from its snapshot; one that does not match is refused.
+TEST_F(RestTieringTest, ACreateTakesOverTheCatalogsTableWithItsRows) {
+  table::TableSpec spec;
+  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
+  spec.primary_key = {"id"};
+  spec.bucket_count = 2;
+  spec.options = {{"table.datalake.enabled", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.bills", spec).ok());
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 12; ++i) rows.push_back(Bill(i, "us", i * 10));
+  Write(rows);
+  ASSERT_TRUE(tiering_->TierTable("shop.bills").ok());
+  Write({Bill(3, "eu", 333)});
+  Write({Bill(5, "", 0)}, table::WriteMode::kDelete);
+  auto tiered = tiering_->TierTable("shop.bills");
+  ASSERT_TRUE(tiered.ok()) << tiered.status();
+  const std::vector<std::string> in_lake = Read(table::ReadMode::kSnapshot);
+  ASSERT_EQ(in_lake.size(), 11u);
+
+  // The other node: its committer and reader on the same catalog and warehouse.
+  auto committer = RestCommitter(scratch_->meta.get(), scratch_->tables.get(), warehouse_.get(), options_);
+  LakeReader reader(scratch_->meta.get(), warehouse_.get(), db_.get(), LakeReader::kCacheBytes, committer.get());
+  scratch_->tables->SetLake(&reader);
+  ASSERT_TRUE(scratch_->tables->CreateDatabase("shop").ok());
+  table::TableSpec wider = spec;
+  wider.columns[2] = "amount DECIMAL(12,2)";
+  auto refused = scratch_->tables->CreateTable("shop.bills", wider);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("column 3: amount is decimal(10, 2) in the lake table"), std::string::npos)
+      << refused.status();
+  EXPECT_FALSE(scratch_->tables->DescribeTable("shop.bills").ok()) << "nothing created";
+
+  ASSERT_TRUE(scratch_->tables->CreateTable("shop.bills", spec).ok());
+  auto read = [&](table::ReadMode mode) {
+    table::ReadRequest r{"shop.bills"};
+    r.mode = mode;
+    return table::testing::ReadLines(*scratch_->tables, r);
+  };
+  EXPECT_EQ(read(table::ReadMode::kSnapshot), in_lake) << "the KV state has the catalog table's rows";
+  EXPECT_EQ(read(table::ReadMode::kUnion), in_lake);
+  metadata::LakeTableState lake;
+  scratch_->meta->Read([&](const metadata::State& s) { lake = s.lake_tables().begin()->second; });
+  EXPECT_EQ(lake.snapshot_id, *tiered);
+
+  // Tiering on the other node commits on top of the taken-over snapshot.
+  auto info = scratch_->tables->DescribeTable("shop.bills");
+  ASSERT_TRUE(info.ok());
+  ASSERT_TRUE(scratch_->tables->Write({"shop.bills", table::WriteMode::kDelete},
+                                      {table::testing::TableBatch(info->descriptor, {Bill(7, "", 0)})}).ok());
+  Tiering other(scratch_->meta.get(), scratch_->tables.get(), warehouse_.get(), db_.get(), committer.get(),
+                dir_ + "/work-other");
+  auto next = other.TierTable("shop.bills");
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(CatalogTable().metadata.value("current-snapshot-id", int64_t{0}), *next);
+  EXPECT_EQ(read(table::ReadMode::kUnion), read(table::ReadMode::kSnapshot));
+  EXPECT_EQ(read(table::ReadMode::kUnion).size(), 10u);
+  scratch_->tables->SetLake(nullptr);
+}
+
 }  // namespace
 }  // namespace mink::lake
