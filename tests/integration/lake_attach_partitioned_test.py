@@ -160,35 +160,5 @@ def run(checks, node, rest_url, engine):
         checks.expect("F: after a restart: the union read is unchanged", f, read(node, REGIONAL_KEYED, "union"))
 
 
-def main():
-    minktest.hard_deadline(200)
-    if len(sys.argv) < 3:
-        print(f"usage: {sys.argv[0]} path/to/mink path/to/mink-query", file=sys.stderr)
-        sys.exit(2)
-    mink_bin = sys.argv[1]
-    attach_test.QUERY = os.path.abspath(sys.argv[2])
-    minktest.require_modules("avro")
-    minktest.require_node_modules("icebird")
-    import iceberg_engine as engine
-
-    checks = minktest.Checks()
-    node = minktest.MinkNode(mink_bin, "lake-attach-partitioned")
-    try:
-        rest_port = minktest.free_port()
-        node.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}", "--iceberg-rest-token", TOKEN])
-        run(checks, node, f"http://127.0.0.1:{rest_port}", engine)
-        rc = node.stop()
-        checks.expect("the node stops cleanly", 0, rc)
-    except Exception as e:  # noqa: BLE001 - every error is a failure with its trace
-        import traceback
-        traceback.print_exc()
-        checks.fail(f"lake_attach_partitioned: {type(e).__name__}: {e}")
-    finally:
-        try:
-            checks.finish(node)
-        finally:
-            node.cleanup()
-
-
 if __name__ == "__main__":
-    main()
+    attach_test.run_with_rest_catalog("lake-attach-partitioned", TOKEN, run)

@@ -569,7 +569,9 @@ def run(checks, node, rest_url, engine):
                           lake_snapshot(node, table)["snapshot_id"])
 
 
-def main():
+def run_with_rest_catalog(node_name, token, run_checks):
+    """The test's frame: `run_checks(checks, node, rest_url, engine)` on a node serving its
+    Iceberg REST catalog with bearer token `token`; argv: path/to/mink path/to/mink-query."""
     minktest.hard_deadline(200)
     global QUERY
     if len(sys.argv) < 3:
@@ -582,17 +584,17 @@ def main():
     import iceberg_engine as engine
 
     checks = minktest.Checks()
-    node = minktest.MinkNode(mink_bin, "lake-attach")
+    node = minktest.MinkNode(mink_bin, node_name)
     try:
         rest_port = minktest.free_port()
-        node.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}", "--iceberg-rest-token", TOKEN])
-        run(checks, node, f"http://127.0.0.1:{rest_port}", engine)
+        node.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}", "--iceberg-rest-token", token])
+        run_checks(checks, node, f"http://127.0.0.1:{rest_port}", engine)
         rc = node.stop()
         checks.expect("the node stops cleanly", 0, rc)
     except Exception as e:  # noqa: BLE001 - every error is a failure with its trace
         import traceback
         traceback.print_exc()
-        checks.fail(f"lake_attach: {type(e).__name__}: {e}")
+        checks.fail(f"{node_name}: {type(e).__name__}: {e}")
     finally:
         try:
             checks.finish(node)
@@ -601,4 +603,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_with_rest_catalog("lake-attach", TOKEN, run)

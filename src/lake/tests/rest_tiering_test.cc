@@ -66,10 +66,11 @@ class RestTieringTest : public ::testing::Test {
     auto r = node_->tables->Write({"shop.bills", mode}, {table::testing::TableBatch(info->descriptor, rows)});
     ASSERT_TRUE(r.ok()) << r.status();
   }
-  std::vector<std::string> Read(table::ReadMode mode) {
+  // shop.bills as `node` (default: node B) reads it.
+  std::vector<std::string> Read(table::ReadMode mode, table::testing::TestNode* node = nullptr) {
     table::ReadRequest r{"shop.bills"};
     r.mode = mode;
-    return table::testing::ReadLines(*node_->tables, r);
+    return table::testing::ReadLines(*(node != nullptr ? node : node_.get())->tables, r);
   }
   metadata::LakeTableState Lake() {
     metadata::LakeTableState lake;
@@ -102,12 +103,18 @@ Row Bill(int64_t id, const char* region, int64_t cents) {
   return {Value::Int(id), Value::Bytes(region), Value::Decimal(cents)};
 }
 
-TEST_F(RestTieringTest, TiersIntoTheCatalogAndAdoptsARoundCutAfterItsCatalogCommit) {
+// shop.bills: a tiered primary-key table of two buckets.
+table::TableSpec BillsSpec() {
   table::TableSpec spec;
   spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
   spec.primary_key = {"id"};
   spec.bucket_count = 2;
   spec.options = {{"table.datalake.enabled", "true"}};
+  return spec;
+}
+
+TEST_F(RestTieringTest, TiersIntoTheCatalogAndAdoptsARoundCutAfterItsCatalogCommit) {
+  const table::TableSpec spec = BillsSpec();
   ASSERT_TRUE(node_->tables->CreateTable("shop.bills", spec).ok());
   std::vector<Row> rows;
   for (int64_t i = 0; i < 20; ++i) rows.push_back(Bill(i, "us", i));
@@ -185,11 +192,7 @@ TEST_F(RestTieringTest, ATableTheCatalogHadIsCheckedBeforeMinkTiersIntoIt) {
 // create: a primary-key table's KV state gets its rows (here, the rows another node tiered into
 // the catalog), and tiering goes on from its snapshot; one that does not match is refused.
 TEST_F(RestTieringTest, ACreateTakesOverTheCatalogsTableWithItsRows) {
-  table::TableSpec spec;
-  spec.columns = {"id BIGINT NOT NULL", "region STRING", "amount DECIMAL(10,2)"};
-  spec.primary_key = {"id"};
-  spec.bucket_count = 2;
-  spec.options = {{"table.datalake.enabled", "true"}};
+  const table::TableSpec spec = BillsSpec();
   ASSERT_TRUE(node_->tables->CreateTable("shop.bills", spec).ok());
   std::vector<Row> rows;
   for (int64_t i = 0; i < 12; ++i) rows.push_back(Bill(i, "us", i * 10));
@@ -217,11 +220,7 @@ TEST_F(RestTieringTest, ACreateTakesOverTheCatalogsTableWithItsRows) {
   EXPECT_FALSE(scratch_->tables->DescribeTable("shop.bills").ok()) << "nothing created";
 
   ASSERT_TRUE(scratch_->tables->CreateTable("shop.bills", spec).ok());
-  auto read = [&](table::ReadMode mode) {
-    table::ReadRequest r{"shop.bills"};
-    r.mode = mode;
-    return table::testing::ReadLines(*scratch_->tables, r);
-  };
+  auto read = [&](table::ReadMode mode) { return Read(mode, scratch_.get()); };
   EXPECT_EQ(read(table::ReadMode::kSnapshot), in_lake) << "the KV state has the catalog table's rows";
   EXPECT_EQ(read(table::ReadMode::kUnion), in_lake);
   metadata::LakeTableState lake;
