@@ -137,19 +137,23 @@ int Run(const Flags& f) {
     if (!s.ok()) fmt::print(stderr, "lake_bench: read: {}\n", s.ToString());
     return {Since(start), rows};
   };
-  std::vector<double> union_s, log_s;
+  // Cold: each union read decodes the lake's Parquet files (the reader's decoded reads dropped
+  // before it); warm: later ones find them decoded in the reader's cache, as log reads find
+  // segments in the block cache.
+  std::vector<double> union_s, cold_s, log_s;
   for (int run = 0; run < 3; ++run) {
+    lake->reader().DropDecoded();
+    auto c = read(table::ReadMode::kUnion);
     auto u = read(table::ReadMode::kUnion);
     auto l = read(table::ReadMode::kLog);
-    if (u.second != l.second || u.second != f.rows + extra) {
-      return fail("union read", InternalError(fmt::format("{} rows against {}", u.second, l.second)));
+    if (c.second != l.second || u.second != l.second || u.second != f.rows + extra) {
+      return fail("union read", InternalError(fmt::format("{} and {} rows against {}", c.second, u.second, l.second)));
     }
+    cold_s.push_back(c.first);
     union_s.push_back(u.first);
     log_s.push_back(l.first);
   }
-  // The first union read decodes the lake's Parquet files; later ones find them decoded in the
-  // reader's cache, as later log reads find segments in the block cache.
-  const double union_first = union_s[0], log_first = log_s[0];
+  std::sort(cold_s.begin(), cold_s.end());
   std::sort(union_s.begin(), union_s.end());
   std::sort(log_s.begin(), log_s.end());
 
@@ -204,8 +208,8 @@ int Run(const Flags& f) {
              f.lag_rate, f.freshness_ms, lags.size(), pct(0.5), pct(0.99), lags.empty() ? 0.0 : lags.back(),
              f.freshness_ms / 1000.0 + 1);
   fmt::print("  (c) union read, 90% in the lake: {:.3f} s against the log's {:.3f} s (medians of 3): {:.2f}x "
-             "(target <= 1.0); first reads (lake not yet decoded) {:.3f} s against {:.3f} s: {:.2f}x\n",
-             union_s[1], log_s[1], union_s[1] / log_s[1], union_first, log_first, union_first / log_first);
+             "(target <= 1.0); cold (decoding the lake's files) {:.3f} s: {:.2f}x\n",
+             union_s[1], log_s[1], union_s[1] / log_s[1], cold_s[1], cold_s[1] / log_s[1]);
   return 0;
 }
 

@@ -1,7 +1,10 @@
-// Import from the Arrow C data interface: parse format strings, copy the data (applying the
-// producer's offsets) into new Mink buffers, then release what was imported.
+// Import from the Arrow C data interface: parse format strings, then view the producer's buffers
+// (kept alive by the imported array, released when the last view goes) or, where the producer's
+// offsets do not allow a view (bits not starting on a byte, string offsets not from 0), copy
+// them into new Mink buffers.
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -191,15 +194,37 @@ BufferPtr CopyBitsToBuffer(const void* src, int64_t offset, int64_t length) {
   return b.Finish();
 }
 
+// The imported array, released when the last buffer viewing it goes.
+struct ImportedArray {
+  ArrowArray array{};
+  ~ImportedArray() {
+    if (array.release != nullptr) array.release(&array);
+  }
+};
+using Owner = std::shared_ptr<const ImportedArray>;
+
+// `size` bytes at `p` of the imported array: a view, or Empty() when there are none.
+BufferPtr View(const void* p, int64_t size, const Owner& owner) {
+  if (size == 0) return Buffer::Empty();
+  return std::make_shared<const Buffer>(p, size, owner);
+}
+
+// Bits [offset, offset + length) of `src`: viewed when they start on a byte, else copied.
+BufferPtr Bits(const void* src, int64_t offset, int64_t length, const Owner& owner) {
+  if (offset % 8 != 0) return CopyBitsToBuffer(src, offset, length);
+  return View(static_cast<const uint8_t*>(src) + offset / 8, bits::BytesForBits(length), owner);
+}
+
 int32_t LoadI32(const void* p, int64_t i) {
   int32_t v;
   std::memcpy(&v, static_cast<const uint8_t*>(p) + i * 4, 4);
   return v;
 }
 
-// Copies elements [start, start + count) (logical indices, before a->offset) of `a`.
+// Elements [start, start + count) (logical indices, before a->offset) of `a`, which `owner`
+// keeps alive.
 Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int64_t start,
-                               int64_t count, int depth) {
+                               int64_t count, int depth, const Owner& owner) {
   if (a == nullptr) return Invalid("missing array");
   if (depth > kMaxDepth) return Invalid("array nested too deeply");
   const int n_buffers = type->id() == TypeId::kNull ? 0 : NumBuffers(type->id());
@@ -225,7 +250,7 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
   BufferPtr validity;
   int64_t null_count = 0;
   if (a->buffers[0] != nullptr && a->null_count != 0) {
-    validity = CopyBitsToBuffer(a->buffers[0], begin, count);
+    validity = Bits(a->buffers[0], begin, count, owner);
     null_count = count - bits::CountSetBits(validity->data(), 0, count);
     if (null_count == 0) validity = nullptr;
   }
@@ -240,11 +265,31 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
       if (count > 0) MINK_RETURN_IF_ERROR(need(1));
       return MakeData(
           type, count, null_count,
-          {validity, count > 0 ? CopyBitsToBuffer(a->buffers[1], begin, count) : Buffer::Empty()});
+          {validity, count > 0 ? Bits(a->buffers[1], begin, count, owner) : Buffer::Empty()});
     case TypeId::kUtf8:
     case TypeId::kBinary:
     case TypeId::kList:
     case TypeId::kMap: {
+      if (count > 0) {
+        MINK_RETURN_IF_ERROR(need(1));
+        if (LoadI32(a->buffers[1], begin) == 0) {
+          // Offsets from 0: viewed as they are, once checked.
+          int32_t prev = 0;
+          for (int64_t i = 1; i <= count; ++i) {
+            const int32_t cur = LoadI32(a->buffers[1], begin + i);
+            if (cur < prev) return Invalid(type->ToString() + " array: bad offsets");
+            prev = cur;
+          }
+          BufferPtr offsets = View(static_cast<const int32_t*>(a->buffers[1]) + begin, (count + 1) * 4, owner);
+          if (type->id() == TypeId::kUtf8 || type->id() == TypeId::kBinary) {
+            if (prev > 0) MINK_RETURN_IF_ERROR(need(2));
+            return MakeData(type, count, null_count, {validity, offsets, View(a->buffers[2], prev, owner)});
+          }
+          MINK_ASSIGN_OR_RETURN(ArrayDataPtr child, CopyRange(a->children[0], type->child(0).type(), 0, prev,
+                                                              depth + 1, owner));
+          return MakeData(type, count, null_count, {validity, offsets}, {child});
+        }
+      }
       BufferBuilder offsets;
       offsets.Reserve((count + 1) * 4);
       int32_t first = 0;
@@ -272,7 +317,7 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
         return MakeData(type, count, null_count, {validity, offsets.Finish(), data});
       }
       MINK_ASSIGN_OR_RETURN(ArrayDataPtr child, CopyRange(a->children[0], type->child(0).type(),
-                                                          first, last - first, depth + 1));
+                                                          first, last - first, depth + 1, owner));
       return MakeData(type, count, null_count, {validity, offsets.Finish()}, {child});
     }
     case TypeId::kStruct: {
@@ -280,7 +325,7 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
       for (size_t i = 0; i < n_children; ++i) {
         MINK_ASSIGN_OR_RETURN(
             ArrayDataPtr child,
-            CopyRange(a->children[i], type->children()[i].type(), begin, count, depth + 1));
+            CopyRange(a->children[i], type->children()[i].type(), begin, count, depth + 1, owner));
         children.push_back(std::move(child));
       }
       return MakeData(type, count, null_count, {validity}, std::move(children));
@@ -288,13 +333,18 @@ Result<ArrayDataPtr> CopyRange(const ArrowArray* a, const DataTypePtr& type, int
     default: {
       const int w = type->byte_width();
       if (count > 0) MINK_RETURN_IF_ERROR(need(1));
-      BufferPtr values =
-          count > 0
-              ? Buffer::Copy(static_cast<const uint8_t*>(a->buffers[1]) + begin * w, count * w)
-              : Buffer::Empty();
+      BufferPtr values = View(static_cast<const uint8_t*>(a->buffers[1]) + begin * w, count * w, owner);
       return MakeData(type, count, null_count, {validity, values});
     }
   }
+}
+
+// Moves `array` into an owner (the C data interface's move: the source is marked released).
+Owner TakeArray(ArrowArray* array) {
+  auto owned = std::make_shared<ImportedArray>();
+  owned->array = *array;
+  array->release = nullptr;
+  return owned;
 }
 
 }  // namespace
@@ -317,7 +367,8 @@ Result<ArrayDataPtr> ImportArray(ArrowArray* array, const DataTypePtr& type) {
   ReleaseGuard<ArrowArray> guard{array};
   if (array == nullptr || array->release == nullptr) return Invalid("array already released");
   if (!type) return Invalid("no type to import the array as");
-  MINK_ASSIGN_OR_RETURN(ArrayDataPtr data, CopyRange(array, type, 0, array->length, 0));
+  const Owner owner = TakeArray(array);
+  MINK_ASSIGN_OR_RETURN(ArrayDataPtr data, CopyRange(&owner->array, type, 0, owner->array.length, 0, owner));
   MINK_RETURN_IF_ERROR(ValidateArrayData(*data));
   return data;
 }
@@ -327,7 +378,8 @@ Result<RecordBatchPtr> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema)
   MINK_ASSIGN_OR_RETURN(SchemaPtr imported_schema, ImportSchema(schema));
   if (array == nullptr || array->release == nullptr) return Invalid("array already released");
   DataTypePtr type = Struct(imported_schema->fields());
-  MINK_ASSIGN_OR_RETURN(ArrayDataPtr data, CopyRange(array, type, 0, array->length, 0));
+  const Owner owner = TakeArray(array);
+  MINK_ASSIGN_OR_RETURN(ArrayDataPtr data, CopyRange(&owner->array, type, 0, owner->array.length, 0, owner));
   if (data->null_count != 0) return Invalid("a record batch struct array must not have nulls");
   MINK_RETURN_IF_ERROR(ValidateArrayData(*data));
   return RecordBatch::Make(std::move(imported_schema), data->length, data->children);

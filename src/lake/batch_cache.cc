@@ -49,6 +49,13 @@ void LakeBatchCache::Put(const std::string& key, Batches batches) {
   bytes_ += bytes;
 }
 
+void LakeBatchCache::Clear() {
+  std::lock_guard lock(mutex_);
+  lru_.clear();
+  index_.clear();
+  bytes_ = 0;
+}
+
 size_t LakeBatchCache::size_bytes() const {
   std::lock_guard lock(mutex_);
   return bytes_;

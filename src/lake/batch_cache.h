@@ -28,6 +28,8 @@ class LakeBatchCache {
   // Keeps `batches` unless they alone are larger than the cache.
   void Put(const std::string& key, Batches batches);
   size_t size_bytes() const;
+  // Forgets every entry (benchmarks measure reads that decode).
+  void Clear();
 
   // The bytes the buffers of `batches` hold.
   static size_t BytesOf(const std::vector<arrow::RecordBatchPtr>& batches);

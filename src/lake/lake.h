@@ -44,6 +44,7 @@ class Lake {
   void Stop();
 
   Tiering& tiering() { return *tiering_; }
+  LakeReader& reader() { return *reader_; }
   LakeCompaction& compaction() { return *compaction_; }
   OrphanSweep& sweep() { return *sweep_; }
   const Warehouse& warehouse() const { return *warehouse_; }

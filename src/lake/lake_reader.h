@@ -40,6 +40,9 @@ class LakeReader final : public table::LakeSource {
                                                           const metadata::LakeAttach& attach,
                                                           int32_t bucket) override;
 
+  // Forgets the decoded reads (benchmarks measure reads that decode the files).
+  void DropDecoded() { cache_.Clear(); }
+
   // The rows of the data files among `files` without those the equality deletes among them
   // remove (a delete applies to data files of lower sequence numbers).
   Result<std::vector<arrow::RecordBatchPtr>> ReadFiles(const table::ResolvedTable& table,

@@ -76,8 +76,35 @@ TEST(CBridgeTest, RecordBatchRoundTripsEveryType) {
   EXPECT_EQ(c_array.release, nullptr);
   EXPECT_EQ(c_schema.release, nullptr);
   EXPECT_TRUE((*imported)->Equals(*batch));
-  EXPECT_NE((*imported)->Column(5)->buffers[1]->data(), batch->Column(5)->buffers[1]->data())
-      << "import copies";
+  EXPECT_EQ((*imported)->Column(5)->buffers[1]->data(), batch->Column(5)->buffers[1]->data())
+      << "import views the producer's buffers";
+  batch.reset();
+  EXPECT_TRUE((*imported)->Equals(*testing::AllTypesBatch(0, 41))) << "and keeps them alive";
+}
+
+// An imported array is released when the last buffer viewing it goes, not before.
+TEST(CBridgeTest, TheImportedArrayIsReleasedWithItsLastView) {
+  static int releases = 0;
+  releases = 0;
+  static const int64_t values[3] = {7, 8, 9};
+  static const void* buffers[2] = {nullptr, values};
+  ArrowArray c_array{};
+  c_array.length = 3;
+  c_array.n_buffers = 2;
+  c_array.buffers = buffers;
+  c_array.release = [](ArrowArray* a) {
+    ++releases;
+    a->release = nullptr;
+  };
+  auto imported = ImportArray(&c_array, Int64());
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(c_array.release, nullptr) << "moved out of the caller's struct";
+  BufferPtr kept = (*imported)->buffers[1];
+  imported = Result<ArrayDataPtr>(ArrayDataPtr());
+  EXPECT_EQ(releases, 0) << "a buffer still views it";
+  EXPECT_EQ(kept->data_as<int64_t>()[2], 9);
+  kept.reset();
+  EXPECT_EQ(releases, 1);
 }
 
 TEST(CBridgeTest, EachColumnRoundTripsAlone) {
