@@ -5,9 +5,12 @@
 // the consumer calls its release callback (from any thread). A record batch is exported as a
 // non-nullable struct array with one child per column, with a struct ArrowSchema ("+s").
 //
-// Import copies the data into new Mink buffers (normalising offsets to 0), then calls the
-// release callback of what it imported. Import takes ownership in every case: the structs are
-// released whether the import succeeds or fails. Unsupported formats are Unimplemented.
+// Import views the producer's buffers: the imported ArrowArray is moved into an owner the Mink
+// buffers share, whose release callback runs when the last of them goes (from any thread).
+// Where the offsets do not allow a view (bits not starting on a byte, string or list offsets
+// not starting at 0) the data is copied into new Mink buffers, normalised to offset 0. Import
+// takes ownership in every case: the structs are released (or moved) whether the import
+// succeeds or fails. Unsupported formats are Unimplemented.
 
 #include "arrow_format/array_data.h"
 #include "arrow_format/c_data_interface.h"
