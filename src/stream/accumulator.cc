@@ -1,0 +1,90 @@
+#include "stream/accumulator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <string>
+
+namespace mink::stream {
+
+Result<AggregateKind> AggregateKindOf(std::string_view function, bool star, bool distinct) {
+  std::string f(function);
+  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (f == "count" || f == "count_star") {
+    if (star || f == "count_star") return AggregateKind::kCountRows;
+    return distinct ? AggregateKind::kCountDistinct : AggregateKind::kCount;
+  }
+  if (distinct) return InvalidArgumentError("DISTINCT is supported with COUNT only, not " + f);
+  if (f == "sum") return AggregateKind::kSum;
+  if (f == "min") return AggregateKind::kMin;
+  if (f == "max") return AggregateKind::kMax;
+  if (f == "avg" || f == "mean") return AggregateKind::kAvg;
+  return InvalidArgumentError("aggregate " + f +
+                              " is not supported in a continuous query (COUNT, SUM, MIN, MAX, AVG, "
+                              "COUNT DISTINCT)");
+}
+
+Status Accumulator::Add(const Scalar& value, int64_t weight) {
+  const bool keeps_values =
+      kind_ == AggregateKind::kMin || kind_ == AggregateKind::kMax || kind_ == AggregateKind::kCountDistinct;
+  if (weight < 0) {
+    if (rows_ + weight < 0) return FailedPreconditionError("a retraction of a row the aggregate does not hold");
+    if (keeps_values && !value.is_null()) {
+      auto it = values_.find(value);
+      if (it == values_.end() || it->second + weight < 0) {
+        return FailedPreconditionError("a retraction of " + value.ToString() + ", which the aggregate does not hold");
+      }
+    }
+  }
+  rows_ += weight;
+  if (value.is_null()) return Status::Ok();
+  count_ += weight;
+  if (keeps_values) {
+    auto& n = values_[value];
+    n += weight;
+    if (n == 0) values_.erase(value);
+    return Status::Ok();
+  }
+  if (kind_ == AggregateKind::kSum || kind_ == AggregateKind::kAvg) {
+    if (value.is_int()) {
+      int_sum_ += static_cast<__int128>(value.int_value()) * weight;
+    } else if (value.is_double()) {
+      double_sum_ += value.double_value() * static_cast<double>(weight);
+      doubles_ += weight;
+    }
+  }
+  return Status::Ok();
+}
+
+void Accumulator::Merge(const Accumulator& other) {
+  rows_ += other.rows_;
+  count_ += other.count_;
+  int_sum_ += other.int_sum_;
+  double_sum_ += other.double_sum_;
+  doubles_ += other.doubles_;
+  for (const auto& [v, n] : other.values_) values_[v] += n;
+}
+
+Scalar Accumulator::Value() const {
+  switch (kind_) {
+    case AggregateKind::kCountRows: return Scalar::Int(rows_);
+    case AggregateKind::kCount: return Scalar::Int(count_);
+    case AggregateKind::kCountDistinct: return Scalar::Int(static_cast<int64_t>(values_.size()));
+    case AggregateKind::kMin: return values_.empty() ? Scalar() : values_.begin()->first;
+    case AggregateKind::kMax: return values_.empty() ? Scalar() : values_.rbegin()->first;
+    case AggregateKind::kSum: {
+      if (count_ == 0) return Scalar();
+      if (doubles_ != 0) return Scalar::Double(static_cast<double>(int_sum_) + double_sum_);
+      if (int_sum_ > std::numeric_limits<int64_t>::max() || int_sum_ < std::numeric_limits<int64_t>::min()) {
+        return Scalar::Double(static_cast<double>(int_sum_));
+      }
+      return Scalar::Int(static_cast<int64_t>(int_sum_));
+    }
+    case AggregateKind::kAvg:
+      if (count_ == 0) return Scalar();
+      return Scalar::Double((static_cast<double>(int_sum_) + double_sum_) / static_cast<double>(count_));
+  }
+  return Scalar();
+}
+
+}  // namespace mink::stream

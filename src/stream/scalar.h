@@ -1,0 +1,44 @@
+#pragma once
+// Scalar: one value of a continuous query's group key or aggregate input, as the per-batch
+// DuckDB query hands it over: null, a 64-bit integer (integers, and decimals and timestamps as
+// their scaled integers), a double, or a string. Ordered (null first, then integers and doubles
+// by value, then strings), so MIN, MAX and COUNT DISTINCT keep them in ordered multisets.
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace mink::stream {
+
+class Scalar {
+ public:
+  Scalar() = default;  // null
+  static Scalar Int(int64_t v) { return Scalar(v); }
+  static Scalar Double(double v) { return Scalar(v); }
+  static Scalar String(std::string v) { return Scalar(std::move(v)); }
+
+  bool is_null() const { return std::holds_alternative<std::monostate>(v_); }
+  bool is_int() const { return std::holds_alternative<int64_t>(v_); }
+  bool is_double() const { return std::holds_alternative<double>(v_); }
+  bool is_string() const { return std::holds_alternative<std::string>(v_); }
+  int64_t int_value() const { return std::get<int64_t>(v_); }
+  double double_value() const { return std::get<double>(v_); }
+  const std::string& string_value() const { return std::get<std::string>(v_); }
+  // An integer or a double as a double.
+  double AsDouble() const { return is_int() ? static_cast<double>(int_value()) : double_value(); }
+
+  std::partial_ordering operator<=>(const Scalar& other) const;
+  bool operator==(const Scalar& other) const { return (*this <=> other) == 0; }
+
+  std::string ToString() const;  // "null", "42", "1.5", "'text'"
+
+ private:
+  explicit Scalar(int64_t v) : v_(v) {}
+  explicit Scalar(double v) : v_(v) {}
+  explicit Scalar(std::string v) : v_(std::move(v)) {}
+
+  std::variant<std::monostate, int64_t, double, std::string> v_;
+};
+
+}  // namespace mink::stream

@@ -1,0 +1,166 @@
+// The windowed aggregate: which windows a row falls in, when windows close, what late rows do,
+// sessions merging, and aggregates that stay exact under retractions.
+#include "stream/window_aggregate.h"
+
+#include <gtest/gtest.h>
+
+namespace mink::stream {
+namespace {
+
+using Scalars = std::vector<Scalar>;
+
+Scalars Key(const char* k) { return {Scalar::String(k)}; }
+
+WindowResult Result(const char* key, int64_t start, int64_t end, Scalars values) {
+  return {Key(key), {start, end}, std::move(values)};
+}
+
+std::string Show(const std::vector<WindowResult>& results) {
+  std::string out;
+  for (const auto& r : results) {
+    out += r.key[0].ToString() + " [" + std::to_string(r.window.start) + "," + std::to_string(r.window.end) + ")";
+    for (const auto& v : r.values) out += " " + v.ToString();
+    out += "\n";
+  }
+  return out;
+}
+
+void Add(WindowAggregate* w, const char* key, int64_t t, Scalars inputs, int64_t weight = 1) {
+  auto added = w->Add(Key(key), t, inputs, weight);
+  ASSERT_TRUE(added.ok()) << added.status();
+  ASSERT_TRUE(*added) << key << "@" << t << " was late";
+}
+
+TEST(WindowAggregate, WindowsOfARow) {
+  EXPECT_EQ(WindowsOf(WindowSpec::Tumble(60), 125), (std::vector<Window>{{120, 180}}));
+  EXPECT_EQ(WindowsOf(WindowSpec::Tumble(60), -1), (std::vector<Window>{{-60, 0}})) << "floor, not truncation";
+  EXPECT_EQ(WindowsOf(WindowSpec::Tumble(60, 15), 10), (std::vector<Window>{{-45, 15}}));
+  EXPECT_EQ(WindowsOf(WindowSpec::Hop(20, 60), 45), (std::vector<Window>{{0, 60}, {20, 80}, {40, 100}}));
+  EXPECT_EQ(WindowsOf(WindowSpec::Hop(20, 60), 5), (std::vector<Window>{{-40, 20}, {-20, 40}, {0, 60}}));
+  EXPECT_FALSE(WindowSpec::Hop(30, 20).Check().ok());
+  EXPECT_FALSE(WindowSpec::Hop(25, 60).Check().ok());
+  EXPECT_FALSE(WindowSpec::Tumble(0).Check().ok());
+  EXPECT_FALSE(WindowSpec::Session(-1).Check().ok());
+  EXPECT_TRUE(WindowSpec::Hop(20, 60).Check().ok());
+}
+
+// Tumbling windows close one by one as the watermark passes their ends, results by key.
+TEST(WindowAggregate, TumblingWindowsCloseAtTheirEnd) {
+  WindowAggregate w(WindowSpec::Tumble(1000), {AggregateKind::kSum, AggregateKind::kCountRows});
+  Add(&w, "b", 150, {Scalar::Int(7), Scalar()});
+  Add(&w, "a", 400, {Scalar::Int(5), Scalar()});
+  Add(&w, "a", 999, {Scalar::Int(1), Scalar()});
+  Add(&w, "a", 1000, {Scalar::Int(2), Scalar()});
+  Add(&w, "c", 1700, {Scalar(), Scalar()});  // a null input: counted as a row, not summed
+  EXPECT_TRUE(w.Advance(999).empty()) << "[0, 1000) is open until the watermark reaches 1000";
+  EXPECT_EQ(Show(w.Advance(1000)), Show({Result("a", 0, 1000, {Scalar::Int(6), Scalar::Int(2)}),
+                                         Result("b", 0, 1000, {Scalar::Int(7), Scalar::Int(1)})}));
+  EXPECT_TRUE(w.Advance(900).empty()) << "the watermark does not go back";
+  EXPECT_EQ(w.watermark(), 1000);
+  EXPECT_EQ(Show(w.Advance(2500)), Show({Result("a", 1000, 2000, {Scalar::Int(2), Scalar::Int(1)}),
+                                         Result("c", 1000, 2000, {Scalar(), Scalar::Int(1)})}));
+  EXPECT_EQ(w.open_windows(), 0u);
+}
+
+// A row whose windows have all closed is dropped and counted; one with an open window is not.
+TEST(WindowAggregate, LateRowsAreDroppedAndCounted) {
+  WindowAggregate tumble(WindowSpec::Tumble(100), {AggregateKind::kCountRows});
+  Add(&tumble, "a", 250, {Scalar()});
+  tumble.Advance(200);
+  auto late = tumble.Add(Key("a"), 199, {Scalar()});
+  ASSERT_TRUE(late.ok());
+  EXPECT_FALSE(*late);
+  EXPECT_EQ(tumble.late_rows(), 1);
+  Add(&tumble, "a", 200, {Scalar()});
+  EXPECT_EQ(Show(tumble.Advance(300)), Show({Result("a", 200, 300, {Scalar::Int(2)})}));
+
+  WindowAggregate hop(WindowSpec::Hop(50, 100), {AggregateKind::kCountRows});
+  hop.Advance(100);
+  Add(&hop, "a", 60, {Scalar()});  // [0, 100) closed, [50, 150) open: not late
+  EXPECT_EQ(hop.late_rows(), 0);
+  EXPECT_EQ(Show(hop.Advance(150)), Show({Result("a", 50, 150, {Scalar::Int(1)})}));
+}
+
+// Each row of a hopping window is in size / slide windows, those before 0 included.
+TEST(WindowAggregate, HoppingWindowsOverlap) {
+  WindowAggregate w(WindowSpec::Hop(2000, 4000), {AggregateKind::kSum});
+  Add(&w, "x", 500, {Scalar::Int(3)});
+  Add(&w, "x", 2500, {Scalar::Int(4)});
+  Add(&w, "y", 700, {Scalar::Int(9)});
+  EXPECT_EQ(Show(w.Advance(2000)), Show({Result("x", -2000, 2000, {Scalar::Int(3)}),
+                                         Result("y", -2000, 2000, {Scalar::Int(9)})}));
+  EXPECT_EQ(Show(w.Advance(4000)), Show({Result("x", 0, 4000, {Scalar::Int(7)}),
+                                         Result("y", 0, 4000, {Scalar::Int(9)})}));
+  EXPECT_EQ(Show(w.Advance(6000)), Show({Result("x", 2000, 6000, {Scalar::Int(4)})}));
+}
+
+// Rows closer than the gap share a session; a row between two sessions merges them.
+TEST(WindowAggregate, SessionsGrowAndMerge) {
+  WindowAggregate w(WindowSpec::Session(1000), {AggregateKind::kSum, AggregateKind::kMax});
+  Add(&w, "k", 100, {Scalar::Int(1), Scalar::Int(1)});
+  Add(&w, "k", 900, {Scalar::Int(2), Scalar::Int(2)});    // [100, 1900)
+  Add(&w, "k", 2600, {Scalar::Int(4), Scalar::Int(4)});   // [2600, 3600)
+  Add(&w, "j", 3200, {Scalar::Int(8), Scalar::Int(8)});   // another key: its own session
+  EXPECT_EQ(w.open_windows(), 3u);
+  Add(&w, "k", 2200, {Scalar::Int(32), Scalar::Int(0)});  // [2200, 3200): joins [2600, 3600) only
+  EXPECT_EQ(w.open_windows(), 3u);
+  Add(&w, "k", 1850, {Scalar::Int(16), Scalar::Int(3)});  // [1850, 2850) touches both: [100, 3600)
+  EXPECT_EQ(w.open_windows(), 2u);
+  EXPECT_TRUE(w.Advance(3599).empty());
+  EXPECT_EQ(Show(w.Advance(3700)), Show({Result("k", 100, 3600, {Scalar::Int(55), Scalar::Int(4)})}));
+  EXPECT_EQ(Show(w.Advance(5000)), Show({Result("j", 3200, 4200, {Scalar::Int(8), Scalar::Int(8)})}));
+
+  // A row that would only extend a closed session is late.
+  auto late = w.Add(Key("k"), 3500, {Scalar::Int(1), Scalar::Int(1)});
+  ASSERT_TRUE(late.ok());
+  EXPECT_FALSE(*late);
+  EXPECT_EQ(w.late_rows(), 1);
+  EXPECT_EQ(w.open_windows(), 0u);
+}
+
+// Retractions (a changelog's update-before and delete) keep every aggregate exact: the maximum
+// falls back to the next value, counts and sums count back, a window emptied gives nothing.
+TEST(WindowAggregate, RetractionsKeepAggregatesExact) {
+  WindowAggregate w(WindowSpec::Tumble(100), {AggregateKind::kMax, AggregateKind::kMin, AggregateKind::kSum,
+                                              AggregateKind::kCount, AggregateKind::kCountDistinct,
+                                              AggregateKind::kAvg});
+  auto row = [](int64_t v) { return Scalars(6, Scalar::Int(v)); };
+  Add(&w, "a", 10, row(5));
+  Add(&w, "a", 20, row(9));
+  Add(&w, "a", 30, row(9));
+  Add(&w, "a", 40, row(2));
+  Add(&w, "a", 40, row(2), -1);  // retracts the 2
+  Add(&w, "a", 20, row(9), -1);  // one of the two 9s
+  Add(&w, "b", 50, row(1));
+  Add(&w, "b", 50, row(1), -1);  // b's only row
+  auto missing = w.Add(Key("a"), 60, row(77), -1);
+  EXPECT_EQ(missing.status().code(), StatusCode::kFailedPrecondition) << "nothing of 77 to retract";
+  auto no_window = w.Add(Key("z"), 60, row(1), -1);
+  EXPECT_EQ(no_window.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Show(w.Advance(100)),
+            Show({Result("a", 0, 100, {Scalar::Int(9), Scalar::Int(5), Scalar::Int(14), Scalar::Int(2), Scalar::Int(2),
+                                       Scalar::Double(7.0)})}))
+      << "b's window held no row any more";
+}
+
+TEST(WindowAggregate, SumsOfDoublesAndTheirNulls) {
+  Accumulator sum(AggregateKind::kSum);
+  EXPECT_TRUE(sum.Value().is_null()) << "SUM of no values is null";
+  ASSERT_TRUE(sum.Add(Scalar::Int(2), 1).ok());
+  ASSERT_TRUE(sum.Add(Scalar::Double(0.5), 1).ok());
+  EXPECT_EQ(sum.Value(), Scalar::Double(2.5));
+  ASSERT_TRUE(sum.Add(Scalar::Double(0.5), -1).ok());
+  EXPECT_EQ(sum.Value(), Scalar::Int(2)) << "the double retracted, the sum is an integer again";
+  Accumulator big(AggregateKind::kSum);
+  ASSERT_TRUE(big.Add(Scalar::Int(INT64_MAX), 1).ok());
+  ASSERT_TRUE(big.Add(Scalar::Int(INT64_MAX), 1).ok());
+  ASSERT_TRUE(big.Add(Scalar::Int(INT64_MAX), -1).ok());
+  EXPECT_EQ(big.Value(), Scalar::Int(INT64_MAX)) << "no overflow on the way";
+  EXPECT_EQ(AggregateKindOf("SUM", false, true).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(*AggregateKindOf("Count", true, false), AggregateKind::kCountRows);
+  EXPECT_EQ(*AggregateKindOf("count", false, true), AggregateKind::kCountDistinct);
+  EXPECT_NE(AggregateKindOf("median", false, false).status().message().find("median"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mink::stream
