@@ -2,7 +2,8 @@
 // The commands of the metadata log, as typed values, one header per domain: nodes
 // (node_commands.h), streams and objects (stream_commands.h), the catalog (catalog_commands.h),
 // writers (writer_commands.h), KV snapshots (kv_commands.h), the lake (lake_commands.h) and
-// the lake catalog's own namespaces and tables (lake_catalog_commands.h). Each command has a kind (its
+// the lake catalog's own namespaces and tables (lake_catalog_commands.h) and continuous SQL's
+// objects (continuous_commands.h). Each command has a kind (its
 // `kKind`) and a JSON body (the domains' *_commands.cc convert both ways); the state machine
 // (state.h) validates and applies them. Commands are deterministic: everything that validation
 // or application needs is in the command or in the state, never in the clock or the
@@ -13,6 +14,7 @@
 
 #include "base/result.h"
 #include "metadata/catalog_commands.h"
+#include "metadata/continuous_commands.h"
 #include "metadata/kv_commands.h"
 #include "metadata/lake_catalog_commands.h"
 #include "metadata/lake_commands.h"
@@ -28,7 +30,8 @@ using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObje
                              AlterTable, AllocateWriterId, CommitKvSnapshot, ElectCoordinator,
                              AssignStreams, ReleaseStreams, LeaveCluster, AllocateAutoIncrement,
                              CommitLakeSnapshot, CreateLakeNamespace, DropLakeNamespace,
-                             UpdateLakeNamespace, CommitLakeCatalog, RenameLakeTable>;
+                             UpdateLakeNamespace, CommitLakeCatalog, RenameLakeTable,
+                             CreateContinuousObject, DropContinuousObject>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

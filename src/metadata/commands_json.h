@@ -79,4 +79,9 @@ void FromJson(const json& j, CommitLakeCatalog* c);
 json ToJson(const RenameLakeTable& c);
 void FromJson(const json& j, RenameLakeTable* c);
 
+json ToJson(const CreateContinuousObject& c);
+void FromJson(const json& j, CreateContinuousObject* c);
+json ToJson(const DropContinuousObject& c);
+void FromJson(const json& j, DropContinuousObject* c);
+
 }  // namespace mink::metadata

@@ -111,6 +111,15 @@ struct LakeNamespaceState {
   std::map<std::string, std::string> properties;
 };
 
+// A catalog object of continuous SQL (continuous_commands.h).
+struct ContinuousObjectState {
+  std::string kind;  // source, stream, view, sink
+  std::string statement;
+  std::string definition;
+  std::vector<std::string> inputs;
+  int64_t created_ms = 0;
+};
+
 // A table of the lake catalog that Mink does not tier: its current metadata file.
 struct LakeCatalogTableState {
   std::string metadata_location;
@@ -162,6 +171,7 @@ class State {
   const std::map<NamespaceName, LakeNamespaceState>& lake_namespaces() const {
     return lake_namespaces_;
   }
+  const std::map<std::string, ContinuousObjectState>& continuous() const { return continuous_; }
   const std::map<LakeTableName, LakeCatalogTableState>& lake_catalog_tables() const {
     return lake_catalog_tables_;
   }
@@ -242,6 +252,11 @@ class State {
   void ApplyLakeAttach(const CreateTable& c, int64_t time_ms);
   Status CheckCommand(const RenameLakeTable& c) const;
   void ApplyCommand(const RenameLakeTable& c, int64_t time_ms);
+  // Continuous SQL's objects (state_continuous.cc).
+  Status CheckCommand(const CreateContinuousObject& c) const;
+  void ApplyCommand(const CreateContinuousObject& c, int64_t time_ms);
+  Status CheckCommand(const DropContinuousObject& c) const;
+  void ApplyCommand(const DropContinuousObject& c, int64_t time_ms);
   // The lake catalog (state_lake_catalog.cc): a key not yet used; keeping an outcome.
   Status CheckOutcome(const IdempotentOutcome& outcome) const;
   void KeepOutcome(const IdempotentOutcome& outcome, int64_t time_ms);
@@ -278,6 +293,7 @@ class State {
   std::map<NamespaceName, LakeNamespaceState> lake_namespaces_;
   std::map<LakeTableName, LakeCatalogTableState> lake_catalog_tables_;
   std::map<std::string, IdempotentRecord> idempotent_outcomes_;
+  std::map<std::string, ContinuousObjectState> continuous_;
 };
 
 }  // namespace mink::metadata

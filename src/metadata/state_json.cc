@@ -84,6 +84,14 @@ std::string State::Serialize() const {
   out.reserve(256 + 96 * segments + 64 * objects_.size() + 48 * unreferenced_.size());
   out += "{\"applied_seq\":";
   AppendJsonInt(&out, applied_seq_);
+  if (!continuous_.empty()) {
+    json objects = json::array();
+    for (const auto& [name, o] : continuous_) {
+      objects.push_back({name, o.kind, o.statement, o.definition, o.inputs, o.created_ms});
+    }
+    out += ",\"continuous\":";
+    out += objects.dump();
+  }
   out += ",\"coordinator\":[";
   AppendJsonInt(&out, coordinator_.node_id);
   out += ',';
@@ -323,6 +331,11 @@ Result<State> State::Deserialize(const std::string& text) {
     for (const auto& t : j.value("lake_catalog_tables", json::array())) {
       s.lake_catalog_tables_[{t.at(0).get<NamespaceName>(), t.at(1).get<std::string>()}] =
           LakeCatalogTableState{t.at(2).get<std::string>(), t.at(3).get<std::string>()};
+    }
+    for (const auto& o : j.value("continuous", json::array())) {
+      s.continuous_[o.at(0).get<std::string>()] =
+          ContinuousObjectState{o.at(1).get<std::string>(), o.at(2).get<std::string>(), o.at(3).get<std::string>(),
+                                o.at(4).get<std::vector<std::string>>(), o.at(5).get<int64_t>()};
     }
     for (const auto& o : j.value("idempotent_outcomes", json::array())) {
       s.idempotent_outcomes_[o.at(0).get<std::string>()] =

@@ -80,6 +80,9 @@ std::vector<Command> OneOfEachKind() {
                          LakeTableMove{{"ext"}, "u", "file:///w/a.json", ""}},
                         {"k-3", 200, "{}"}},
       RenameLakeTable{{"ext"}, "t", {"ext", "raw"}, "t2", {}},
+      CreateContinuousObject{"totals", "view", "CREATE MATERIALIZED VIEW totals AS SELECT 1", "{\"x\":1}",
+                             {"ticks"}, true},
+      DropContinuousObject{"totals", "view"},
   };
 }
 

@@ -414,6 +414,36 @@ TEST_F(StateTest, TheLakeCatalogsNamespacesAndTablesMoveByCompareAndSet) {
   EXPECT_TRUE(s_.idempotent_outcomes().empty());
 }
 
+// Continuous SQL's objects: created by name, replaced only by their kind, dropped only when
+// nothing reads them, kept in snapshots.
+TEST_F(StateTest, ContinuousObjectsAndWhatReadsThem) {
+  MustApply(&s_, CreateContinuousObject{"ticks", "source", "CREATE SOURCE ticks FROM GENERATOR ()", "{}", {}});
+  EXPECT_EQ(s_.Validate(CreateContinuousObject{"ticks", "source", "again", "{}", {}}).code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(s_.Validate(CreateContinuousObject{"ticks", "view", "x", "{}", {}, true}).code(),
+            StatusCode::kInvalidArgument) << "OR REPLACE keeps the kind";
+  EXPECT_EQ(s_.Validate(CreateContinuousObject{"totals", "view", "x", "{}", {"nope"}}).code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(s_.Validate(CreateContinuousObject{"t", "table", "x", "{}", {}}).code(), StatusCode::kInvalidArgument);
+  MustApply(&s_, CreateContinuousObject{"totals", "view", "CREATE MATERIALIZED VIEW totals AS ...", "{\"k\":1}",
+                                        {"ticks"}});
+  EXPECT_EQ(s_.Validate(DropContinuousObject{"ticks", "source"}).code(), StatusCode::kFailedPrecondition)
+      << "totals reads it";
+  EXPECT_EQ(s_.Validate(DropContinuousObject{"totals", "stream"}).code(), StatusCode::kInvalidArgument);
+
+  const std::string text = s_.Serialize();
+  auto loaded = State::Deserialize(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->Serialize(), text);
+  EXPECT_EQ(loaded->continuous().at("totals").definition, "{\"k\":1}");
+  EXPECT_EQ(loaded->continuous().at("totals").inputs, std::vector<std::string>{"ticks"});
+
+  MustApply(&s_, DropContinuousObject{"totals", "view"});
+  MustApply(&s_, DropContinuousObject{"ticks", "source"});
+  EXPECT_TRUE(s_.continuous().empty());
+  EXPECT_EQ(s_.Validate(DropContinuousObject{"ticks", "source"}).code(), StatusCode::kNotFound);
+}
+
 // A partitioned table attaching a lake table is created with the partitions its files are in; a
 // file's bucket index becomes the stream of that partition's bucket.
 TEST_F(StateTest, APartitionedAttachCreatesThePartitionsItsFilesAreIn) {

@@ -1,0 +1,33 @@
+#pragma once
+// Metadata commands of continuous SQL (docs/streaming-sql.md): its catalog objects. A SOURCE,
+// STREAM, MATERIALIZED VIEW or SINK is kept by name with the statement that created it and a
+// definition (JSON) the stream layer owns and reads back; `inputs` are the objects it reads, so
+// none is dropped while another reads it.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mink::metadata {
+
+struct CreateContinuousObject {
+  static constexpr std::string_view kKind = "continuous.create";
+  std::string name;
+  std::string kind;        // "source", "stream", "view" or "sink"
+  std::string statement;   // as it was written
+  std::string definition;  // JSON of the stream layer
+  std::vector<std::string> inputs;
+  bool replace = false;  // CREATE OR REPLACE: an object of the same kind may be replaced
+
+  bool operator==(const CreateContinuousObject&) const = default;
+};
+
+struct DropContinuousObject {
+  static constexpr std::string_view kKind = "continuous.drop";
+  std::string name;
+  std::string kind;  // what the DROP statement named: it must be the object's kind
+
+  bool operator==(const DropContinuousObject&) const = default;
+};
+
+}  // namespace mink::metadata
