@@ -450,8 +450,10 @@ class SessionImpl : public Session {
                          std::vector<arrow::RecordBatchPtr> batches) override {
     try {
       auto source = std::make_unique<BatchSource>(std::move(schema), std::move(batches));
+      // arrow_scan_dumb: DuckDB projects and filters the rows itself. (arrow_scan would push its
+      // projection and filters into the producer, which hands over whole batches.)
       auto relation = connection_.TableFunction(
-          "arrow_scan",
+          "arrow_scan_dumb",
           {duckdb::Value::POINTER(reinterpret_cast<uintptr_t>(source.get())),
            duckdb::Value::POINTER(reinterpret_cast<uintptr_t>(&BatchSource::Produce)),
            duckdb::Value::POINTER(reinterpret_cast<uintptr_t>(&BatchSource::GetSchema))});

@@ -86,5 +86,21 @@ TEST(Database, ArrowBatchesAreViewsAndParquetCarriesFieldIds) {
   EXPECT_EQ(FirstColumnText(*count), std::vector<std::string>{"1000"});
 }
 
+// A registered view read by some of its columns, or with a WHERE, answers from the right
+// columns and rows (the view hands DuckDB whole batches; DuckDB projects and filters them).
+TEST(Database, AViewReadByPartOfItsColumnsOrWithAFilter) {
+  auto db = Database::Open();
+  ASSERT_TRUE(db.ok()) << db.status();
+  auto session = *(*db)->Connect();
+  auto rows = Numbers(0, 100);
+  ASSERT_TRUE(session->RegisterBatches("numbers", rows->schema(), {rows}).ok());
+  auto names = session->Collect("SELECT name FROM numbers WHERE id BETWEEN 11 AND 13 ORDER BY name");
+  ASSERT_TRUE(names.ok()) << names.status();
+  EXPECT_EQ(FirstColumnText(*names), (std::vector<std::string>{"n11", "n12", "n13"}));
+  auto filtered = session->Collect("SELECT count(*)::BIGINT FROM numbers WHERE id >= 90");
+  ASSERT_TRUE(filtered.ok()) << filtered.status();
+  EXPECT_EQ(FirstColumnText(*filtered), std::vector<std::string>{"10"});
+}
+
 }  // namespace
 }  // namespace mink::sql

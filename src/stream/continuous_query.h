@@ -1,0 +1,71 @@
+#pragma once
+// ContinuousQuery: one continuous query fed with batches of its source. Each batch is
+// registered in a DuckDB session under the source's name and the query's per-batch query
+// (query_shape.h) turns it into the operator's columns; the operator keeps the state:
+//   - a windowed aggregate (WindowAggregate): Advance(watermark) gives the closed windows' rows;
+//   - an aggregate without a window (KeyedAggregate): TakeChanges gives each changed key's row
+//     before and after;
+//   - a projection: Add answers the batch's rows at once.
+// Rows come out in the select list's order as Scalars. Event time is the window's time
+// argument in microseconds; the highest seen is what a watermark is computed from.
+//
+// Not thread-safe: one pipeline owns it (and its DuckDB session).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrow_format/record_batch.h"
+#include "base/result.h"
+#include "sql/database.h"
+#include "stream/keyed_aggregate.h"
+#include "stream/query_shape.h"
+#include "stream/window_aggregate.h"
+
+namespace mink::stream {
+
+using Row = std::vector<Scalar>;
+
+struct RowChange {
+  std::optional<Row> before;  // none: a new row
+  std::optional<Row> after;   // none: the row is gone
+};
+
+class ContinuousQuery {
+ public:
+  static Result<std::unique_ptr<ContinuousQuery>> Make(sql::Database* db, const std::string& query);
+
+  const QueryShape& shape() const { return shape_; }
+  // The result's column names, in order.
+  std::vector<std::string> columns() const;
+
+  // Adds the rows of `batch` (columns of the source) with `weight` (+1 added, -1 retracted).
+  // A projection's rows come back at once; an aggregate answers nothing here.
+  Result<std::vector<Row>> Add(const arrow::RecordBatchPtr& batch, int64_t weight = 1);
+  // A windowed query: the rows of the windows the watermark closes.
+  std::vector<Row> Advance(int64_t watermark);
+  // An aggregate without a window: the rows that changed since the last call.
+  std::vector<RowChange> TakeChanges();
+
+  // The highest event time seen (INT64_MIN before any row of a windowed query).
+  int64_t max_event_time() const { return max_event_time_; }
+  int64_t late_rows() const { return window_ ? window_->late_rows() : 0; }
+
+ private:
+  ContinuousQuery(std::unique_ptr<sql::Session> session, QueryShape shape);
+  Row Output(const std::vector<Scalar>& key, const std::optional<Window>& window, const Row& values) const;
+
+  std::unique_ptr<sql::Session> session_;
+  QueryShape shape_;
+  std::unique_ptr<WindowAggregate> window_;
+  std::unique_ptr<KeyedAggregate> keyed_;
+  int64_t max_event_time_ = INT64_MIN;
+};
+
+// The value of row `row` of `column` as a Scalar: integers, dates and times as integers (a
+// timestamp in its unit), decimals and floats as doubles, strings and binaries as strings,
+// booleans as 0 or 1.
+Result<Scalar> ScalarAt(const arrow::ArrayData& column, int64_t row);
+
+}  // namespace mink::stream
