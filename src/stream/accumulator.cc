@@ -1,6 +1,7 @@
 #include "stream/accumulator.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <limits>
 #include <string>
@@ -63,6 +64,45 @@ void Accumulator::Merge(const Accumulator& other) {
   double_sum_ += other.double_sum_;
   doubles_ += other.doubles_;
   for (const auto& [v, n] : other.values_) values_[v] += n;
+}
+
+void Accumulator::Encode(std::string* out) const {
+  PutU8(out, static_cast<uint8_t>(kind_));
+  PutI64(out, rows_);
+  PutI64(out, count_);
+  PutU64(out, static_cast<uint64_t>(static_cast<unsigned __int128>(int_sum_)));
+  PutU64(out, static_cast<uint64_t>(static_cast<unsigned __int128>(int_sum_) >> 64));
+  uint64_t bits;
+  std::memcpy(&bits, &double_sum_, 8);
+  PutU64(out, bits);
+  PutI64(out, doubles_);
+  PutU32(out, static_cast<uint32_t>(values_.size()));
+  for (const auto& [v, n] : values_) {
+    v.Encode(out);
+    PutI64(out, n);
+  }
+}
+
+bool Accumulator::Decode(ByteReader* in, AggregateKind kind, Accumulator* out) {
+  uint8_t k = 0;
+  uint64_t low = 0, high = 0, bits = 0;
+  uint32_t values = 0;
+  Accumulator a(kind);
+  if (!in->ReadU8(&k) || k != static_cast<uint8_t>(kind) || !in->ReadI64(&a.rows_) || !in->ReadI64(&a.count_) ||
+      !in->ReadU64(&low) || !in->ReadU64(&high) || !in->ReadU64(&bits) || !in->ReadI64(&a.doubles_) ||
+      !in->ReadU32(&values)) {
+    return false;
+  }
+  a.int_sum_ = static_cast<__int128>((static_cast<unsigned __int128>(high) << 64) | low);
+  std::memcpy(&a.double_sum_, &bits, 8);
+  for (uint32_t i = 0; i < values; ++i) {
+    Scalar v;
+    int64_t n = 0;
+    if (!Scalar::Decode(in, &v) || !in->ReadI64(&n) || n <= 0) return false;
+    a.values_[v] = n;
+  }
+  *out = std::move(a);
+  return true;
 }
 
 Scalar Accumulator::Value() const {

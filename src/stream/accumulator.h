@@ -25,7 +25,7 @@ Result<AggregateKind> AggregateKindOf(std::string_view function, bool star, bool
 
 class Accumulator {
  public:
-  explicit Accumulator(AggregateKind kind) : kind_(kind) {}
+  explicit Accumulator(AggregateKind kind = AggregateKind::kCountRows) : kind_(kind) {}
 
   // Adds `value` with `weight` (+1 added, -1 retracted). Retracting a value the accumulator does
   // not hold is FailedPrecondition (an input changelog out of order), and changes nothing.
@@ -38,6 +38,11 @@ class Accumulator {
   Scalar Value() const;
   // Rows it holds (added minus retracted, nulls included).
   int64_t rows() const { return rows_; }
+
+  // Checkpoint bytes (docs/formats/continuous-state.md).
+  void Encode(std::string* out) const;
+  // An accumulator of `kind` from `in`; false when the bytes are not one.
+  static bool Decode(ByteReader* in, AggregateKind kind, Accumulator* out);
 
  private:
   AggregateKind kind_;

@@ -59,11 +59,35 @@ Result<Scalar> ScalarAt(const arrow::ArrayData& column, int64_t row) {
                               column.type->ToString());
 }
 
-Result<std::unique_ptr<ContinuousQuery>> ContinuousQuery::Make(sql::Database* db, const std::string& query) {
+Result<std::unique_ptr<ContinuousQuery>> ContinuousQuery::Make(sql::Database* db, const std::string& query,
+                                                               std::string_view checkpoint) {
   MINK_ASSIGN_OR_RETURN(auto session, db->Connect());
   MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
   MINK_ASSIGN_OR_RETURN(QueryShape shape, ShapeOf(*session, query));
-  return std::unique_ptr<ContinuousQuery>(new ContinuousQuery(std::move(session), std::move(shape)));
+  std::unique_ptr<ContinuousQuery> q(new ContinuousQuery(std::move(session), std::move(shape)));
+  if (!checkpoint.empty()) MINK_RETURN_IF_ERROR(q->Restore(checkpoint));
+  return q;
+}
+
+std::string ContinuousQuery::Checkpoint() const {
+  std::string out;
+  if (!window_ && !keyed_) return out;
+  PutI64(&out, max_event_time_);
+  out += window_ ? window_->Checkpoint() : keyed_->Checkpoint();
+  return out;
+}
+
+Status ContinuousQuery::Restore(std::string_view checkpoint) {
+  if (!window_ && !keyed_) return InvalidArgumentError("a projection keeps no state to restore");
+  if (checkpoint.size() < 8) return DataLossError("a continuous query's checkpoint is cut short");
+  max_event_time_ = static_cast<int64_t>(LoadU64(checkpoint.data()));
+  checkpoint.remove_prefix(8);
+  if (window_) {
+    MINK_ASSIGN_OR_RETURN(window_, WindowAggregate::Restore(checkpoint, *shape_.window, shape_.aggregates));
+  } else {
+    MINK_ASSIGN_OR_RETURN(keyed_, KeyedAggregate::Restore(checkpoint, shape_.aggregates));
+  }
+  return Status::Ok();
 }
 
 ContinuousQuery::ContinuousQuery(std::unique_ptr<sql::Session> session, QueryShape shape)

@@ -34,7 +34,9 @@ struct RowChange {
 
 class ContinuousQuery {
  public:
-  static Result<std::unique_ptr<ContinuousQuery>> Make(sql::Database* db, const std::string& query);
+  // `checkpoint`: the bytes Checkpoint gave, to continue from ("" starts empty).
+  static Result<std::unique_ptr<ContinuousQuery>> Make(sql::Database* db, const std::string& query,
+                                                       std::string_view checkpoint = {});
 
   const QueryShape& shape() const { return shape_; }
   // The result's column names, in order.
@@ -52,8 +54,13 @@ class ContinuousQuery {
   int64_t max_event_time() const { return max_event_time_; }
   int64_t late_rows() const { return window_ ? window_->late_rows() : 0; }
 
+  // The operator's state and the highest event time as checkpoint bytes
+  // (docs/formats/continuous-state.md); "" for a projection, which keeps none.
+  std::string Checkpoint() const;
+
  private:
   ContinuousQuery(std::unique_ptr<sql::Session> session, QueryShape shape);
+  Status Restore(std::string_view checkpoint);
   Row Output(const std::vector<Scalar>& key, const std::optional<Window>& window, const Row& values) const;
 
   std::unique_ptr<sql::Session> session_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "stream/checkpoint_bytes.h"
+
 namespace mink::stream {
 
 bool KeyedAggregate::KeyOrder::operator()(const std::vector<Scalar>& a, const std::vector<Scalar>& b) const {
@@ -53,6 +55,56 @@ std::vector<KeyChange> KeyedAggregate::TakeChanges() {
     ++it;
   }
   return out;
+}
+
+std::string KeyedAggregate::Checkpoint() const {
+  std::string out = BeginCheckpoint("MKKA");
+  PutU32(&out, static_cast<uint32_t>(aggregates_.size()));
+  for (AggregateKind k : aggregates_) PutU8(&out, static_cast<uint8_t>(k));
+  PutU32(&out, static_cast<uint32_t>(groups_.size()));
+  for (const auto& [key, g] : groups_) {
+    EncodeRow(key, &out);
+    PutI64(&out, g.rows);
+    PutU8(&out, static_cast<uint8_t>((g.dirty ? 1 : 0) | (g.emitted ? 2 : 0)));
+    if (g.emitted) EncodeRow(*g.emitted, &out);
+    for (const auto& a : g.accumulators) a.Encode(&out);
+  }
+  return SealCheckpoint(std::move(out));
+}
+
+Result<std::unique_ptr<KeyedAggregate>> KeyedAggregate::Restore(std::string_view bytes,
+                                                                const std::vector<AggregateKind>& aggregates) {
+  MINK_ASSIGN_OR_RETURN(std::string_view body, OpenCheckpoint(bytes, "MKKA"));
+  ByteReader in(body);
+  const Status bad = DataLossError("checkpoint of operator MKKA: cut short or malformed");
+  uint32_t n = 0;
+  if (!in.ReadU32(&n) || n > in.remaining()) return bad;
+  std::vector<AggregateKind> kinds(n);
+  for (auto& k : kinds) {
+    uint8_t v = 0;
+    if (!in.ReadU8(&v)) return bad;
+    k = static_cast<AggregateKind>(v);
+  }
+  if (kinds != aggregates) return InvalidArgumentError("the checkpoint holds the state of other aggregates");
+  auto keyed = std::make_unique<KeyedAggregate>(aggregates);
+  uint32_t groups = 0;
+  if (!in.ReadU32(&groups)) return bad;
+  for (uint32_t i = 0; i < groups; ++i) {
+    std::vector<Scalar> key;
+    Group g;
+    uint8_t flags = 0;
+    if (!DecodeRow(&in, &key) || !in.ReadI64(&g.rows) || !in.ReadU8(&flags)) return bad;
+    g.dirty = (flags & 1) != 0;
+    if (flags & 2) {
+      if (!DecodeRow(&in, &g.emitted.emplace())) return bad;
+    }
+    for (AggregateKind k : aggregates) {
+      if (!Accumulator::Decode(&in, k, &g.accumulators.emplace_back())) return bad;
+    }
+    keyed->groups_.emplace(std::move(key), std::move(g));
+  }
+  if (in.remaining() != 0) return bad;
+  return keyed;
 }
 
 }  // namespace mink::stream

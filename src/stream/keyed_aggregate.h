@@ -10,6 +10,8 @@
 // Not thread-safe; one pipeline owns it.
 
 #include <map>
+#include <memory>
+#include <string_view>
 #include <optional>
 #include <vector>
 
@@ -38,6 +40,13 @@ class KeyedAggregate {
   std::vector<KeyChange> TakeChanges();
 
   size_t keys() const { return groups_.size(); }
+
+  // Its whole state as checkpoint bytes (docs/formats/continuous-state.md), what was handed
+  // out included, so the changes after a restore continue from it.
+  std::string Checkpoint() const;
+  // DataLoss for bytes that are not a checkpoint; InvalidArgument for other aggregates.
+  static Result<std::unique_ptr<KeyedAggregate>> Restore(std::string_view bytes,
+                                                         const std::vector<AggregateKind>& aggregates);
 
  private:
   struct KeyOrder {

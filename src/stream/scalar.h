@@ -9,6 +9,8 @@
 #include <string>
 #include <variant>
 
+#include "base/bytes.h"
+
 namespace mink::stream {
 
 class Scalar {
@@ -32,6 +34,11 @@ class Scalar {
   bool operator==(const Scalar& other) const { return (*this <=> other) == 0; }
 
   std::string ToString() const;  // "null", "42", "1.5", "'text'"
+
+  // Checkpoint bytes (docs/formats/continuous-state.md): a tag (0 null, 1 integer, 2 double,
+  // 3 string), then an int64, a double's bits, or a u32 length and the bytes.
+  void Encode(std::string* out) const;
+  static bool Decode(ByteReader* in, Scalar* out);
 
  private:
   explicit Scalar(int64_t v) : v_(v) {}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "stream/checkpoint_bytes.h"
+
 namespace mink::stream {
 namespace {
 
@@ -169,5 +171,79 @@ std::vector<WindowResult> WindowAggregate::Advance(int64_t watermark) {
 }
 
 size_t WindowAggregate::open_windows() const { return open_.size(); }
+
+namespace {
+
+constexpr std::string_view kWindowMagic = "MKWA";
+
+void EncodeKinds(const std::vector<AggregateKind>& kinds, std::string* out) {
+  PutU32(out, static_cast<uint32_t>(kinds.size()));
+  for (AggregateKind k : kinds) PutU8(out, static_cast<uint8_t>(k));
+}
+
+}  // namespace
+
+std::string WindowAggregate::Checkpoint() const {
+  std::string out = BeginCheckpoint(kWindowMagic);
+  PutU8(&out, static_cast<uint8_t>(spec_.kind));
+  PutI64(&out, spec_.size);
+  PutI64(&out, spec_.slide);
+  PutI64(&out, spec_.gap);
+  PutI64(&out, spec_.offset);
+  EncodeKinds(aggregates_, &out);
+  PutI64(&out, watermark_);
+  PutI64(&out, late_rows_);
+  PutU32(&out, static_cast<uint32_t>(open_.size()));
+  for (const auto& [at, group] : open_) {
+    PutI64(&out, at.start);
+    PutI64(&out, at.end);
+    EncodeRow(at.key, &out);
+    PutI64(&out, group.rows);
+    for (const auto& a : group.accumulators) a.Encode(&out);
+  }
+  return SealCheckpoint(std::move(out));
+}
+
+Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Restore(std::string_view bytes, const WindowSpec& spec,
+                                                                  const std::vector<AggregateKind>& aggregates) {
+  MINK_ASSIGN_OR_RETURN(std::string_view body, OpenCheckpoint(bytes, kWindowMagic));
+  ByteReader in(body);
+  const Status bad = DataLossError("checkpoint of operator MKWA: cut short or malformed");
+  uint8_t kind = 0;
+  WindowSpec saved;
+  uint32_t n = 0;
+  if (!in.ReadU8(&kind) || !in.ReadI64(&saved.size) || !in.ReadI64(&saved.slide) || !in.ReadI64(&saved.gap) ||
+      !in.ReadI64(&saved.offset) || !in.ReadU32(&n) || n > in.remaining()) {
+    return bad;
+  }
+  saved.kind = static_cast<WindowKind>(kind);
+  std::vector<AggregateKind> kinds(n);
+  for (auto& k : kinds) {
+    uint8_t v = 0;
+    if (!in.ReadU8(&v)) return bad;
+    k = static_cast<AggregateKind>(v);
+  }
+  if (saved.kind != spec.kind || saved.size != spec.size || saved.slide != spec.slide || saved.gap != spec.gap ||
+      saved.offset != spec.offset || kinds != aggregates) {
+    return InvalidArgumentError("the checkpoint holds the state of another window or other aggregates");
+  }
+  auto w = std::make_unique<WindowAggregate>(spec, aggregates);
+  uint32_t open = 0;
+  if (!in.ReadI64(&w->watermark_) || !in.ReadI64(&w->late_rows_) || !in.ReadU32(&open)) return bad;
+  for (uint32_t i = 0; i < open; ++i) {
+    OpenKey at;
+    Group group;
+    if (!in.ReadI64(&at.start) || !in.ReadI64(&at.end) || !DecodeRow(&in, &at.key) || !in.ReadI64(&group.rows)) {
+      return bad;
+    }
+    for (AggregateKind k : aggregates) {
+      if (!Accumulator::Decode(&in, k, &group.accumulators.emplace_back())) return bad;
+    }
+    if (spec.kind == WindowKind::kSession) w->sessions_[at.key][at.start] = at.end;
+    w->open_.emplace(std::move(at), std::move(group));
+  }
+  if (in.remaining() != 0) return bad;
+  return w;
+}
 
 }  // namespace mink::stream

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,13 @@ class WindowAggregate {
   // Moves the watermark to `watermark` (never back) and closes the windows ending at or before
   // it: their results, in (end, key, start) order.
   std::vector<WindowResult> Advance(int64_t watermark);
+
+  // Its whole state as checkpoint bytes (docs/formats/continuous-state.md).
+  std::string Checkpoint() const;
+  // The aggregate a checkpoint holds; DataLoss for bytes that are not one, InvalidArgument for
+  // one of another window or other aggregates than `spec` and `aggregates`.
+  static Result<std::unique_ptr<WindowAggregate>> Restore(std::string_view bytes, const WindowSpec& spec,
+                                                          const std::vector<AggregateKind>& aggregates);
 
   int64_t watermark() const { return watermark_; }
   int64_t late_rows() const { return late_rows_; }

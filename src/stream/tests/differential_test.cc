@@ -2,8 +2,9 @@
 // random batches, each continuous query's output equals DuckDB's batch answer over the same
 // rows. Windowed queries are compared on every window they close (the watermark trails the
 // highest event time by the bound, and everything closes at the end); aggregates without a
-// window on the last state their changes leave; projections row for row. The seed is printed;
-// MINK_TEST_SEED repeats a run.
+// window on the last state their changes leave; projections row for row. Each query also runs
+// checkpointed at a random batch and restored into a new operator, which must answer the same.
+// The seed is printed; MINK_TEST_SEED repeats a run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,21 +97,30 @@ class DifferentialTest : public ::testing::Test {
     return out;
   }
 
-  // The continuous answer of `query` over the batches (source `input`), as sorted text.
-  std::vector<std::string> Continuous(const std::string& query) {
+  // The continuous answer of `query` over the batches (source `input`), as sorted text; with
+  // `restart_at` >= 0 the query is checkpointed before that batch and restored.
+  std::vector<std::string> Continuous(const std::string& query, int64_t restart_at = -1) {
     auto made = ContinuousQuery::Make(db_.get(), query);
     EXPECT_TRUE(made.ok()) << made.status() << "\n" << query;
     if (!made.ok()) return {};
-    ContinuousQuery& q = **made;
+    std::unique_ptr<ContinuousQuery> owner = std::move(*made);
     std::vector<std::string> out;
     std::map<std::string, std::string> state;  // an unwindowed aggregate's rows by key text
     auto changes = [&] {
-      for (const auto& c : q.TakeChanges()) {
+      for (const auto& c : owner->TakeChanges()) {
         if (c.before) state.erase(Text(*c.before));
         if (c.after) state[Text(*c.after)] = Text(*c.after);
       }
     };
-    for (const auto& b : batches_) {
+    for (size_t i = 0; i < batches_.size(); ++i) {
+      if (static_cast<int64_t>(i) == restart_at && !owner->Checkpoint().empty()) {
+        auto restored = ContinuousQuery::Make(db_.get(), query, owner->Checkpoint());
+        EXPECT_TRUE(restored.ok()) << restored.status();
+        if (!restored.ok()) return {};
+        owner = std::move(*restored);
+      }
+      ContinuousQuery& q = *owner;
+      const auto& b = batches_[i];
       auto rows = q.Add(b);
       EXPECT_TRUE(rows.ok()) << rows.status();
       if (!rows.ok()) return {};
@@ -120,6 +130,7 @@ class DifferentialTest : public ::testing::Test {
       }
       changes();
     }
+    ContinuousQuery& q = *owner;
     for (const auto& r : q.Advance(INT64_MAX)) out.push_back(Text(r));
     EXPECT_EQ(q.late_rows(), 0);
     for (const auto& [k, v] : state) out.push_back(v);
@@ -132,6 +143,8 @@ class DifferentialTest : public ::testing::Test {
     const auto expected = Oracle(oracle);
     ASSERT_FALSE(expected.empty());
     EXPECT_EQ(Continuous(query), expected);
+    const int64_t restart_at = static_cast<int64_t>(seed_ % batches_.size());
+    EXPECT_EQ(Continuous(query, restart_at), expected) << "checkpointed and restored before batch " << restart_at;
   }
 
   uint64_t seed_ = 0;

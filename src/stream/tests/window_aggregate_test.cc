@@ -143,6 +143,37 @@ TEST(WindowAggregate, RetractionsKeepAggregatesExact) {
       << "b's window held no row any more";
 }
 
+// Checkpoint bytes restore the same state; damaged bytes or another query's are refused.
+TEST(WindowAggregate, CheckpointsRestoreTheStateAndRefuseOthers) {
+  const std::vector<AggregateKind> kinds{AggregateKind::kSum, AggregateKind::kCountDistinct};
+  WindowAggregate w(WindowSpec::Session(100), kinds);
+  Add(&w, "a", 10, {Scalar::Int(1), Scalar::String("x")});
+  Add(&w, "b", 50, {Scalar::Double(2.5), Scalar::String("y")});
+  w.Advance(20);
+  const std::string bytes = w.Checkpoint();
+  auto restored = WindowAggregate::Restore(bytes, WindowSpec::Session(100), kinds);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  EXPECT_EQ((*restored)->watermark(), 20);
+  Add(restored->get(), "a", 90, {Scalar::Int(4), Scalar::String("x")});  // extends a's session
+  Add(&w, "a", 90, {Scalar::Int(4), Scalar::String("x")});
+  EXPECT_EQ(Show((*restored)->Advance(1000)), Show(w.Advance(1000)));
+  EXPECT_EQ(Show(WindowAggregate::Restore(bytes, WindowSpec::Session(100), kinds).value()->Advance(1000)),
+            Show({Result("a", 10, 110, {Scalar::Int(1), Scalar::Int(1)}),
+                  Result("b", 50, 150, {Scalar::Double(2.5), Scalar::Int(1)})}));
+
+  std::string flipped = bytes;
+  flipped[20] ^= 1;
+  EXPECT_EQ(WindowAggregate::Restore(flipped, WindowSpec::Session(100), kinds).status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(WindowAggregate::Restore(bytes.substr(0, 30), WindowSpec::Session(100), kinds).status().code(),
+            StatusCode::kDataLoss);
+  EXPECT_EQ(WindowAggregate::Restore("MKKA" + bytes.substr(4), WindowSpec::Session(100), kinds).status().code(),
+            StatusCode::kDataLoss);
+  EXPECT_EQ(WindowAggregate::Restore(bytes, WindowSpec::Session(200), kinds).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(WindowAggregate::Restore(bytes, WindowSpec::Session(100), {AggregateKind::kSum}).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(WindowAggregate, SumsOfDoublesAndTheirNulls) {
   Accumulator sum(AggregateKind::kSum);
   EXPECT_TRUE(sum.Value().is_null()) << "SUM of no values is null";
