@@ -1,0 +1,193 @@
+#include "stream/catalog.h"
+
+#include <nlohmann/json.hpp>
+
+#include "stream/generator_source.h"
+#include "stream/query_shape.h"
+
+namespace mink::stream {
+namespace {
+
+using json = nlohmann::json;
+
+json OptionsJson(const Statement& s) {
+  json out = json::object();
+  for (const auto& [k, v] : s.options) out[k] = v;
+  return out;
+}
+
+std::string StatementName(const Statement& s) {
+  switch (s.kind) {
+    case StatementKind::kCreateSource: return "CREATE SOURCE";
+    case StatementKind::kCreateStream: return "CREATE STREAM";
+    case StatementKind::kCreateView: return "CREATE MATERIALIZED VIEW";
+    case StatementKind::kCreateSink: return "CREATE SINK";
+    case StatementKind::kDrop: return std::string("DROP ") + ObjectKindName(s.object);
+    default: return "metadata";
+  }
+}
+
+}  // namespace
+
+std::string KindName(ObjectKind kind) {
+  switch (kind) {
+    case ObjectKind::kSource: return "source";
+    case ObjectKind::kStream: return "stream";
+    case ObjectKind::kView: return "view";
+    case ObjectKind::kSink: return "sink";
+    case ObjectKind::kNone: break;
+  }
+  return "";
+}
+
+Result<StatementResult> Catalog::Execute(const Statement& s, int64_t now_ms) {
+  if (s.if_not_exists && meta_->Read([&](const metadata::State& st) { return st.continuous().count(s.name) > 0; })) {
+    return StatementResult{StatementName(s), s.name, {}};
+  }
+  switch (s.kind) {
+    case StatementKind::kCreateSource: return CreateSource(s, now_ms);
+    case StatementKind::kCreateStream:
+    case StatementKind::kCreateView: return CreateQuery(s);
+    case StatementKind::kCreateSink: return CreateSink(s);
+    case StatementKind::kDrop: return Drop(s);
+    case StatementKind::kShow: return Show(s);
+    case StatementKind::kDescribe: return Describe(s);
+    case StatementKind::kSubscribe:
+      return UnimplementedError("SUBSCRIBE " + s.name + ": subscriptions are not built yet");
+    default: return InvalidArgumentError("not a continuous SQL statement: " + s.text);
+  }
+}
+
+Status Catalog::CheckConnector(const Statement& s, const std::string& what) const {
+  if (!s.format.empty() && s.format != "JSON") {
+    return InvalidArgumentError(what + ": FORMAT " + s.format + " is not supported (JSON is)");
+  }
+  auto table_exists = [&](const std::string& name) {
+    const size_t dot = name.find('.');
+    if (dot == std::string::npos) return false;
+    return meta_->Read([&](const metadata::State& st) {
+      return st.FindTable(name.substr(0, dot), name.substr(dot + 1)) != nullptr;
+    });
+  };
+  if (s.connector == "GENERATOR") {
+    if (s.kind != StatementKind::kCreateSource) return InvalidArgumentError(what + ": GENERATOR is a source only");
+    if (!s.columns.empty()) {
+      return InvalidArgumentError(what + ": a GENERATOR source's columns are its own (seq, ts, value)");
+    }
+    return GeneratorSource::Make(s.options, 0).status();
+  }
+  if (s.connector == "MINK") {
+    auto table = OptionOf(s, "table");
+    if (!table) return InvalidArgumentError(what + ": MINK needs 'table' = 'database.table'");
+    if (!table_exists(*table)) return NotFoundError(what + ": table " + *table + " does not exist");
+    return Status::Ok();
+  }
+  if (s.connector == "KAFKA") {
+    auto topic = OptionOf(s, "topic");
+    if (!topic) return InvalidArgumentError(what + ": KAFKA needs 'topic'");
+    if (!table_exists("kafka." + *topic)) {
+      return InvalidArgumentError(what + ": topic " + *topic +
+                                  " is not a topic of this Mink cluster (a Kafka outside Mink is not supported yet)");
+    }
+    return Status::Ok();
+  }
+  if (s.connector.empty()) {
+    return InvalidArgumentError(what + ": a " + std::string(s.kind == StatementKind::kCreateSink ? "sink" : "source") +
+                                " needs a connector (" +
+                                (s.kind == StatementKind::kCreateSink ? "INTO MINK or KAFKA" : "FROM GENERATOR, MINK or KAFKA") +
+                                ")");
+  }
+  return InvalidArgumentError(what + ": connector " + s.connector + " is not supported (GENERATOR, MINK, KAFKA)");
+}
+
+Result<StatementResult> Catalog::CreateSource(const Statement& s, int64_t now_ms) {
+  const std::string what = "source " + s.name;
+  MINK_RETURN_IF_ERROR(CheckConnector(s, what));
+  json columns = json::array();
+  for (const auto& c : s.columns) columns.push_back({c.name, c.type, c.not_null});
+  json definition = {{"connector", s.connector}, {"options", OptionsJson(s)}, {"columns", columns},
+                     {"format", s.format},       {"start_ms", now_ms}};
+  if (s.watermark) definition["watermark"] = {{"column", s.watermark->column}, {"expression", s.watermark->expression}};
+  MINK_RETURN_IF_ERROR(
+      meta_->Append(metadata::Command(metadata::CreateContinuousObject{s.name, "source", s.text, definition.dump(), {},
+                                                                       s.or_replace}))
+          .status());
+  return StatementResult{"CREATE SOURCE", s.name, {}};
+}
+
+Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
+  const std::string kind = s.kind == StatementKind::kCreateView ? "view" : "stream";
+  MINK_ASSIGN_OR_RETURN(auto session, db_->Connect());
+  auto shape = ShapeOf(*session, s.query);
+  if (!shape.ok()) return Status(shape.status().code(), kind + " " + s.name + ": " + shape.status().message());
+  if (s.emit == "ON WINDOW CLOSE" && !shape->window) {
+    return InvalidArgumentError(kind + " " + s.name + ": EMIT ON WINDOW CLOSE needs a window in GROUP BY");
+  }
+  if (!s.emit.empty() && s.emit != "ON WINDOW CLOSE" && s.emit != "CHANGES") {
+    return InvalidArgumentError(kind + " " + s.name + ": EMIT " + s.emit + " is not supported (ON WINDOW CLOSE, CHANGES)");
+  }
+  const std::string source_kind = meta_->Read([&](const metadata::State& st) {
+    auto it = st.continuous().find(shape->source);
+    return it == st.continuous().end() ? std::string() : it->second.kind;
+  });
+  if (source_kind.empty()) {
+    return NotFoundError(kind + " " + s.name + " reads " + shape->source + ", which is not a source or stream");
+  }
+  if (source_kind == "sink") return InvalidArgumentError(kind + " " + s.name + " reads sink " + shape->source);
+  json columns = json::array();
+  for (const auto& o : shape->outputs) columns.push_back(o.name);
+  const json definition = {{"query", s.query}, {"emit", s.emit}, {"source", shape->source}, {"columns", columns}};
+  MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(metadata::CreateContinuousObject{
+                                         s.name, kind, s.text, definition.dump(), {shape->source}, s.or_replace}))
+                           .status());
+  return StatementResult{StatementName(s), s.name, {}};
+}
+
+Result<StatementResult> Catalog::CreateSink(const Statement& s) {
+  const std::string what = "sink " + s.name;
+  MINK_RETURN_IF_ERROR(CheckConnector(s, what));
+  const json definition = {{"from", s.from}, {"connector", s.connector}, {"options", OptionsJson(s)}, {"format", s.format}};
+  MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(metadata::CreateContinuousObject{
+                                         s.name, "sink", s.text, definition.dump(), {s.from}, s.or_replace}))
+                           .status());
+  return StatementResult{"CREATE SINK", s.name, {}};
+}
+
+Result<StatementResult> Catalog::Drop(const Statement& s) {
+  const bool exists = meta_->Read([&](const metadata::State& st) { return st.continuous().count(s.name) > 0; });
+  if (!exists && s.if_exists) return StatementResult{StatementName(s), s.name, {}};
+  MINK_RETURN_IF_ERROR(
+      meta_->Append(metadata::Command(metadata::DropContinuousObject{s.name, KindName(s.object)})).status());
+  return StatementResult{StatementName(s), s.name, {}};
+}
+
+StatementResult Catalog::Show(const Statement& s) const {
+  StatementResult out{"metadata", "", {}};
+  const std::string kind = KindName(s.object);
+  meta_->Read([&](const metadata::State& st) {
+    for (const auto& [name, o] : st.continuous()) {
+      if (o.kind == kind) out.rows.push_back({{"name", name}, {"sql", o.statement}});
+    }
+  });
+  return out;
+}
+
+Result<StatementResult> Catalog::Describe(const Statement& s) const {
+  StatementResult out{"metadata", s.name, {}};
+  const bool found = meta_->Read([&](const metadata::State& st) {
+    auto it = st.continuous().find(s.name);
+    if (it == st.continuous().end()) return false;
+    std::string inputs;
+    for (const auto& i : it->second.inputs) inputs += (inputs.empty() ? "" : ", ") + i;
+    out.rows.push_back({{"name", s.name},
+                        {"kind", it->second.kind},
+                        {"reads", inputs},
+                        {"definition", it->second.definition},
+                        {"sql", it->second.statement}});
+    return true;
+  });
+  if (!found) return NotFoundError(s.name + " does not exist");
+  return out;
+}
+
+}  // namespace mink::stream

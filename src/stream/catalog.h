@@ -1,0 +1,65 @@
+#pragma once
+// Catalog: continuous SQL's statements carried out against the metadata log (decision 0014):
+// CREATE SOURCE / STREAM / MATERIALIZED VIEW / SINK become `continuous.create` commands with a
+// definition (JSON, below), DROP a `continuous.drop`, SHOW and DESCRIBE read the state. Each
+// statement is checked before anything is written: the connector and its options, the query's
+// shape (DuckDB parses it; query_shape.h), and that what it reads exists.
+//
+// Definitions (the `definition` of the command):
+//   source: {"connector": "GENERATOR"|"MINK"|"KAFKA", "options": {...}, "columns": [[name, type,
+//            not_null], ...], "watermark": {"column", "expression"} (when declared),
+//            "format": "JSON"|"", "start_ms": creation time (GENERATOR's rows start there)}
+//   stream, view: {"query": text, "emit": words after EMIT, "source": name, "columns": [names]}
+//   sink: {"from": name, "connector": ..., "options": {...}, "format": ...}
+//
+// Sources: GENERATOR (rows.per.second); MINK ('table' = 'db.table', an existing table); KAFKA
+// ('topic' = a topic of this Mink cluster: the table kafka.<topic>; an external Kafka is refused
+// until its connector exists). Sinks: MINK ('table') and KAFKA ('topic'), as sources.
+//
+// Thread-safe (the metadata log orders appends).
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "metadata/metadata_log.h"
+#include "sql/database.h"
+#include "stream/statement.h"
+
+namespace mink::stream {
+
+// One statement's answer, as POST /api/v1/sql gives it: `result_type` (the statement, e.g.
+// "CREATE SOURCE", or "metadata" for SHOW and DESCRIBE), the object's name, and rows of
+// (column, text) pairs for SHOW and DESCRIBE.
+struct StatementResult {
+  std::string result_type;
+  std::string object_name;
+  std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+};
+
+class Catalog {
+ public:
+  Catalog(metadata::MetadataLog* meta, sql::Database* db) : meta_(meta), db_(db) {}
+
+  // Carries out `statement` (not a plain query: those are the SQL engine's). `now_ms` is the
+  // creation time recorded for a source.
+  Result<StatementResult> Execute(const Statement& statement, int64_t now_ms);
+
+ private:
+  Result<StatementResult> CreateSource(const Statement& s, int64_t now_ms);
+  Result<StatementResult> CreateQuery(const Statement& s);
+  Result<StatementResult> CreateSink(const Statement& s);
+  Result<StatementResult> Drop(const Statement& s);
+  StatementResult Show(const Statement& s) const;
+  Result<StatementResult> Describe(const Statement& s) const;
+  // InvalidArgument naming what the connector cannot do for `what`.
+  Status CheckConnector(const Statement& s, const std::string& what) const;
+
+  metadata::MetadataLog* const meta_;
+  sql::Database* const db_;
+};
+
+// "source", "stream", "view", "sink" (the metadata's kinds) of a statement's object.
+std::string KindName(ObjectKind kind);
+
+}  // namespace mink::stream

@@ -1,0 +1,144 @@
+// Continuous SQL's statements against the metadata log: the seed's two examples become catalog
+// objects, SHOW and DESCRIBE read them, DROP follows what reads what, and every refusal names
+// what was wrong before anything is written.
+#include "stream/catalog.h"
+
+#include <gtest/gtest.h>
+
+#include "table/tests/table_test_node.h"
+
+namespace mink::stream {
+namespace {
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    node_ = table::testing::TestNode::Start(table::testing::TempMetaUrl("stream-catalog"),
+                                            std::make_shared<object_store::MemoryStore>(), {});
+    ASSERT_TRUE(node_);
+    auto db = sql::Database::Open();
+    ASSERT_TRUE(db.ok());
+    db_ = std::move(*db);
+    catalog_ = std::make_unique<Catalog>(node_->meta.get(), db_.get());
+    ASSERT_TRUE(node_->tables->CreateDatabase("kafka").ok());
+    ASSERT_TRUE(node_->tables->CreateDatabase("shop").ok());
+    table::TableSpec spec;
+    spec.columns = {"id BIGINT NOT NULL", "v BIGINT"};
+    for (const char* t : {"kafka.trades", "kafka.minute-volume", "shop.orders"}) {
+      ASSERT_TRUE(node_->tables->CreateTable(t, spec).ok()) << t;
+    }
+  }
+  // Runs every statement of `sql`; the first failure's message, or "" when all succeed.
+  std::string Run(const std::string& sql, std::vector<StatementResult>* results = nullptr) {
+    auto statements = ParseStatements(sql);
+    if (!statements.ok()) return statements.status().message();
+    for (const auto& s : *statements) {
+      auto r = catalog_->Execute(s, 1'000'000);
+      if (!r.ok()) return r.status().message();
+      if (results != nullptr) results->push_back(*r);
+    }
+    return "";
+  }
+  size_t Objects() {
+    return node_->meta->Read([](const metadata::State& s) { return s.continuous().size(); });
+  }
+
+  std::unique_ptr<table::testing::TestNode> node_;
+  std::unique_ptr<sql::Database> db_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+TEST_F(CatalogTest, TheSeedsQuickStartAndMinuteVolume) {
+  std::vector<StatementResult> results;
+  ASSERT_EQ(Run(R"sql(
+CREATE SOURCE ticks FROM GENERATOR ('rows.per.second' = '10');
+CREATE MATERIALIZED VIEW tick_totals AS
+    SELECT COUNT(*) AS rows_seen, MAX(seq) AS last_seq
+    FROM ticks;
+CREATE SOURCE trades (
+    symbol VARCHAR NOT NULL,
+    price  DOUBLE NOT NULL,
+    volume BIGINT NOT NULL,
+    ts     TIMESTAMP NOT NULL,
+    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) FROM KAFKA (
+    'bootstrap.servers' = 'localhost:9092',
+    'topic' = 'trades',
+    'group.id' = 'minute-volume',
+    'startup.mode' = 'earliest'
+) FORMAT JSON;
+CREATE STREAM minute_volume AS
+    SELECT symbol,
+           tumble(ts, INTERVAL '1' MINUTE) AS minute,
+           SUM(volume) AS volume,
+           MAX(price) AS high
+    FROM trades
+    GROUP BY symbol, tumble(ts, INTERVAL '1' MINUTE)
+    EMIT ON WINDOW CLOSE;
+CREATE SINK minute_volume_out FROM minute_volume
+    INTO KAFKA ('bootstrap.servers' = 'localhost:9092', 'topic' = 'minute-volume')
+    FORMAT JSON;
+)sql", &results),
+            "");
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[1].result_type, "CREATE MATERIALIZED VIEW");
+  EXPECT_EQ(results[1].object_name, "tick_totals");
+  EXPECT_EQ(Objects(), 5u);
+  const auto view = node_->meta->Read([](const metadata::State& s) { return s.continuous().at("tick_totals"); });
+  EXPECT_EQ(view.kind, "view");
+  EXPECT_EQ(view.inputs, std::vector<std::string>{"ticks"});
+  EXPECT_NE(view.definition.find(R"("columns":["rows_seen","last_seq"])"), std::string::npos) << view.definition;
+  const auto trades = node_->meta->Read([](const metadata::State& s) { return s.continuous().at("trades"); });
+  EXPECT_NE(trades.definition.find(R"("watermark":{"column":"ts","expression":"ts - INTERVAL '5' SECOND"})"),
+            std::string::npos)
+      << trades.definition;
+
+  results.clear();
+  ASSERT_EQ(Run("SHOW SOURCES; DESCRIBE minute_volume_out", &results), "");
+  ASSERT_EQ(results[0].rows.size(), 2u);
+  EXPECT_EQ(results[0].rows[0][0].second, "ticks");
+  EXPECT_EQ(results[0].rows[1][0].second, "trades");
+  EXPECT_EQ(results[1].rows[0][1], (std::pair<std::string, std::string>{"kind", "sink"}));
+  EXPECT_EQ(results[1].rows[0][2], (std::pair<std::string, std::string>{"reads", "minute_volume"}));
+
+  // Nothing is dropped while another object reads it.
+  EXPECT_EQ(Run("DROP SOURCE ticks"), "view tick_totals reads ticks: drop it first");
+  EXPECT_EQ(Run("DROP STREAM tick_totals"), "tick_totals is a view, not a stream");
+  EXPECT_EQ(Run("DROP MATERIALIZED VIEW tick_totals; DROP SOURCE ticks; DROP SOURCE IF EXISTS ticks"), "");
+  EXPECT_EQ(Objects(), 3u);
+}
+
+TEST_F(CatalogTest, RefusalsNameWhatWasWrongAndWriteNothing) {
+  EXPECT_EQ(Run("CREATE SOURCE t FROM KAFKA ('topic' = 'elsewhere')"),
+            "source t: topic elsewhere is not a topic of this Mink cluster (a Kafka outside Mink is not supported yet)");
+  EXPECT_EQ(Run("CREATE SOURCE g FROM GENERATOR ('rows.per.second' = 'fast')"),
+            "GENERATOR's rows.per.second is 'fast', not a number in 1-10000000");
+  EXPECT_EQ(Run("CREATE SOURCE g (a BIGINT) FROM GENERATOR ()"),
+            "source g: a GENERATOR source's columns are its own (seq, ts, value)");
+  EXPECT_EQ(Run("CREATE SOURCE o FROM MINK ('table' = 'shop.nope')"), "source o: table shop.nope does not exist");
+  EXPECT_EQ(Run("CREATE SOURCE o (a BIGINT)"), "source o: a source needs a connector (FROM GENERATOR, MINK or KAFKA)");
+  EXPECT_EQ(Run("CREATE SOURCE o FROM MINK ('table' = 'shop.orders') FORMAT AVRO"),
+            "source o: FORMAT AVRO is not supported (JSON is)");
+  EXPECT_EQ(Run("CREATE MATERIALIZED VIEW v AS SELECT COUNT(*) FROM nothing"),
+            "view v reads nothing, which is not a source or stream");
+  ASSERT_EQ(Run("CREATE SOURCE o FROM MINK ('table' = 'shop.orders')"), "");
+  EXPECT_EQ(Run("CREATE STREAM s AS SELECT id, median(v) FROM o GROUP BY id"),
+            "stream s: aggregate median is not supported in a continuous query (COUNT, SUM, MIN, MAX, AVG, COUNT "
+            "DISTINCT)");
+  EXPECT_EQ(Run("CREATE STREAM s AS SELECT id, SUM(v) FROM o GROUP BY id EMIT ON WINDOW CLOSE"),
+            "stream s: EMIT ON WINDOW CLOSE needs a window in GROUP BY");
+  EXPECT_EQ(Run("CREATE SINK k FROM o INTO GENERATOR ()"), "sink k: GENERATOR is a source only");
+  EXPECT_EQ(Run("CREATE SINK k FROM nothing INTO MINK ('table' = 'shop.orders')"), "k reads nothing, which does not exist");
+  EXPECT_EQ(Objects(), 1u) << "only o was created";
+
+  // IF NOT EXISTS leaves an object as it is; OR REPLACE replaces one of the same kind.
+  EXPECT_EQ(Run("CREATE SOURCE IF NOT EXISTS o FROM GENERATOR ()"), "");
+  EXPECT_EQ(node_->meta->Read([](const metadata::State& s) { return s.continuous().at("o").statement; }),
+            "CREATE SOURCE o FROM MINK ('table' = 'shop.orders')");
+  EXPECT_EQ(Run("CREATE SOURCE o FROM GENERATOR ()"), "source o already exists");
+  EXPECT_EQ(Run("CREATE OR REPLACE SOURCE o FROM GENERATOR ()"), "");
+  EXPECT_EQ(Run("SUBSCRIBE o"), "SUBSCRIBE o: subscriptions are not built yet");
+}
+
+}  // namespace
+}  // namespace mink::stream
