@@ -67,6 +67,11 @@ Result<json> Cluster::Action(const std::string& type, const json& body) {
   return answer;
 }
 
+Result<json> Cluster::ContinuousSql(const std::string& sql) {
+  MINK_ASSIGN_OR_RETURN(json j, Action("continuous-sql", json{{"sql", sql}}));
+  return j.value("results", json::array());
+}
+
 Result<std::vector<std::string>> Cluster::ListDatabases() {
   MINK_ASSIGN_OR_RETURN(json j, Action("list-databases", json::object()));
   MINK_ASSIGN_OR_RETURN(auto names, StringList(j, "databases", "list-databases"));

@@ -63,6 +63,9 @@ class Cluster {
                                                             const std::string& table);
   // Changes a table: the body of the alter-table action (docs/flight-api.md), "table" included.
   Status AlterTable(const nlohmann::json& body);
+  // Continuous SQL statements carried out by the node (the continuous-sql action): one answer
+  // per statement, in order.
+  Result<nlohmann::json> ContinuousSql(const std::string& sql);
   // The client for a node ("" = the bootstrap node).
   Result<std::shared_ptr<flight::FlightClient>> ClientFor(const std::string& location);
 

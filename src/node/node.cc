@@ -93,8 +93,13 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                                                       node->forwarder_.get());
   MINK_RETURN_IF_ERROR(node->tables_->Start());
   std::string advertise = config.advertise.empty() ? "grpc://" + config.listen : config.advertise;
+  // Continuous SQL's statements: DuckDB reads their queries' shapes (one thread is plenty).
+  sql::DatabaseOptions continuous_db;
+  continuous_db.threads = 1;
+  MINK_ASSIGN_OR_RETURN(node->continuous_db_, sql::Database::Open(continuous_db));
+  node->continuous_ = std::make_unique<stream::Catalog>(node->meta_.get(), node->continuous_db_.get());
   node->flight_service_ = std::make_unique<flight::TableFlightService>(
-      node->tables_.get(), advertise, node->membership_.get());
+      node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get());
   MINK_ASSIGN_OR_RETURN(node->flight_,
                         flight::FlightServer::Start(config.listen, node->flight_service_.get()));
   if (!config.kafka_listen.empty()) {

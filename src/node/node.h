@@ -13,6 +13,8 @@
 #include "node/cluster_follower.h"
 #include "node/kafka_cluster_view.h"
 #include "node/flight_forwarder.h"
+#include "sql/database.h"
+#include "stream/catalog.h"
 #include "config/serve_config.h"
 #include "flight/server/flight_server.h"
 #include "flight/service/table_flight_service.h"
@@ -58,6 +60,8 @@ class Node {
   std::unique_ptr<table::TableStore> tables_;
   std::unique_ptr<lake::Lake> lake_;  // after tables_: it reads and tiers them
   std::unique_ptr<cluster::Membership> membership_;
+  std::unique_ptr<sql::Database> continuous_db_;  // before continuous_: it parses with it
+  std::unique_ptr<stream::Catalog> continuous_;   // before flight_service_: it serves it
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

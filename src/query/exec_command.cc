@@ -1,14 +1,22 @@
 // mink-query exec -e SQL | -f FILE: runs the statements in order and prints the rows of each
-// statement that returns rows; stops at the first error.
+// statement that returns rows; stops at the first error. Continuous SQL's statements (CREATE
+// SOURCE, CREATE STREAM, ..., docs/streaming-sql.md) go to the node (its continuous-sql action);
+// their answers print as JSON objects (json) or lines (table).
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "client/action.h"
+#include "client/cluster.h"
 #include "query/commands.h"
 #include "query/common.h"
 #include "query/output.h"
+#include "stream/statement.h"
 
 namespace mink::query {
 namespace {
@@ -33,6 +41,31 @@ Result<std::string> ReadScript(const std::string& file) {
   return buffer.str();
 }
 
+bool IsContinuous(const stream::Statement& s) {
+  return s.kind != stream::StatementKind::kQuery && s.kind != stream::StatementKind::kExplain;
+}
+
+// A continuous statement's answers, as the node gave them.
+void PrintContinuous(const nlohmann::json& results, OutputFormat format) {
+  for (const auto& r : results) {
+    if (format != OutputFormat::kTable) {
+      WriteStdout(client::DumpJson(r) + "\n");
+      continue;
+    }
+    if (!r.contains("data")) {
+      WriteStdout(r.value("result_type", "") + " " + r.value("object_name", "") + "\n");
+      continue;
+    }
+    for (const auto& row : r["data"]) {
+      std::string line;
+      for (auto it = row.begin(); it != row.end(); ++it) {
+        line += (line.empty() ? "" : " | ") + it.key() + ": " + it.value().get<std::string>();
+      }
+      WriteStdout(line + "\n");
+    }
+  }
+}
+
 Status RunExec(const CommonOptions& common, const ExecOptions& options) {
   if (options.sql.empty() == options.file.empty()) {
     return InvalidArgumentError("give the SQL with -e SQL or -f FILE (one of them)");
@@ -49,9 +82,28 @@ Status RunExec(const CommonOptions& common, const ExecOptions& options) {
   }
   MINK_ASSIGN_OR_RETURN(auto engine, OpenEngine(common));
   MINK_ASSIGN_OR_RETURN(auto session, engine->Connect());
-  MINK_ASSIGN_OR_RETURN(std::vector<std::string> statements, session->SplitStatements(script));
+  // A script with continuous statements is split by their parser; any other as DuckDB splits it.
+  std::vector<std::string> statements;
+  std::vector<bool> continuous;
+  auto parsed = stream::ParseStatements(script);
+  if (parsed.ok() && std::any_of(parsed->begin(), parsed->end(), IsContinuous)) {
+    for (const auto& s : *parsed) {
+      statements.push_back(s.text);
+      continuous.push_back(IsContinuous(s));
+    }
+  } else {
+    MINK_ASSIGN_OR_RETURN(statements, session->SplitStatements(script));
+    continuous.assign(statements.size(), false);
+  }
   bool printed = false;
-  for (const auto& statement : statements) {
+  for (size_t i = 0; i < statements.size(); ++i) {
+    const std::string& statement = statements[i];
+    if (continuous[i]) {
+      MINK_ASSIGN_OR_RETURN(nlohmann::json results, engine->cluster().ContinuousSql(statement));
+      PrintContinuous(results, format);
+      printed = true;
+      continue;
+    }
     MINK_ASSIGN_OR_RETURN(auto result, session->Execute(statement));
     if (result->returns_rows()) {
       // Tables of several statements are separated by a blank line.

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow_format/ipc.h"
+#include "flight/service/continuous_action.h"
 #include "table/arrow_rows.h"
 
 namespace mink::flight {
@@ -510,6 +511,14 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
       buckets.push_back(b);
     }
     out = {{"buckets", buckets}};
+  } else if (action.type == "continuous-sql") {
+    MINK_ASSIGN_OR_RETURN(std::string sql, f.String("sql"));
+    if (continuous_ == nullptr) return UnimplementedError("this node does not carry out continuous SQL");
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    MINK_ASSIGN_OR_RETURN(json results, RunContinuousSql(*continuous_, sql, now_ms));
+    out = {{"results", std::move(results)}};
   } else if (action.type == "lake-snapshot") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
     MINK_ASSIGN_OR_RETURN(table::LakeSnapshotInfo lake, tables_->LakeSnapshot(name));
@@ -583,6 +592,8 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
       {"describe-table", "{\"table\"}: columns, keys, partitioning, buckets and options"},
       {"offsets", "{\"table\", \"at\"}: start and end offset of every bucket; with at (epoch ms) "
                   "the first offset committed at or after it"},
+      {"continuous-sql", "{\"sql\"}: continuous SQL statements (CREATE SOURCE/STREAM/MATERIALIZED VIEW/SINK, DROP, "
+                         "SHOW, DESCRIBE): {\"results\": one per statement}"},
       {"lake-snapshot", "{\"table\"}: a tiered table's lake snapshot: id, time, sequence number, "
                         "metadata file, and each bucket's tiered offset"},
       {"column-stats", "{\"table\"}: per bucket of a log table, min/max and null count of its "

@@ -7,6 +7,7 @@
 
 #include "cluster/membership.h"
 #include "flight/server/flight_handler.h"
+#include "stream/catalog.h"
 #include "table/table_store.h"
 
 namespace mink::flight {
@@ -14,10 +15,10 @@ namespace mink::flight {
 class TableFlightService final : public FlightHandler {
  public:
   // `advertise` is the location handed out in FlightInfo endpoints (grpc://host:port);
-  // `membership` (may be null) answers list-nodes.
+  // `membership` (may be null) answers list-nodes; `continuous` (may be null) continuous-sql.
   TableFlightService(table::TableStore* tables, std::string advertise,
-                     const cluster::Membership* membership = nullptr)
-      : tables_(tables), advertise_(std::move(advertise)), membership_(membership) {}
+                     const cluster::Membership* membership = nullptr, stream::Catalog* continuous = nullptr)
+      : tables_(tables), advertise_(std::move(advertise)), membership_(membership), continuous_(continuous) {}
 
   Result<std::vector<FlightInfo>> ListFlights(const std::string& criteria) override;
   Result<FlightInfo> GetFlightInfo(const FlightDescriptor& descriptor) override;
@@ -37,6 +38,7 @@ class TableFlightService final : public FlightHandler {
   table::TableStore* const tables_;
   const std::string advertise_;
   const cluster::Membership* const membership_;
+  stream::Catalog* const continuous_;
 };
 
 }  // namespace mink::flight
