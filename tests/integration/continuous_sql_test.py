@@ -26,43 +26,12 @@ import minktest  # noqa: E402
 
 QUERY = None
 
-QUICK_START = """
-CREATE SOURCE ticks FROM GENERATOR ('rows.per.second' = '10');
+SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streaming")
 
-CREATE MATERIALIZED VIEW tick_totals AS
-    SELECT COUNT(*) AS rows_seen, MAX(seq) AS last_seq
-    FROM ticks;
 
-SELECT 6 * 7 AS answer;
-"""
-
-MINUTE_VOLUME = """
-CREATE SOURCE trades (
-    symbol VARCHAR NOT NULL,
-    price  DOUBLE NOT NULL,
-    volume BIGINT NOT NULL,
-    ts     TIMESTAMP NOT NULL,
-    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
-) FROM KAFKA (
-    'bootstrap.servers' = 'kafka:9092',
-    'topic' = 'trades',
-    'group.id' = 'minute-volume',
-    'startup.mode' = 'earliest'
-) FORMAT JSON;
-
-CREATE STREAM minute_volume AS
-    SELECT symbol,
-           tumble(ts, INTERVAL '1' MINUTE) AS minute,
-           SUM(volume) AS volume,
-           MAX(price) AS high
-    FROM trades
-    GROUP BY symbol, tumble(ts, INTERVAL '1' MINUTE)
-    EMIT ON WINDOW CLOSE;
-
-CREATE SINK minute_volume_out FROM minute_volume
-    INTO KAFKA ('bootstrap.servers' = 'kafka:9092', 'topic' = 'minute-volume')
-    FORMAT JSON;
-"""
+def seed_sql(name):
+    with open(os.path.join(SEEDS, name)) as f:
+        return f.read()
 
 
 def query(node, sql):
@@ -81,7 +50,7 @@ def listing(node):
 
 
 def run(checks, node):
-    rc, out, err = query(node, QUICK_START)
+    rc, out, err = query(node, seed_sql("quick_start.sql") + "\nSELECT 6 * 7 AS answer;\n")
     checks.expect("the quick start's statements and a SELECT: one answer each, in order",
                   (0, [{"result_type": "CREATE SOURCE", "object_name": "ticks"},
                        {"result_type": "CREATE MATERIALIZED VIEW", "object_name": "tick_totals"},
@@ -90,7 +59,7 @@ def run(checks, node):
     node.mink("db", "create", "kafka")
     for topic in ("trades", "minute-volume"):
         node.mink("table", "create", f"kafka.{topic}", "-C", "id BIGINT NOT NULL", "-C", "v STRING")
-    rc, out, err = query(node, MINUTE_VOLUME)
+    rc, out, err = query(node, seed_sql("minute_volume.sql"))
     checks.expect("the per-minute volume statements: three answers",
                   (0, ["CREATE SOURCE", "CREATE STREAM", "CREATE SINK"]),
                   (rc, [o.get("result_type") for o in out] if rc == 0 else err))

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "stream/tests/seed_sql.h"
 #include "table/tests/table_test_node.h"
 
 namespace mink::stream {
@@ -50,35 +51,7 @@ class CatalogTest : public ::testing::Test {
 
 TEST_F(CatalogTest, TheSeedsQuickStartAndMinuteVolume) {
   std::vector<StatementResult> results;
-  ASSERT_EQ(Run(R"sql(
-CREATE SOURCE ticks FROM GENERATOR ('rows.per.second' = '10');
-CREATE MATERIALIZED VIEW tick_totals AS
-    SELECT COUNT(*) AS rows_seen, MAX(seq) AS last_seq
-    FROM ticks;
-CREATE SOURCE trades (
-    symbol VARCHAR NOT NULL,
-    price  DOUBLE NOT NULL,
-    volume BIGINT NOT NULL,
-    ts     TIMESTAMP NOT NULL,
-    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
-) FROM KAFKA (
-    'bootstrap.servers' = 'localhost:9092',
-    'topic' = 'trades',
-    'group.id' = 'minute-volume',
-    'startup.mode' = 'earliest'
-) FORMAT JSON;
-CREATE STREAM minute_volume AS
-    SELECT symbol,
-           tumble(ts, INTERVAL '1' MINUTE) AS minute,
-           SUM(volume) AS volume,
-           MAX(price) AS high
-    FROM trades
-    GROUP BY symbol, tumble(ts, INTERVAL '1' MINUTE)
-    EMIT ON WINDOW CLOSE;
-CREATE SINK minute_volume_out FROM minute_volume
-    INTO KAFKA ('bootstrap.servers' = 'localhost:9092', 'topic' = 'minute-volume')
-    FORMAT JSON;
-)sql", &results),
+  ASSERT_EQ(Run(testing::SeedSql("quick_start.sql") + testing::SeedSql("minute_volume.sql"), &results),
             "");
   ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results[1].result_type, "CREATE MATERIALIZED VIEW");

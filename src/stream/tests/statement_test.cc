@@ -4,40 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "stream/tests/seed_sql.h"
+
 namespace mink::stream {
 namespace {
 
-// The per-minute volume example's three statements, as the seed writes them.
-constexpr const char* kMinuteVolume = R"sql(
-CREATE SOURCE trades (
-    symbol VARCHAR NOT NULL,
-    price  DOUBLE NOT NULL,
-    volume BIGINT NOT NULL,
-    ts     TIMESTAMP NOT NULL,
-    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
-) FROM KAFKA (
-    'bootstrap.servers' = 'kafka:9092',
-    'topic' = 'trades',
-    'group.id' = 'minute-volume',
-    'startup.mode' = 'earliest'
-) FORMAT JSON;
-
-CREATE STREAM minute_volume AS
-    SELECT symbol,
-           tumble(ts, INTERVAL '1' MINUTE) AS minute,
-           SUM(volume) AS volume,
-           MAX(price) AS high
-    FROM trades
-    GROUP BY symbol, tumble(ts, INTERVAL '1' MINUTE)
-    EMIT ON WINDOW CLOSE;
-
-CREATE SINK minute_volume_out FROM minute_volume
-    INTO KAFKA ('bootstrap.servers' = 'kafka:9092', 'topic' = 'minute-volume')
-    FORMAT JSON;
-)sql";
-
 TEST(Statement, TheSeedsMinuteVolumeExample) {
-  auto parsed = ParseStatements(kMinuteVolume);
+  auto parsed = ParseStatements(testing::SeedSql("minute_volume.sql"));
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   ASSERT_EQ(parsed->size(), 3u);
   const Statement& source = (*parsed)[0];
@@ -77,13 +50,7 @@ TEST(Statement, TheSeedsMinuteVolumeExample) {
 }
 
 TEST(Statement, TheSeedsQuickStart) {
-  auto parsed = ParseStatements(R"sql(
-CREATE SOURCE ticks FROM GENERATOR ('rows.per.second' = '10');
-
-CREATE MATERIALIZED VIEW tick_totals AS
-    SELECT COUNT(*) AS rows_seen, MAX(seq) AS last_seq
-    FROM ticks;
-)sql");
+  auto parsed = ParseStatements(testing::SeedSql("quick_start.sql"));
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   ASSERT_EQ(parsed->size(), 2u);
   EXPECT_EQ((*parsed)[0].kind, StatementKind::kCreateSource);
