@@ -92,21 +92,13 @@ def main():
         print(f"usage: {sys.argv[0]} path/to/mink path/to/mink-query", file=sys.stderr)
         sys.exit(2)
     QUERY = os.path.abspath(sys.argv[2])
-    checks = minktest.Checks()
     node = minktest.MinkNode(sys.argv[1], "continuous-sql")
-    try:
+
+    def body(checks):
         node.start()
         run(checks, node)
         checks.expect("the node stops cleanly", 0, node.stop())
-    except Exception as e:  # noqa: BLE001 - every error is a failure with its trace
-        import traceback
-        traceback.print_exc()
-        checks.fail(f"continuous_sql: {type(e).__name__}: {e}")
-    finally:
-        try:
-            checks.finish(node)
-        finally:
-            node.cleanup()
+    minktest.run_on_node(node, body, "continuous_sql")
 
 
 if __name__ == "__main__":

@@ -309,6 +309,24 @@ class Checks:
         sys.exit(0)
 
 
+def run_on_node(node, body, what):
+    """The frame of a test on one node: `body(checks)` (the node started or not, as it likes),
+    any exception a failure with its trace, then the checks' verdict (with the node's log when
+    something failed) and the node's files removed."""
+    checks = Checks()
+    try:
+        body(checks)
+    except Exception as e:  # noqa: BLE001 - every error is a failure with its trace
+        import traceback
+        traceback.print_exc()
+        checks.fail(f"{what}: {type(e).__name__}: {e}")
+    finally:
+        try:
+            checks.finish(node)
+        finally:
+            node.cleanup()
+
+
 ARROW_READER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster_arrow_read.js")
 
 
