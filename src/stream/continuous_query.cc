@@ -1,64 +1,8 @@
 #include "stream/continuous_query.h"
 
-#include <cmath>
-#include <cstring>
+#include <algorithm>
 
 namespace mink::stream {
-namespace {
-
-template <typename T>
-T Load(const arrow::ArrayData& column, int64_t row) {
-  T v;
-  std::memcpy(&v, column.buffers[1]->data() + row * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return v;
-}
-
-bool Valid(const arrow::ArrayData& column, int64_t row) {
-  if (column.null_count == 0 || column.buffers.empty() || column.buffers[0] == nullptr) return true;
-  return (column.buffers[0]->data()[row / 8] >> (row % 8)) & 1;
-}
-
-}  // namespace
-
-Result<Scalar> ScalarAt(const arrow::ArrayData& column, int64_t row) {
-  using arrow::TypeId;
-  if (column.type->id() == TypeId::kNull || !Valid(column, row)) return Scalar();
-  switch (column.type->id()) {
-    case TypeId::kBool: return Scalar::Int((column.buffers[1]->data()[row / 8] >> (row % 8)) & 1);
-    case TypeId::kInt8: return Scalar::Int(Load<int8_t>(column, row));
-    case TypeId::kInt16: return Scalar::Int(Load<int16_t>(column, row));
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32: return Scalar::Int(Load<int32_t>(column, row));
-    case TypeId::kInt64:
-    case TypeId::kTime64:
-    case TypeId::kTimestamp: return Scalar::Int(Load<int64_t>(column, row));
-    case TypeId::kUInt8: return Scalar::Int(Load<uint8_t>(column, row));
-    case TypeId::kUInt16: return Scalar::Int(Load<uint16_t>(column, row));
-    case TypeId::kUInt32: return Scalar::Int(Load<uint32_t>(column, row));
-    case TypeId::kUInt64: {
-      const uint64_t v = Load<uint64_t>(column, row);
-      if (v > static_cast<uint64_t>(INT64_MAX)) return Scalar::Double(static_cast<double>(v));
-      return Scalar::Int(static_cast<int64_t>(v));
-    }
-    case TypeId::kFloat32: return Scalar::Double(Load<float>(column, row));
-    case TypeId::kFloat64: return Scalar::Double(Load<double>(column, row));
-    case TypeId::kDecimal128: {
-      __int128 v;
-      std::memcpy(&v, column.buffers[1]->data() + row * 16, 16);
-      return Scalar::Double(static_cast<double>(v) / std::pow(10.0, column.type->scale()));
-    }
-    case TypeId::kUtf8:
-    case TypeId::kBinary: {
-      const int32_t begin = Load<int32_t>(column, row), end = Load<int32_t>(column, row + 1);
-      return Scalar::String(std::string(column.buffers[2]->data_as<char>() + begin, static_cast<size_t>(end - begin)));
-    }
-    default: break;
-  }
-  return InvalidArgumentError("a continuous query's keys and aggregate arguments cannot be " +
-                              column.type->ToString());
-}
-
 Result<std::unique_ptr<ContinuousQuery>> ContinuousQuery::Make(sql::Database* db, const std::string& query,
                                                                std::string_view checkpoint) {
   MINK_ASSIGN_OR_RETURN(auto session, db->Connect());
@@ -113,12 +57,14 @@ Result<std::vector<Row>> ContinuousQuery::Add(const arrow::RecordBatchPtr& batch
   const size_t time_column = keys;
   const size_t first_argument = keys + (window_ ? 1 : 0);
   for (const auto& r : results) {
+    std::vector<std::vector<Scalar>> columns;
+    for (int c = 0; c < r->num_columns(); ++c) {
+      MINK_ASSIGN_OR_RETURN(auto column, ScalarsOf(r->Column(c)));
+      columns.push_back(std::move(column));
+    }
     for (int64_t i = 0; i < r->num_rows(); ++i) {
       Row row;
-      for (int c = 0; c < r->num_columns(); ++c) {
-        MINK_ASSIGN_OR_RETURN(Scalar v, ScalarAt(*r->Column(c), i));
-        row.push_back(std::move(v));
-      }
+      for (auto& column : columns) row.push_back(std::move(column[static_cast<size_t>(i)]));
       if (!shape_.aggregated()) {
         out.push_back(std::move(row));
         continue;

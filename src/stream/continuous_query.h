@@ -70,9 +70,4 @@ class ContinuousQuery {
   int64_t max_event_time_ = INT64_MIN;
 };
 
-// The value of row `row` of `column` as a Scalar: integers, dates and times as integers (a
-// timestamp in its unit), decimals and floats as doubles, strings and binaries as strings,
-// booleans as 0 or 1.
-Result<Scalar> ScalarAt(const arrow::ArrayData& column, int64_t row);
-
 }  // namespace mink::stream

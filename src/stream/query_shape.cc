@@ -23,12 +23,8 @@ Result<std::string> TextOf(sql::Session& session, const std::string& sql) {
   MINK_ASSIGN_OR_RETURN(auto batches, session.Collect("SELECT CAST((" + sql + ") AS VARCHAR)"));
   for (const auto& b : batches) {
     if (b->num_rows() == 0) continue;
-    const auto& column = b->Column(0);
-    if (column->null_count != 0 && column->buffers[0] != nullptr && (column->buffers[0]->data()[0] & 1) == 0) {
-      return std::string();
-    }
-    const int32_t* offsets = column->buffers[1]->data_as<int32_t>();
-    return std::string(column->buffers[2]->data_as<char>() + offsets[0], static_cast<size_t>(offsets[1] - offsets[0]));
+    MINK_ASSIGN_OR_RETURN(auto values, ScalarsOf(b->Column(0)));
+    return values[0].is_string() ? values[0].string_value() : std::string();
   }
   return InternalError("no answer to " + sql);
 }
@@ -99,7 +95,7 @@ class Shaper {
     if (!node.value("having", json()).is_null()) return InvalidArgumentError("HAVING is not supported yet");
 
     // GROUP BY: the window call, and the keys (a position names a select item).
-    std::vector<json> keys;
+    std::vector<json> key_nodes, keys;  // as written (alias dropped), and canonical
     std::optional<json> window;
     for (json group : node.value("group_expressions", json::array())) {
       if (group.value("class", "") == "CONSTANT" && group["value"].value("value", json()).is_number_integer()) {
@@ -115,7 +111,7 @@ class Shaper {
         MINK_ASSIGN_OR_RETURN(shape.window, WindowOf(group));
       } else {
         keys.push_back(Canonical(group));
-        shape.keys.emplace_back();  // SQL filled below
+        key_nodes.push_back(WithAlias(std::move(group), ""));
       }
     }
 
@@ -157,7 +153,7 @@ class Shaper {
       }
       shape.outputs.push_back(std::move(out));
     }
-    if (!shape.aggregated()) {
+    if (shape.aggregates.empty() && keys.empty() && !window) {
       shape.batch_sql = query;  // a projection: DuckDB runs it over each batch as it is
       return shape;
     }
@@ -170,9 +166,7 @@ class Shaper {
 
     // The per-batch query: keys, event time and arguments as plain columns, the WHERE kept.
     json columns = json::array();
-    for (size_t k = 0; k < keys.size(); ++k) {
-      columns.push_back(WithAlias(GroupKeyNode(node, k), "k" + std::to_string(k)));
-    }
+    for (size_t k = 0; k < key_nodes.size(); ++k) columns.push_back(WithAlias(key_nodes[k], "k" + std::to_string(k)));
     if (window) {
       MINK_ASSIGN_OR_RETURN(json time, Wrapped("SELECT epoch_us(x) AS __time", (*window)["children"][0]));
       columns.push_back(std::move(time));
@@ -187,8 +181,9 @@ class Shaper {
     batch_node["group_expressions"] = json::array();
     batch_node["group_sets"] = json::array();
     MINK_ASSIGN_OR_RETURN(shape.batch_sql, Deparse(session_, batch));
-    for (size_t k = 0; k < keys.size(); ++k) {
-      MINK_ASSIGN_OR_RETURN(shape.keys[k], ExpressionSql(GroupKeyNode(node, k)));
+    for (const auto& key : key_nodes) {
+      MINK_ASSIGN_OR_RETURN(std::string sql, ExpressionSql(key));
+      shape.keys.push_back(std::move(sql));
     }
     for (const auto& a : arguments) {
       std::string text;
@@ -204,21 +199,6 @@ class Shaper {
   static json WithAlias(json node, const std::string& alias) {
     node["alias"] = alias;
     return node;
-  }
-  // The k-th GROUP BY expression that is not the window (positions resolved).
-  static json GroupKeyNode(const json& node, size_t k) {
-    size_t seen = 0;
-    for (json group : node["group_expressions"]) {
-      if (group.value("class", "") == "CONSTANT" && group["value"].value("value", json()).is_number_integer()) {
-        group = node["select_list"][static_cast<size_t>(group["value"]["value"].get<int64_t>() - 1)];
-      }
-      if (IsWindowCall(FunctionName(group))) continue;
-      if (seen++ == k) {
-        group["alias"] = "";
-        return group;
-      }
-    }
-    return json();
   }
   // The first select item of `sql` (a template whose parts are replaced).
   Result<json> ItemOf(const std::string& sql) {

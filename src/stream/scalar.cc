@@ -1,7 +1,10 @@
 #include "stream/scalar.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+
+#include "arrow_format/array.h"
 
 namespace mink::stream {
 
@@ -77,6 +80,68 @@ std::string Scalar::ToString() const {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.17g", double_value());
   return buf;
+}
+
+namespace {
+
+template <typename A, typename F>
+std::vector<Scalar> Convert(const arrow::ArrayDataPtr& column, F value) {
+  const A array(column);
+  std::vector<Scalar> out;
+  out.reserve(static_cast<size_t>(array.length()));
+  for (int64_t i = 0; i < array.length(); ++i) out.push_back(array.IsNull(i) ? Scalar() : value(array, i));
+  return out;
+}
+
+template <typename T>
+std::vector<Scalar> Integers(const arrow::ArrayDataPtr& column) {
+  return Convert<arrow::NumericArray<T>>(column, [](const auto& a, int64_t i) {
+    return Scalar::Int(static_cast<int64_t>(a.Value(i)));
+  });
+}
+
+}  // namespace
+
+Result<std::vector<Scalar>> ScalarsOf(const arrow::ArrayDataPtr& column) {
+  using arrow::TypeId;
+  switch (column->type->id()) {
+    case TypeId::kNull: return std::vector<Scalar>(static_cast<size_t>(column->length));
+    case TypeId::kBool:
+      return Convert<arrow::BooleanArray>(column, [](const auto& a, int64_t i) { return Scalar::Int(a.Value(i)); });
+    case TypeId::kInt8: return Integers<int8_t>(column);
+    case TypeId::kInt16: return Integers<int16_t>(column);
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+    case TypeId::kTime32: return Integers<int32_t>(column);
+    case TypeId::kInt64:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp: return Integers<int64_t>(column);
+    case TypeId::kUInt8: return Integers<uint8_t>(column);
+    case TypeId::kUInt16: return Integers<uint16_t>(column);
+    case TypeId::kUInt32: return Integers<uint32_t>(column);
+    case TypeId::kUInt64:
+      return Convert<arrow::UInt64Array>(column, [](const auto& a, int64_t i) {
+        const uint64_t v = a.Value(i);
+        return v > static_cast<uint64_t>(INT64_MAX) ? Scalar::Double(static_cast<double>(v))
+                                                    : Scalar::Int(static_cast<int64_t>(v));
+      });
+    case TypeId::kFloat32:
+      return Convert<arrow::FloatArray>(column, [](const auto& a, int64_t i) { return Scalar::Double(a.Value(i)); });
+    case TypeId::kFloat64:
+      return Convert<arrow::DoubleArray>(column, [](const auto& a, int64_t i) { return Scalar::Double(a.Value(i)); });
+    case TypeId::kDecimal128: {
+      const double unit = std::pow(10.0, column->type->scale());
+      return Convert<arrow::Decimal128Array>(column, [unit](const auto& a, int64_t i) {
+        return Scalar::Double(static_cast<double>(a.Value(i)) / unit);
+      });
+    }
+    case TypeId::kUtf8:
+    case TypeId::kBinary:
+      return Convert<arrow::BinaryArray>(column, [](const auto& a, int64_t i) { return Scalar::String(a.GetString(i)); });
+    default: break;
+  }
+  return InvalidArgumentError("a continuous query's keys and aggregate arguments cannot be " +
+                              column->type->ToString());
 }
 
 }  // namespace mink::stream

@@ -8,8 +8,11 @@
 #include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
+#include "arrow_format/array_data.h"
 #include "base/bytes.h"
+#include "base/result.h"
 
 namespace mink::stream {
 
@@ -47,5 +50,10 @@ class Scalar {
 
   std::variant<std::monostate, int64_t, double, std::string> v_;
 };
+
+// The values of an Arrow column as Scalars: integers, dates, times and timestamps as integers
+// (a timestamp in its unit), decimals and floats as doubles, strings and binaries as strings,
+// booleans as 0 or 1. Other types are InvalidArgument.
+Result<std::vector<Scalar>> ScalarsOf(const arrow::ArrayDataPtr& column);
 
 }  // namespace mink::stream

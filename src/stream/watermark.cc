@@ -1,6 +1,8 @@
 #include "stream/watermark.h"
 
-#include "stream/continuous_query.h"
+#include <algorithm>
+
+#include "stream/scalar.h"
 
 namespace mink::stream {
 namespace {
@@ -39,8 +41,8 @@ Result<int64_t> SourceWatermark::Observe(const arrow::RecordBatchPtr& batch) {
   MINK_ASSIGN_OR_RETURN(auto result, session_->Collect(sql_));
   for (const auto& r : result) {
     if (r->num_rows() == 0) continue;
-    MINK_ASSIGN_OR_RETURN(Scalar highest, ScalarAt(*r->Column(0), 0));
-    if (highest.is_int()) watermark_ = std::max(watermark_, highest.int_value());
+    MINK_ASSIGN_OR_RETURN(auto highest, ScalarsOf(r->Column(0)));
+    if (highest[0].is_int()) watermark_ = std::max(watermark_, highest[0].int_value());
   }
   return watermark_;
 }

@@ -87,9 +87,11 @@ class DifferentialTest : public ::testing::Test {
     std::vector<std::string> out;
     if (!batches.ok()) return out;
     for (const auto& b : *batches) {
+      std::vector<std::vector<Scalar>> columns;
+      for (int c = 0; c < b->num_columns(); ++c) columns.push_back(*ScalarsOf(b->Column(c)));
       for (int64_t i = 0; i < b->num_rows(); ++i) {
         Row row;
-        for (int c = 0; c < b->num_columns(); ++c) row.push_back(*ScalarAt(*b->Column(c), i));
+        for (const auto& column : columns) row.push_back(column[static_cast<size_t>(i)]);
         out.push_back(Text(row));
       }
     }

@@ -11,7 +11,11 @@ namespace {
 
 std::vector<int64_t> Column(const arrow::RecordBatchPtr& b, int c) {
   std::vector<int64_t> out;
-  for (int64_t i = 0; i < b->num_rows(); ++i) out.push_back(ScalarAt(*b->Column(c), i)->int_value());
+  auto values = ScalarsOf(b->Column(c));
+  EXPECT_TRUE(values.ok()) << values.status();
+  if (values.ok()) {
+    for (const auto& s : *values) out.push_back(s.int_value());
+  }
   return out;
 }
 

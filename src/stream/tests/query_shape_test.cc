@@ -114,6 +114,11 @@ TEST_F(QueryShapeTest, FiltersPositionsAndOtherWindows) {
   EXPECT_EQ(session->window->kind, WindowKind::kSession);
   EXPECT_EQ(session->window->gap, 30'000'000);
 
+  auto distinct_keys = Shape("SELECT k FROM t GROUP BY k");
+  ASSERT_TRUE(distinct_keys.ok()) << distinct_keys.status();
+  EXPECT_TRUE(distinct_keys->aggregated()) << "GROUP BY without aggregates keeps one row per key";
+  EXPECT_EQ(distinct_keys->keys, std::vector<std::string>{"k"});
+
   auto projection = Shape("SELECT id, x * 2 AS double_x FROM t WHERE k = 'a'");
   ASSERT_TRUE(projection.ok()) << projection.status();
   EXPECT_FALSE(projection->aggregated());
