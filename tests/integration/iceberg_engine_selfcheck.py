@@ -49,9 +49,9 @@ def main():
     minktest.require_node_modules("icebird")
     import iceberg_engine as engine
 
-    checks = minktest.Checks()
     node = minktest.MinkNode(mink_bin, "iceberg-engine")
-    try:
+
+    def body(checks):
         try:
             engine.self_test_bucket_hash()
             checks.ok("murmur3 / bucket hash: the Iceberg spec's test vectors (long 34 -> 2017239379, ...)", True)
@@ -177,15 +177,7 @@ def main():
 
         rc = node.stop()
         checks.expect("the node stops cleanly", 0, rc)
-    except Exception as e:  # noqa: BLE001 - every error is a failure with its trace
-        import traceback
-        traceback.print_exc()
-        checks.fail(f"iceberg_engine selfcheck: {type(e).__name__}: {e}")
-    finally:
-        try:
-            checks.finish(node)
-        finally:
-            node.cleanup()
+    minktest.run_on_node(node, body, "iceberg_engine selfcheck")
 
 
 if __name__ == "__main__":

@@ -583,23 +583,14 @@ def run_with_rest_catalog(node_name, token, run_checks):
     minktest.require_node_modules("icebird")
     import iceberg_engine as engine
 
-    checks = minktest.Checks()
     node = minktest.MinkNode(mink_bin, node_name)
-    try:
+
+    def body(checks):
         rest_port = minktest.free_port()
         node.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}", "--iceberg-rest-token", token])
         run_checks(checks, node, f"http://127.0.0.1:{rest_port}", engine)
-        rc = node.stop()
-        checks.expect("the node stops cleanly", 0, rc)
-    except Exception as e:  # noqa: BLE001 - every error is a failure with its trace
-        import traceback
-        traceback.print_exc()
-        checks.fail(f"{node_name}: {type(e).__name__}: {e}")
-    finally:
-        try:
-            checks.finish(node)
-        finally:
-            node.cleanup()
+        checks.expect("the node stops cleanly", 0, node.stop())
+    minktest.run_on_node(node, body, node_name)
 
 
 if __name__ == "__main__":
