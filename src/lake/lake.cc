@@ -3,15 +3,11 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/clock.h"
 #include "base/log.h"
 
 namespace mink::lake {
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -59,7 +55,7 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
   lake->sweep_->RunIfDue(SteadyMs());
   lake->worker_ = std::make_unique<LakeWorker>(
       options.tiers, std::chrono::milliseconds(200), [tiering = lake->tiering_.get(), sweep = lake->sweep_.get()] {
-        for (const auto& name : tiering->DueTables(WallMs())) {
+        for (const auto& name : tiering->DueTables(SystemClock::Get()->NowMillis())) {
           auto tiered = tiering->TierTable(name);
           if (!tiered.ok()) MINK_LOG_WARN("lake", "tiering {}: {}", name, tiered.status().ToString());
         }

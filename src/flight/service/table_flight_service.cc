@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow_format/ipc.h"
+#include "base/clock.h"
 #include "flight/service/continuous_action.h"
 #include "table/arrow_rows.h"
 
@@ -514,10 +515,7 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
   } else if (action.type == "continuous-sql") {
     MINK_ASSIGN_OR_RETURN(std::string sql, f.String("sql"));
     if (continuous_ == nullptr) return UnimplementedError("this node does not carry out continuous SQL");
-    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-    MINK_ASSIGN_OR_RETURN(json results, RunContinuousSql(*continuous_, sql, now_ms));
+    MINK_ASSIGN_OR_RETURN(json results, RunContinuousSql(*continuous_, sql, SystemClock::Get()->NowMillis()));
     out = {{"results", std::move(results)}};
   } else if (action.type == "lake-snapshot") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
