@@ -36,6 +36,15 @@ inline std::string StreamObjectKey(uint64_t stream_id, int64_t start_offset, int
   return buf;
 }
 
+// A KV snapshot of the lake rows of an attached Iceberg table (`table_uuid`) for the bucket of
+// index `bucket_index` of a table being created, written by a node process before the create
+// commits it; `unique` (the time in nanoseconds) keeps retried creates apart.
+inline std::string AttachedKvSnapshotKey(const std::string& table_uuid, int32_t bucket_index, int32_t node_id,
+                                         int64_t node_epoch, int64_t unique) {
+  return std::string(kKvPrefix) + "attach/" + table_uuid + "/" + std::to_string(bucket_index) + "-" +
+         std::to_string(node_id) + "e" + std::to_string(node_epoch) + "t" + std::to_string(unique);
+}
+
 inline bool IsWalKey(const std::string& key) { return key.rfind(kWalPrefix, 0) == 0; }
 
 }  // namespace mink::storage

@@ -176,10 +176,9 @@ Result<TableInfo> TableStore::CreateTable(const std::string& name, const TableSp
           }
         }
         if (kv.size() == 0) continue;
-        const std::string key = "kv/attach/" + attach->commit.table_uuid + "/" + std::to_string(b) + "-" +
-                                std::to_string(storage_->node().node_id) + "e" +
-                                std::to_string(storage_->node().node_epoch) + "t" +
-                                std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+        const std::string key = storage::AttachedKvSnapshotKey(
+            attach->commit.table_uuid, b, storage_->node().node_id, storage_->node().node_epoch,
+            std::chrono::system_clock::now().time_since_epoch().count());
         const std::string data = kv.Snapshot(0, table->d.schema.schema_id);
         MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
         attach->kv_snapshots.push_back(
