@@ -7,26 +7,26 @@
 #include <limits>
 
 #include "base/strings.h"
-#include "client/json_string.h"
-#include "client/numbers.h"
-#include "client/temporal.h"
+#include "arrow_json/json_string.h"
+#include "arrow_json/numbers.h"
+#include "arrow_json/temporal.h"
 #include "table/arrow_rows.h"
 
 namespace mink::cli {
 namespace {
 
-using client::DateTime;
-using client::DecimalError;
-using client::Int128;
-using client::ParseDate;
-using client::ParseDateTime;
-using client::ParseDecimal;
-using client::ParseDoubleText;
-using client::ParseFloatText;
-using client::ParseIntegral;
-using client::ParseTimeOfDay;
-using client::Pow10;
-using client::ToUnits;
+using arrow_json::DateTime;
+using arrow_json::DecimalError;
+using arrow_json::Int128;
+using arrow_json::ParseDate;
+using arrow_json::ParseDateTime;
+using arrow_json::ParseDecimal;
+using arrow_json::ParseDoubleText;
+using arrow_json::ParseFloatText;
+using arrow_json::ParseIntegral;
+using arrow_json::ParseTimeOfDay;
+using arrow_json::Pow10;
+using arrow_json::ToUnits;
 using table::LogicalType;
 using table::TypeKind;
 using table::Value;
@@ -250,7 +250,7 @@ class Converter {
     for (const auto& key : json_.keys()) {
       if (std::find(type_.field_names.begin(), type_.field_names.end(), key) ==
           type_.field_names.end()) {
-        return Problem("has an unknown field " + client::JsonQuote(key));
+        return Problem("has an unknown field " + arrow_json::JsonQuote(key));
       }
     }
     std::vector<Value> fields;

@@ -1,6 +1,6 @@
 #pragma once
 // JSON lines -> Arrow for `mink write` (the way back, Arrow -> JSON for `mink read`, is
-// client/arrow_to_json.h).
+// arrow_json/arrow_to_json.h).
 //
 // Input (one JSON object per line, converted to the table's Arrow types, see ToArrowType):
 //   BOOLEAN true/false; TINYINT..BIGINT an integral number (or a string holding one) in range

@@ -5,7 +5,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
-#include "client/json_string.h"
+#include "arrow_json/json_string.h"
 
 namespace mink::cli {
 
@@ -54,7 +54,7 @@ void JsonValue::AppendTo(std::string* out) const {
       out->append(text_);
       break;
     case Kind::kString:
-      client::AppendJsonString(text_, out);
+      arrow_json::AppendJsonString(text_, out);
       break;
     case Kind::kArray:
       out->push_back('[');
@@ -68,7 +68,7 @@ void JsonValue::AppendTo(std::string* out) const {
       out->push_back('{');
       for (size_t i = 0; i < items_.size(); ++i) {
         if (i > 0) out->push_back(',');
-        client::AppendJsonString(keys_[i], out);
+        arrow_json::AppendJsonString(keys_[i], out);
         out->push_back(':');
         items_[i].AppendTo(out);
       }
@@ -116,7 +116,7 @@ class TreeBuilder {
   bool key(json::string_t& k) {
     const JsonValue& object = stack_.back();
     if (std::find(object.keys().begin(), object.keys().end(), k) != object.keys().end()) {
-      return Fail("duplicate key " + client::JsonQuote(k));
+      return Fail("duplicate key " + arrow_json::JsonQuote(k));
     }
     pending_keys_.push_back(std::move(k));
     return true;

@@ -3,7 +3,7 @@
 // the exact text of every number ("10.50", "1e400", "123456789012345678901234567890"), so that
 // DECIMAL values and wide integers are converted without passing through a double, and it keeps
 // object members in input order. Parsing uses nlohmann's SAX parser (no exceptions escape).
-// (The writing side, JSON string escaping, is client/json_string.h.)
+// (The writing side, JSON string escaping, is arrow_json/json_string.h.)
 
 #include <string>
 #include <string_view>

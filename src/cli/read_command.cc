@@ -19,7 +19,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/rows_output.h"
-#include "client/arrow_to_json.h"
+#include "arrow_json/arrow_to_json.h"
 
 namespace mink::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "cli/cli_common.h"
-#include "client/arrow_to_json.h"
+#include "arrow_json/arrow_to_json.h"
 
 namespace mink::cli {
 namespace {
@@ -30,7 +30,7 @@ void RowsOutput::Begin(const arrow::Schema& schema) {
 
 Result<bool> RowsOutput::Add(const arrow::RecordBatch& batch, bool flush) {
   MINK_RETURN_IF_ERROR(batch.Validate().WithContext("bad data from the node"));
-  MINK_ASSIGN_OR_RETURN(auto formatter, client::RowFormatter::Make(batch));
+  MINK_ASSIGN_OR_RETURN(auto formatter, arrow_json::RowFormatter::Make(batch));
   out_.clear();
   for (int64_t r = 0; r < batch.num_rows(); ++r) {
     if (printer_) {

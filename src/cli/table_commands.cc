@@ -11,9 +11,9 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/json_value.h"
-#include "client/json_string.h"
+#include "arrow_json/json_string.h"
 #include "client/table_description.h"
-#include "client/temporal.h"
+#include "arrow_json/temporal.h"
 #include "table/types.h"
 
 namespace mink::cli {
@@ -151,7 +151,7 @@ int LakeSnapshot(const TableOptions& o) {
     lines.emplace_back("snapshot", "none yet (nothing tiered)");
   } else {
     lines.emplace_back("snapshot", std::to_string(id));
-    lines.emplace_back("time", client::FormatTimestamp(result.value("timestamp_ms", int64_t{0}), 3, true));
+    lines.emplace_back("time", arrow_json::FormatTimestamp(result.value("timestamp_ms", int64_t{0}), 3, true));
     lines.emplace_back("sequence", std::to_string(result.value("sequence_number", int64_t{0})));
     lines.emplace_back("metadata", result.value("metadata_location", std::string()));
   }
@@ -172,7 +172,7 @@ int Offsets(const TableOptions& o) {
   if (Status s = CheckTableName(o.table); !s.ok()) return ReportError(kCommand, s);
   json body = {{"table", o.table}};
   if (!o.at.empty()) {
-    auto at = client::ParseInstantMillis(o.at);
+    auto at = arrow_json::ParseInstantMillis(o.at);
     if (!at.ok()) return ReportError(kCommand, at.status().WithContext("--at"));
     body["at"] = *at;
   }
@@ -212,7 +212,7 @@ int Offsets(const TableOptions& o) {
   std::string out;
   for (const auto& l : lines) {
     if (as_json) {
-      out += "{\"bucket\":" + client::JsonQuote(l.bucket) +
+      out += "{\"bucket\":" + arrow_json::JsonQuote(l.bucket) +
              ",\"start\":" + std::to_string(l.start) + ",\"end\":" + std::to_string(l.end);
       if (l.at) out += ",\"at\":" + std::to_string(*l.at);
       out += ",\"owner\":" + std::to_string(l.owner) + "}\n";

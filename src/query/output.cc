@@ -1,7 +1,7 @@
 #include "query/output.h"
 
 #include "arrow_format/ipc.h"
-#include "client/arrow_to_json.h"
+#include "arrow_json/arrow_to_json.h"
 #include "client/table_printer.h"
 
 namespace mink::query {
@@ -71,7 +71,7 @@ Result<PrintStats> PrintResult(ResultStream& result, OutputFormat format, bool r
     MINK_ASSIGN_OR_RETURN(arrow::RecordBatchPtr batch, result.Next());
     if (batch == nullptr) break;
     stats.rows += batch->num_rows();
-    MINK_ASSIGN_OR_RETURN(client::RowFormatter rows, client::RowFormatter::Make(*batch));
+    MINK_ASSIGN_OR_RETURN(arrow_json::RowFormatter rows, arrow_json::RowFormatter::Make(*batch));
     const auto& columns = rows.columns();
     if (format == OutputFormat::kTable && table == nullptr && !explain) {
       std::vector<bool> right;

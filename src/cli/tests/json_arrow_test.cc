@@ -5,15 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "arrow_format/ipc.h"
-#include "client/arrow_to_json.h"
+#include "arrow_json/arrow_to_json.h"
 #include "cli/tests/test_tables.h"
 
 namespace mink::cli {
 namespace {
 
-using client::BatchToJsonLines;
+using arrow_json::BatchToJsonLines;
 using client::ParseTableDescription;
-using client::RowFormatter;
+using arrow_json::RowFormatter;
 using client::TableDescription;
 
 // Converts `lines` with the table's converter, sends the batch through the IPC encoder and

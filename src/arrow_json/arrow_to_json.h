@@ -15,7 +15,7 @@
 #include "arrow_format/record_batch.h"
 #include "base/result.h"
 
-namespace mink::client {
+namespace mink::arrow_json {
 
 // Formats the values of one column (any Arrow type the node sends).
 class ColumnFormatter {
@@ -63,4 +63,4 @@ class RowFormatter {
 // Every row of the batch as a JSON line ("...\n" per row).
 Result<std::string> BatchToJsonLines(const arrow::RecordBatch& batch);
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

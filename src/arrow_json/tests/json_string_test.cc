@@ -1,8 +1,8 @@
-#include "client/json_string.h"
+#include "arrow_json/json_string.h"
 
 #include <gtest/gtest.h>
 
-namespace mink::client {
+namespace mink::arrow_json {
 namespace {
 
 TEST(JsonStringTest, StringsAreEscaped) {
@@ -14,4 +14,4 @@ TEST(JsonStringTest, StringsAreEscaped) {
 }
 
 }  // namespace
-}  // namespace mink::client
+}  // namespace mink::arrow_json

@@ -1,9 +1,9 @@
-#include "client/temporal.h"
+#include "arrow_json/temporal.h"
 
 #include <cstdio>
 #include <limits>
 
-namespace mink::client {
+namespace mink::arrow_json {
 namespace {
 
 constexpr int64_t kSecondsPerDay = 86'400;
@@ -289,4 +289,4 @@ std::string FormatTimestamp(int64_t value, int digits, bool utc) {
   return out;
 }
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

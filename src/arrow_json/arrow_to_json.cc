@@ -1,18 +1,18 @@
 // Arrow -> JSON and table cells (see arrow_to_json.h for the output forms).
 
-#include "client/arrow_to_json.h"
+#include "arrow_json/arrow_to_json.h"
 
 #include <cstring>
 
 #include "arrow_format/array.h"
 #include "arrow_format/bit_util.h"
 #include "base/strings.h"
-#include "client/json_string.h"
-#include "client/numbers.h"
-#include "client/temporal.h"
+#include "arrow_json/json_string.h"
+#include "arrow_json/numbers.h"
+#include "arrow_json/temporal.h"
 #include "table/arrow_rows.h"
 
-namespace mink::client {
+namespace mink::arrow_json {
 namespace {
 
 using arrow::TypeId;
@@ -318,4 +318,4 @@ Result<std::string> BatchToJsonLines(const arrow::RecordBatch& batch) {
   return out;
 }
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

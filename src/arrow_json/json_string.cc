@@ -1,8 +1,8 @@
-#include "client/json_string.h"
+#include "arrow_json/json_string.h"
 
 #include <cstdint>
 
-namespace mink::client {
+namespace mink::arrow_json {
 namespace {
 
 // Length of the UTF-8 sequence starting at s[i] if it is valid, else 0.
@@ -96,4 +96,4 @@ std::string JsonQuote(std::string_view s) {
   return out;
 }
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

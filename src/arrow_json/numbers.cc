@@ -1,4 +1,4 @@
-#include "client/numbers.h"
+#include "arrow_json/numbers.h"
 
 #include <charconv>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "arrow_format/array.h"
 
-namespace mink::client {
+namespace mink::arrow_json {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -134,4 +134,4 @@ Result<double> ParseDoubleText(std::string_view text) {
 }
 Result<float> ParseFloatText(std::string_view text) { return ParseFloating<float>(text, "FLOAT"); }
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

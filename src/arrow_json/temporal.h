@@ -12,7 +12,7 @@
 
 #include "base/result.h"
 
-namespace mink::client {
+namespace mink::arrow_json {
 
 // Days since 1970-01-01 of a civil date, and back. Valid for any int32 day count.
 int64_t DaysFromCivil(int64_t year, int month, int day);
@@ -51,4 +51,4 @@ std::string FormatTimeOfDay(int64_t value, int digits);
 // "YYYY-MM-DDTHH:MM:SS[.fff]" plus "Z" when `utc`.
 std::string FormatTimestamp(int64_t value, int digits, bool utc);
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

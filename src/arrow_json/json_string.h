@@ -5,10 +5,10 @@
 #include <string>
 #include <string_view>
 
-namespace mink::client {
+namespace mink::arrow_json {
 
 // Appends `s` as a JSON string literal.
 void AppendJsonString(std::string_view s, std::string* out);
 std::string JsonQuote(std::string_view s);
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

@@ -7,7 +7,7 @@
 
 #include "base/result.h"
 
-namespace mink::client {
+namespace mink::arrow_json {
 
 __extension__ typedef __int128 Int128;
 
@@ -39,4 +39,4 @@ bool IsFiniteNumberText(const std::string& formatted);
 Result<double> ParseDoubleText(std::string_view text);
 Result<float> ParseFloatText(std::string_view text);
 
-}  // namespace mink::client
+}  // namespace mink::arrow_json

@@ -1,8 +1,8 @@
-#include "client/temporal.h"
+#include "arrow_json/temporal.h"
 
 #include <gtest/gtest.h>
 
-namespace mink::client {
+namespace mink::arrow_json {
 namespace {
 
 TEST(TemporalTest, CivilDaysBothWays) {
@@ -90,4 +90,4 @@ TEST(TemporalTest, InstantMillis) {
 }
 
 }  // namespace
-}  // namespace mink::client
+}  // namespace mink::arrow_json

@@ -1,4 +1,4 @@
-#include "client/numbers.h"
+#include "arrow_json/numbers.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "arrow_format/array.h"
 
-namespace mink::client {
+namespace mink::arrow_json {
 namespace {
 
 std::string Parse(std::string_view text, int precision, int scale) {
@@ -128,4 +128,4 @@ TEST(FloatingTest, ParseErrors) {
 }
 
 }  // namespace
-}  // namespace mink::client
+}  // namespace mink::arrow_json
