@@ -166,7 +166,9 @@ void ColumnFormatter::AppendJson(int64_t i, std::string* out) const {
       AppendInteger(Load<int32_t>(values_, i), out);
       break;
     case TypeId::kInt64:
+      if (quote_wide_) out->push_back('"');
       AppendInteger(Load<int64_t>(values_, i), out);
+      if (quote_wide_) out->push_back('"');
       break;
     case TypeId::kUInt8:
       AppendInteger(Load<uint8_t>(values_, i), out);
@@ -178,7 +180,9 @@ void ColumnFormatter::AppendJson(int64_t i, std::string* out) const {
       AppendInteger(Load<uint32_t>(values_, i), out);
       break;
     case TypeId::kUInt64:
+      if (quote_wide_) out->push_back('"');
       AppendInteger(Load<uint64_t>(values_, i), out);
+      if (quote_wide_) out->push_back('"');
       break;
     case TypeId::kFloat32:
     case TypeId::kFloat64: {
@@ -288,10 +292,11 @@ void ColumnFormatter::AppendText(int64_t i, std::string* out) const {
   }
 }
 
-Result<RowFormatter> RowFormatter::Make(const arrow::RecordBatch& batch) {
+Result<RowFormatter> RowFormatter::Make(const arrow::RecordBatch& batch, bool quote_wide_integers) {
   RowFormatter f;
   for (int c = 0; c < batch.num_columns(); ++c) {
     MINK_ASSIGN_OR_RETURN(ColumnFormatter column, ColumnFormatter::Make(batch.Column(c)));
+    if (quote_wide_integers) column.QuoteWideIntegers();
     f.columns_.push_back(std::move(column));
     f.quoted_names_.push_back(JsonQuote(batch.schema()->field(c).name()) + ":");
   }

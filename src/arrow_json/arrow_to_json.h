@@ -22,6 +22,9 @@ class ColumnFormatter {
  public:
   // Unimplemented for Arrow types Mink does not produce.
   static Result<ColumnFormatter> Make(arrow::ArrayDataPtr data);
+  // JSON gives 64-bit integers as strings ("46"): they survive JSON parsers that read numbers
+  // as doubles (JavaScript's), as HTTP APIs give them.
+  void QuoteWideIntegers() { quote_wide_ = true; }
 
   bool IsNull(int64_t i) const;
   // The JSON text of value i.
@@ -36,6 +39,7 @@ class ColumnFormatter {
   ColumnFormatter() = default;
   arrow::ArrayDataPtr data_;
   arrow::TypeId id_ = arrow::TypeId::kNull;
+  bool quote_wide_ = false;
   const uint8_t* validity_ = nullptr;
   const uint8_t* values_ = nullptr;  // fixed-width values, or offsets of utf8/binary/list/map
   const char* bytes_ = nullptr;      // utf8/binary data
@@ -49,7 +53,8 @@ class ColumnFormatter {
 // Formats whole rows of a batch.
 class RowFormatter {
  public:
-  static Result<RowFormatter> Make(const arrow::RecordBatch& batch);
+  // `quote_wide_integers`: 64-bit integers as strings (ColumnFormatter::QuoteWideIntegers).
+  static Result<RowFormatter> Make(const arrow::RecordBatch& batch, bool quote_wide_integers = false);
   // {"col":value,...} without a newline.
   void AppendJsonRow(int64_t row, std::string* out) const;
   const std::vector<ColumnFormatter>& columns() const { return columns_; }

@@ -159,6 +159,11 @@ const std::vector<Setting>& Settings() {
         "The bearer token the Iceberg REST catalog asks every request for (none unless set)",
         ""},
        Text(&ServeConfig::iceberg_rest_token)},
+      {{"http.listen",
+        "Serve the HTTP API on this host:port (off unless set): POST /api/v1/sql runs continuous SQL "
+        "statements and queries over streams and materialized views",
+        ""},
+       Text(&ServeConfig::http_listen)},
   };
   return settings;
 }

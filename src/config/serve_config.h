@@ -52,6 +52,9 @@ struct ServeConfig {
   // the bearer token it asks for ("": none).
   std::string iceberg_rest_listen;
   std::string iceberg_rest_token;
+  // The node's HTTP API (POST /api/v1/sql: continuous SQL and queries over streams and views;
+  // docs/streaming-sql.md): where ("": off).
+  std::string http_listen;
 };
 
 // One setting: its TOML key ("wal.flush-interval"), from which the flag and the environment

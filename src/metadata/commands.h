@@ -31,7 +31,7 @@ using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObje
                              AssignStreams, ReleaseStreams, LeaveCluster, AllocateAutoIncrement,
                              CommitLakeSnapshot, CreateLakeNamespace, DropLakeNamespace,
                              UpdateLakeNamespace, CommitLakeCatalog, RenameLakeTable,
-                             CreateContinuousObject, DropContinuousObject>;
+                             CreateContinuousObject, DropContinuousObject, CommitContinuousProgress>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

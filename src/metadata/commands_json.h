@@ -83,5 +83,7 @@ json ToJson(const CreateContinuousObject& c);
 void FromJson(const json& j, CreateContinuousObject* c);
 json ToJson(const DropContinuousObject& c);
 void FromJson(const json& j, DropContinuousObject* c);
+json ToJson(const CommitContinuousProgress& c);
+void FromJson(const json& j, CommitContinuousProgress* c);
 
 }  // namespace mink::metadata

@@ -25,4 +25,14 @@ void FromJson(const json& j, DropContinuousObject* c) {
   c->kind = j.at("kind").get<std::string>();
 }
 
+json ToJson(const CommitContinuousProgress& c) {
+  return {{"name", c.name}, {"epoch", c.epoch}, {"progress", c.progress}};
+}
+
+void FromJson(const json& j, CommitContinuousProgress* c) {
+  c->name = j.at("name").get<std::string>();
+  c->epoch = j.at("epoch").get<int64_t>();
+  c->progress = j.at("progress").get<std::string>();
+}
+
 }  // namespace mink::metadata

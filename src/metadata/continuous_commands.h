@@ -4,6 +4,7 @@
 // definition (JSON) the stream layer owns and reads back; `inputs` are the objects it reads, so
 // none is dropped while another reads it.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,20 @@ struct DropContinuousObject {
   std::string kind;  // what the DROP statement named: it must be the object's kind
 
   bool operator==(const DropContinuousObject&) const = default;
+};
+
+// A pipeline's progress (a stream's or view's; src/stream/pipeline.h): epoch `epoch` is done, its
+// output written, and `progress` (JSON of the stream layer: source positions, the next epoch's
+// input, the operator state's object, the writers) is where the pipeline continues. Epochs
+// follow one another by one, so of two nodes running one pipeline only one commits each epoch;
+// the other is refused and stops.
+struct CommitContinuousProgress {
+  static constexpr std::string_view kKind = "continuous.progress";
+  std::string name;
+  int64_t epoch = 0;
+  std::string progress;
+
+  bool operator==(const CommitContinuousProgress&) const = default;
 };
 
 }  // namespace mink::metadata

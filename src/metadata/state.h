@@ -118,6 +118,8 @@ struct ContinuousObjectState {
   std::string definition;
   std::vector<std::string> inputs;
   int64_t created_ms = 0;
+  int64_t epoch = 0;     // a pipeline's last committed epoch (0: none yet)
+  std::string progress;  // and where it continues (CommitContinuousProgress)
 };
 
 // A table of the lake catalog that Mink does not tier: its current metadata file.
@@ -257,6 +259,8 @@ class State {
   void ApplyCommand(const CreateContinuousObject& c, int64_t time_ms);
   Status CheckCommand(const DropContinuousObject& c) const;
   void ApplyCommand(const DropContinuousObject& c, int64_t time_ms);
+  Status CheckCommand(const CommitContinuousProgress& c) const;
+  void ApplyCommand(const CommitContinuousProgress& c, int64_t time_ms);
   // The lake catalog (state_lake_catalog.cc): a key not yet used; keeping an outcome.
   Status CheckOutcome(const IdempotentOutcome& outcome) const;
   void KeepOutcome(const IdempotentOutcome& outcome, int64_t time_ms);

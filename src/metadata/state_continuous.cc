@@ -42,4 +42,23 @@ Status State::CheckCommand(const DropContinuousObject& c) const {
 
 void State::ApplyCommand(const DropContinuousObject& c, int64_t /*time_ms*/) { continuous_.erase(c.name); }
 
+Status State::CheckCommand(const CommitContinuousProgress& c) const {
+  auto it = continuous_.find(c.name);
+  if (it == continuous_.end()) return NotFoundError(c.name + " does not exist");
+  if (it->second.kind != "stream" && it->second.kind != "view") {
+    return InvalidArgumentError(c.name + " is a " + it->second.kind + ": only streams and views run");
+  }
+  if (c.epoch != it->second.epoch + 1) {
+    return FailedPreconditionError(c.name + " is at epoch " + std::to_string(it->second.epoch) + ", not " +
+                                   std::to_string(c.epoch - 1) + ": another run committed it");
+  }
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const CommitContinuousProgress& c, int64_t /*time_ms*/) {
+  auto& o = continuous_[c.name];
+  o.epoch = c.epoch;
+  o.progress = c.progress;
+}
+
 }  // namespace mink::metadata

@@ -87,7 +87,7 @@ std::string State::Serialize() const {
   if (!continuous_.empty()) {
     json objects = json::array();
     for (const auto& [name, o] : continuous_) {
-      objects.push_back({name, o.kind, o.statement, o.definition, o.inputs, o.created_ms});
+      objects.push_back({name, o.kind, o.statement, o.definition, o.inputs, o.created_ms, o.epoch, o.progress});
     }
     out += ",\"continuous\":";
     out += objects.dump();
@@ -335,7 +335,8 @@ Result<State> State::Deserialize(const std::string& text) {
     for (const auto& o : j.value("continuous", json::array())) {
       s.continuous_[o.at(0).get<std::string>()] =
           ContinuousObjectState{o.at(1).get<std::string>(), o.at(2).get<std::string>(), o.at(3).get<std::string>(),
-                                o.at(4).get<std::vector<std::string>>(), o.at(5).get<int64_t>()};
+                                o.at(4).get<std::vector<std::string>>(), o.at(5).get<int64_t>(),
+                                o.size() > 6 ? o.at(6).get<int64_t>() : 0, o.size() > 7 ? o.at(7).get<std::string>() : ""};
     }
     for (const auto& o : j.value("idempotent_outcomes", json::array())) {
       s.idempotent_outcomes_[o.at(0).get<std::string>()] =

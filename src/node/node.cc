@@ -97,7 +97,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   sql::DatabaseOptions continuous_db;
   continuous_db.threads = 1;
   MINK_ASSIGN_OR_RETURN(node->continuous_db_, sql::Database::Open(continuous_db));
-  node->continuous_ = std::make_unique<stream::Catalog>(node->meta_.get(), node->continuous_db_.get());
+  node->continuous_ = std::make_unique<stream::Catalog>(node->meta_.get(), node->tables_.get(), node->continuous_db_.get());
   node->flight_service_ = std::make_unique<flight::TableFlightService>(
       node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get());
   MINK_ASSIGN_OR_RETURN(node->flight_,
@@ -156,6 +156,27 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   lake.rest_listen = config.iceberg_rest_listen;
   lake.rest_token = config.iceberg_rest_token;
   MINK_ASSIGN_OR_RETURN(node->lake_, lake::Lake::Start(lake, node->meta_.get(), node->tables_.get()));
+  // Continuous SQL: the pipelines of the streams and views whose output this node writes, and
+  // the HTTP API.
+  MINK_ASSIGN_OR_RETURN(node->pipeline_store_, object_store::OpenObjectStore(data_uri));
+  stream::PipelineContext pipelines;
+  pipelines.meta = node->meta_.get();
+  pipelines.tables = node->tables_.get();
+  pipelines.store = node->pipeline_store_.get();
+  pipelines.db = node->continuous_db_.get();
+  pipelines.node_id = config.node_id;
+  node->pipelines_ = std::make_unique<stream::PipelineRunner>(pipelines);
+  node->pipelines_->Start();
+  if (!config.http_listen.empty()) {
+    node->sql_endpoint_ = std::make_unique<stream::SqlEndpoint>(node->continuous_.get(), node->meta_.get(),
+                                                                node->tables_.get(), node->continuous_db_.get());
+    MINK_ASSIGN_OR_RETURN(node->http_,
+                          http::HttpServer::Start(config.http_listen, [endpoint = node->sql_endpoint_.get()](
+                                                                          const http::ServerRequest& r) {
+                            return endpoint->Handle(r);
+                          }));
+    MINK_LOG_INFO("node", "HTTP API listening on {}", config.http_listen);
+  }
   if (cluster) {
     // Garbage collection and the orphan sweep run once, on the coordinator.
     node->storage_->SetGarbageCollectionGate(
@@ -191,6 +212,8 @@ void Node::Stop() {
     follower_->Stop();
   }
   if (heartbeater_) heartbeater_->Stop();
+  if (http_) http_->Stop();
+  if (pipelines_) pipelines_->Stop();
   if (lake_) lake_->Stop();
   if (coordinator_) coordinator_->Stop();
   if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));

@@ -14,7 +14,10 @@
 #include "node/kafka_cluster_view.h"
 #include "node/flight_forwarder.h"
 #include "sql/database.h"
+#include "http/http_server.h"
 #include "stream/catalog.h"
+#include "stream/runner.h"
+#include "stream/sql_endpoint.h"
 #include "config/serve_config.h"
 #include "flight/server/flight_server.h"
 #include "flight/service/table_flight_service.h"
@@ -47,6 +50,8 @@ class Node {
   // The Flight port actually bound (useful with --listen host:0).
   int flight_port() const { return flight_ ? flight_->port() : 0; }
   int kafka_port() const { return kafka_ ? kafka_->port() : 0; }
+  int http_port() const { return http_ ? http_->port() : 0; }
+  stream::PipelineRunner* pipelines() { return pipelines_.get(); }
 
  private:
   explicit Node(config::ServeConfig config) : config_(std::move(config)) {}
@@ -62,6 +67,10 @@ class Node {
   std::unique_ptr<cluster::Membership> membership_;
   std::unique_ptr<sql::Database> continuous_db_;  // before continuous_: it parses with it
   std::unique_ptr<stream::Catalog> continuous_;   // before flight_service_: it serves it
+  std::shared_ptr<object_store::ObjectStore> pipeline_store_;  // the pipelines' state
+  std::unique_ptr<stream::PipelineRunner> pipelines_;
+  std::unique_ptr<stream::SqlEndpoint> sql_endpoint_;
+  std::unique_ptr<http::HttpServer> http_;  // serves sql_endpoint_
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stream/generator_source.h"
+#include "stream/pipeline_input.h"
 #include "stream/query_shape.h"
 
 namespace mink::stream {
@@ -117,35 +118,77 @@ Result<StatementResult> Catalog::CreateSource(const Statement& s, int64_t now_ms
 
 Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
   const std::string kind = s.kind == StatementKind::kCreateView ? "view" : "stream";
+  const std::string what = kind + " " + s.name;
+  auto refused = [&](const Status& status) { return Status(status.code(), what + ": " + status.message()); };
   MINK_ASSIGN_OR_RETURN(auto session, db_->Connect());
   auto shape = ShapeOf(*session, s.query);
-  if (!shape.ok()) return Status(shape.status().code(), kind + " " + s.name + ": " + shape.status().message());
+  if (!shape.ok()) return refused(shape.status());
   if (s.emit == "ON WINDOW CLOSE" && !shape->window) {
-    return InvalidArgumentError(kind + " " + s.name + ": EMIT ON WINDOW CLOSE needs a window in GROUP BY");
+    return InvalidArgumentError(what + ": EMIT ON WINDOW CLOSE needs a window in GROUP BY");
   }
   if (!s.emit.empty() && s.emit != "ON WINDOW CLOSE" && s.emit != "CHANGES") {
-    return InvalidArgumentError(kind + " " + s.name + ": EMIT " + s.emit + " is not supported (ON WINDOW CLOSE, CHANGES)");
+    return InvalidArgumentError(what + ": EMIT " + s.emit + " is not supported (ON WINDOW CLOSE, CHANGES)");
   }
-  const std::string source_kind = meta_->Read([&](const metadata::State& st) {
+  std::string source_kind;
+  bool has_watermark = false;
+  std::unique_ptr<PipelineInput> input;
+  Status readable = meta_->Read([&](const metadata::State& st) -> Status {
     auto it = st.continuous().find(shape->source);
-    return it == st.continuous().end() ? std::string() : it->second.kind;
+    if (it == st.continuous().end()) return Status::Ok();
+    source_kind = it->second.kind;
+    if (source_kind == "sink") return Status::Ok();
+    const json d = json::parse(it->second.definition, nullptr, false);
+    has_watermark = source_kind == "source" && (d.contains("watermark") || d.value("connector", "") == "GENERATOR");
+    MINK_ASSIGN_OR_RETURN(input, MakeInput(st, shape->source, tables_, session.get()));
+    return Status::Ok();
   });
   if (source_kind.empty()) {
-    return NotFoundError(kind + " " + s.name + " reads " + shape->source + ", which is not a source or stream");
+    return NotFoundError(what + " reads " + shape->source + ", which is not a source or stream");
   }
-  if (source_kind == "sink") return InvalidArgumentError(kind + " " + s.name + " reads sink " + shape->source);
+  if (source_kind == "sink") return InvalidArgumentError(what + " reads sink " + shape->source);
+  if (!readable.ok()) return refused(readable);
+  if (shape->window && !has_watermark) {
+    return InvalidArgumentError(what + ": a window closes when the watermark passes it, and " + shape->source +
+                                " declares none (WATERMARK FOR column AS ...)");
+  }
+  MINK_RETURN_IF_ERROR(session->RegisterBatches(shape->source, input->schema(), {}));
+  auto layout = LayoutOf(*session, *shape, kind == "view");
+  if (!layout.ok()) return refused(layout.status());
   json columns = json::array();
   for (const auto& o : shape->outputs) columns.push_back(o.name);
-  const json definition = {{"query", s.query}, {"emit", s.emit}, {"source", shape->source}, {"columns", columns}};
+  const json definition = {{"query", s.query},         {"emit", s.emit},
+                           {"source", shape->source},  {"columns", columns},
+                           {"table", OutputTableName(s.name)}};
+  MINK_RETURN_IF_ERROR(meta_->Read([&](const metadata::State& st) {
+    return st.Validate(metadata::Command(metadata::CreateContinuousObject{
+        s.name, kind, s.text, definition.dump(), {shape->source}, s.or_replace}));
+  }));
+  MINK_RETURN_IF_ERROR(CreateOutputTable(s.name, *layout));
   MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(metadata::CreateContinuousObject{
                                          s.name, kind, s.text, definition.dump(), {shape->source}, s.or_replace}))
                            .status());
   return StatementResult{StatementName(s), s.name, {}};
 }
 
+Status Catalog::CreateOutputTable(const std::string& name, const OutputLayout& layout) {
+  Status db = tables_->CreateDatabase(kOutputDatabase);
+  if (!db.ok() && db.code() != StatusCode::kAlreadyExists) return db;
+  const std::string table = OutputTableName(name);
+  if (tables_->DescribeTable(table).ok()) MINK_RETURN_IF_ERROR(tables_->DropTable(table));
+  return tables_->CreateTable(table, layout.Spec()).status().WithContext("the output table " + table);
+}
+
 Result<StatementResult> Catalog::CreateSink(const Statement& s) {
   const std::string what = "sink " + s.name;
   MINK_RETURN_IF_ERROR(CheckConnector(s, what));
+  const std::string from_kind = meta_->Read([&](const metadata::State& st) {
+    auto it = st.continuous().find(s.from);
+    return it == st.continuous().end() ? std::string() : it->second.kind;
+  });
+  if (from_kind.empty()) return NotFoundError(what + " reads " + s.from + ", which does not exist");
+  if (from_kind != "stream" && from_kind != "view") {
+    return InvalidArgumentError(what + " reads " + from_kind + " " + s.from + ": a sink sends on a stream or view");
+  }
   const json definition = {{"from", s.from}, {"connector", s.connector}, {"options", OptionsJson(s)}, {"format", s.format}};
   MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(metadata::CreateContinuousObject{
                                          s.name, "sink", s.text, definition.dump(), {s.from}, s.or_replace}))
@@ -158,6 +201,10 @@ Result<StatementResult> Catalog::Drop(const Statement& s) {
   if (!exists && s.if_exists) return StatementResult{StatementName(s), s.name, {}};
   MINK_RETURN_IF_ERROR(
       meta_->Append(metadata::Command(metadata::DropContinuousObject{s.name, KindName(s.object)})).status());
+  if (s.object == ObjectKind::kStream || s.object == ObjectKind::kView) {
+    Status dropped = tables_->DropTable(OutputTableName(s.name));
+    if (!dropped.ok() && dropped.code() != StatusCode::kNotFound) return dropped;
+  }
   return StatementResult{StatementName(s), s.name, {}};
 }
 

@@ -9,7 +9,8 @@
 //   source: {"connector": "GENERATOR"|"MINK"|"KAFKA", "options": {...}, "columns": [[name, type,
 //            not_null], ...], "watermark": {"column", "expression"} (when declared),
 //            "format": "JSON"|"", "start_ms": creation time (GENERATOR's rows start there)}
-//   stream, view: {"query": text, "emit": words after EMIT, "source": name, "columns": [names]}
+//   stream, view: {"query": text, "emit": words after EMIT, "source": name, "columns": [names],
+//            "table": its output table (continuous.<name>, created with it, dropped with it)}
 //   sink: {"from": name, "connector": ..., "options": {...}, "format": ...}
 //
 // Sources: GENERATOR (rows.per.second); MINK ('table' = 'db.table', an existing table); KAFKA
@@ -24,7 +25,9 @@
 #include "base/result.h"
 #include "metadata/metadata_log.h"
 #include "sql/database.h"
+#include "stream/output_table.h"
 #include "stream/statement.h"
+#include "table/table_store.h"
 
 namespace mink::stream {
 
@@ -39,7 +42,8 @@ struct StatementResult {
 
 class Catalog {
  public:
-  Catalog(metadata::MetadataLog* meta, sql::Database* db) : meta_(meta), db_(db) {}
+  Catalog(metadata::MetadataLog* meta, table::TableStore* tables, sql::Database* db)
+      : meta_(meta), tables_(tables), db_(db) {}
 
   // Carries out `statement` (not a plain query: those are the SQL engine's). `now_ms` is the
   // creation time recorded for a source.
@@ -55,7 +59,12 @@ class Catalog {
   // InvalidArgument naming what the connector cannot do for `what`.
   Status CheckConnector(const Statement& s, const std::string& what) const;
 
+  // Creates the output table of a stream or view (output_table.h), replacing one left by an
+  // earlier object of that name.
+  Status CreateOutputTable(const std::string& name, const OutputLayout& layout);
+
   metadata::MetadataLog* const meta_;
+  table::TableStore* const tables_;
   sql::Database* const db_;
 };
 

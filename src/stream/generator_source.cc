@@ -48,6 +48,15 @@ int64_t GeneratorSource::DueMicros(int64_t seq) const {
   return start_ms_ * 1000 + (seq / rate_) * 1'000'000 + (seq % rate_) * 1'000'000 / rate_;
 }
 
+int64_t GeneratorSource::DueBy(int64_t now_ms) const {
+  const int64_t elapsed_us = now_ms * 1000 - start_ms_ * 1000;
+  if (elapsed_us < 0) return 0;
+  auto n = static_cast<int64_t>(static_cast<__int128>(elapsed_us) * rate_ / 1'000'000) + 1;
+  while (n > 0 && DueMicros(n - 1) > now_ms * 1000) --n;
+  while (DueMicros(n) <= now_ms * 1000) ++n;
+  return n;
+}
+
 Result<arrow::RecordBatchPtr> GeneratorSource::Poll(int64_t now_ms, int64_t max_rows) {
   int64_t n = 0;
   while (n < max_rows && DueMicros(next_seq_ + n) <= now_ms * 1000) ++n;

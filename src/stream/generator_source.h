@@ -36,6 +36,8 @@ class GeneratorSource {
   int64_t rows_per_second() const { return rate_; }
   // When row `seq` is due (its ts), in microseconds.
   int64_t DueMicros(int64_t seq) const;
+  // How many rows are due by `now_ms` (the position the source's end is at then).
+  int64_t DueBy(int64_t now_ms) const;
 
  private:
   GeneratorSource(int64_t rate, int64_t start_ms) : rate_(rate), start_ms_(start_ms) {}

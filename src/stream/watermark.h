@@ -29,6 +29,8 @@ class SourceWatermark {
   Result<int64_t> Observe(const arrow::RecordBatchPtr& batch);
   // INT64_MIN before any row.
   int64_t watermark() const { return watermark_; }
+  // Continues from a checkpoint's watermark.
+  void Restore(int64_t watermark) { watermark_ = watermark; }
 
  private:
   SourceWatermark(std::unique_ptr<sql::Session> session, std::string source, std::string sql)

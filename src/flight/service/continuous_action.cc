@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stream/sql_endpoint.h"
+
 namespace mink::flight {
 
 Result<nlohmann::json> RunContinuousSql(stream::Catalog& catalog, const std::string& sql, int64_t now_ms) {
@@ -12,17 +14,7 @@ Result<nlohmann::json> RunContinuousSql(stream::Catalog& catalog, const std::str
       return InvalidArgumentError("a query is answered by mink-query, not by continuous-sql: " + s.text);
     }
     MINK_ASSIGN_OR_RETURN(stream::StatementResult r, catalog.Execute(s, now_ms));
-    nlohmann::json out = {{"result_type", r.result_type}};
-    if (!r.object_name.empty()) out["object_name"] = r.object_name;
-    if (r.result_type == "metadata") {
-      nlohmann::json data = nlohmann::json::array();
-      for (const auto& row : r.rows) {
-        nlohmann::json o = nlohmann::json::object();
-        for (const auto& [k, v] : row) o[k] = v;
-        data.push_back(std::move(o));
-      }
-      out["data"] = std::move(data);
-    }
+    nlohmann::json out = nlohmann::json::parse(stream::StatementResultJson(r));
     results.push_back(std::move(out));
   }
   return results;

@@ -83,6 +83,7 @@ std::vector<Command> OneOfEachKind() {
       CreateContinuousObject{"totals", "view", "CREATE MATERIALIZED VIEW totals AS SELECT 1", "{\"x\":1}",
                              {"ticks"}, true},
       DropContinuousObject{"totals", "view"},
+      CommitContinuousProgress{"totals", 3, "{\"positions\":{}}"},
   };
 }
 

@@ -431,12 +431,23 @@ TEST_F(StateTest, ContinuousObjectsAndWhatReadsThem) {
       << "totals reads it";
   EXPECT_EQ(s_.Validate(DropContinuousObject{"totals", "stream"}).code(), StatusCode::kInvalidArgument);
 
+  // Progress: epochs follow one another by one; a source has none.
+  EXPECT_EQ(s_.Validate(CommitContinuousProgress{"totals", 2, "{}"}).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s_.Validate(CommitContinuousProgress{"ticks", 1, "{}"}).code(), StatusCode::kInvalidArgument);
+  MustApply(&s_, CommitContinuousProgress{"totals", 1, "{\"p\":1}"});
+  EXPECT_EQ(s_.Validate(CommitContinuousProgress{"totals", 1, "{}"}).code(), StatusCode::kFailedPrecondition)
+      << "a second run of epoch 1 is refused";
+
   const std::string text = s_.Serialize();
   auto loaded = State::Deserialize(text);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->Serialize(), text);
   EXPECT_EQ(loaded->continuous().at("totals").definition, "{\"k\":1}");
   EXPECT_EQ(loaded->continuous().at("totals").inputs, std::vector<std::string>{"ticks"});
+  EXPECT_EQ(loaded->continuous().at("totals").epoch, 1);
+  EXPECT_EQ(loaded->continuous().at("totals").progress, "{\"p\":1}");
+  MustApply(&s_, CreateContinuousObject{"totals", "view", "again", "{}", {"ticks"}, true});
+  EXPECT_EQ(s_.continuous().at("totals").epoch, 0) << "a replaced object starts again";
 
   MustApply(&s_, DropContinuousObject{"totals", "view"});
   MustApply(&s_, DropContinuousObject{"ticks", "source"});

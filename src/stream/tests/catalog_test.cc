@@ -20,7 +20,7 @@ class CatalogTest : public ::testing::Test {
     auto db = sql::Database::Open();
     ASSERT_TRUE(db.ok());
     db_ = std::move(*db);
-    catalog_ = std::make_unique<Catalog>(node_->meta.get(), db_.get());
+    catalog_ = std::make_unique<Catalog>(node_->meta.get(), node_->tables.get(), db_.get());
     ASSERT_TRUE(node_->tables->CreateDatabase("kafka").ok());
     ASSERT_TRUE(node_->tables->CreateDatabase("shop").ok());
     table::TableSpec spec;
@@ -101,7 +101,15 @@ TEST_F(CatalogTest, RefusalsNameWhatWasWrongAndWriteNothing) {
   EXPECT_EQ(Run("CREATE STREAM s AS SELECT id, SUM(v) FROM o GROUP BY id EMIT ON WINDOW CLOSE"),
             "stream s: EMIT ON WINDOW CLOSE needs a window in GROUP BY");
   EXPECT_EQ(Run("CREATE SINK k FROM o INTO GENERATOR ()"), "sink k: GENERATOR is a source only");
-  EXPECT_EQ(Run("CREATE SINK k FROM nothing INTO MINK ('table' = 'shop.orders')"), "k reads nothing, which does not exist");
+  EXPECT_EQ(Run("CREATE SINK k FROM nothing INTO MINK ('table' = 'shop.orders')"),
+            "sink k reads nothing, which does not exist");
+  EXPECT_EQ(Run("CREATE SINK k FROM o INTO MINK ('table' = 'shop.orders')"),
+            "sink k reads source o: a sink sends on a stream or view");
+  EXPECT_EQ(Run("CREATE STREAM w AS SELECT id, tumble(v, INTERVAL '1' MINUTE) AS m, COUNT(*) AS n FROM o "
+                "GROUP BY id, tumble(v, INTERVAL '1' MINUTE)"),
+            "stream w: a window closes when the watermark passes it, and o declares none (WATERMARK FOR column AS ...)");
+  EXPECT_EQ(Run("CREATE MATERIALIZED VIEW w AS SELECT SUM(v) AS total FROM o GROUP BY id"),
+            "view w: select GROUP BY key id: it is part of the primary key of the output table");
   EXPECT_EQ(Objects(), 1u) << "only o was created";
 
   // IF NOT EXISTS leaves an object as it is; OR REPLACE replaces one of the same kind.

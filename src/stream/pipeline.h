@@ -1,0 +1,107 @@
+#pragma once
+// Pipeline: one stream or materialised view running (docs/streaming-sql.md, Delivery). It reads
+// its input in epochs; each epoch
+//   1. reads the input from the positions the last commit left to the end that commit promised
+//      (so an epoch read again after a crash is the same rows: pipeline_input.h),
+//   2. runs the continuous query over them and advances the watermark,
+//   3. writes the answer's rows to the output table (continuous.<name>) and to each sink that
+//      reads the object, as idempotent writes (the pipeline's writer of that table, sequence
+//      2 x epoch, and 2 x epoch + 1 for a view's deletes), so a repeated epoch writes nothing twice,
+//   4. stores the operators' state as an object (continuous/<name>/...) and commits the
+//      progress (`continuous.progress`: the positions, the next epoch's end, the watermark, the
+//      state's object, the writers) in one metadata command.
+// A crash anywhere repeats at most the epoch that was not committed, with the same input and
+// the same sequences: the output tables see each row once (exactly-once), and sinks into Kafka
+// topics of this cluster too. Epochs follow one another by one in the metadata log, so of two
+// nodes running one pipeline only one commits; the other's commit fails (FailedPrecondition)
+// and it stops.
+//
+// Not thread-safe: the runner (runner.h) calls one pipeline from one thread at a time.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "metadata/metadata_log.h"
+#include "object_store/object_store.h"
+#include "sql/database.h"
+#include "stream/continuous_query.h"
+#include "stream/output_table.h"
+#include "stream/pipeline_input.h"
+#include "stream/watermark.h"
+#include "table/table_store.h"
+
+namespace mink::stream {
+
+struct PipelineContext {
+  metadata::MetadataLog* meta = nullptr;
+  table::TableStore* tables = nullptr;
+  object_store::ObjectStore* store = nullptr;  // the operators' state
+  sql::Database* db = nullptr;
+  int32_t node_id = 0;
+  const Clock* clock = SystemClock::Get();
+};
+
+// A pipeline's counters, as its last commit has them.
+struct PipelineStats {
+  int64_t epoch = 0;
+  int64_t watermark = INT64_MIN;
+  int64_t late_rows = 0;
+  int64_t skipped_records = 0;
+  int64_t rows_in = 0;
+  int64_t rows_out = 0;
+};
+
+class Pipeline {
+ public:
+  // The pipeline of stream or view `name`, continuing from its last commit.
+  static Result<std::unique_ptr<Pipeline>> Open(const std::string& name, const PipelineContext& context);
+  ~Pipeline();
+
+  // Runs one epoch if there is input (or a promise of input to make); whether it committed one.
+  // An error leaves the pipeline unusable: open it again (the epoch will be repeated).
+  Result<bool> RunEpoch();
+
+  const std::string& name() const { return name_; }
+  PipelineStats stats() const { return stats_; }
+
+ private:
+  struct SinkTarget {
+    std::string table;
+    bool kafka = false;  // JSON records, else the rows as they are
+    int64_t writer = -1;
+  };
+
+  Pipeline(std::string name, PipelineContext context) : name_(std::move(name)), context_(std::move(context)) {}
+  Status Load();
+  Status WriteOutput(const std::vector<Row>& upserts, const std::vector<Row>& deletes);
+  Status WriteSink(const SinkTarget& sink, const std::vector<Row>& upserts, const std::vector<Row>& deletes);
+  Status Commit(const std::string& state_key);
+  Result<int64_t> WriterOf(const std::string& table);
+
+  const std::string name_;
+  const PipelineContext context_;
+  bool view_ = false;
+  std::unique_ptr<sql::Session> session_;  // decodes the input (Kafka JSON)
+  std::unique_ptr<PipelineInput> input_;
+  std::unique_ptr<ContinuousQuery> query_;
+  std::unique_ptr<SourceWatermark> watermark_;
+  OutputLayout layout_;
+  std::vector<SinkTarget> sinks_;
+
+  // The progress of the last commit.
+  Positions positions_, next_;
+  std::map<std::string, int64_t> writers_;  // table -> writer id
+  std::string state_key_;
+  PipelineStats stats_;
+  int64_t skipped_before_ = 0;  // records skipped before this run (the input counts its own)
+};
+
+// The object holding a pipeline's operator state after `epoch`.
+std::string PipelineStateKey(const std::string& name, int64_t epoch, int32_t node_id);
+
+}  // namespace mink::stream

@@ -1,0 +1,123 @@
+#include "stream/runner.h"
+
+#include <vector>
+
+#include "base/log.h"
+
+namespace mink::stream {
+
+void PipelineRunner::Start() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void PipelineRunner::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  running_.clear();
+}
+
+std::map<std::string, PipelineStats> PipelineRunner::Stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+bool PipelineRunner::RunsHere(const std::string& name) const {
+  auto owner = context_.tables->BucketOwner(OutputTableName(name), std::nullopt, 0);
+  return owner.ok() && *owner == context_.node_id;
+}
+
+void PipelineRunner::Reconcile(std::chrono::steady_clock::time_point now) {
+  // What should run: every stream and view whose output bucket this node writes.
+  std::map<std::string, std::string> wanted;  // name -> version
+  context_.meta->Read([&](const metadata::State& st) {
+    for (const auto& [name, o] : st.continuous()) {
+      if (o.kind != "stream" && o.kind != "view") continue;
+      std::string version = o.statement + "@" + std::to_string(o.created_ms);
+      for (const auto& [sink, s] : st.continuous()) {
+        if (s.kind == "sink" && !s.inputs.empty() && s.inputs[0] == name) version += "|" + sink + "@" + std::to_string(s.created_ms);
+      }
+      wanted[name] = version;
+    }
+  });
+  for (auto it = wanted.begin(); it != wanted.end();) {
+    it = RunsHere(it->first) ? std::next(it) : wanted.erase(it);
+  }
+  for (auto it = running_.begin(); it != running_.end();) {
+    auto w = wanted.find(it->first);
+    if (w == wanted.end() || w->second != it->second.version) {
+      MINK_LOG_INFO("stream", "pipeline {} stops here", it->first);
+      it = running_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [name, version] : wanted) {
+    if (running_.count(name)) continue;
+    if (auto f = failed_.find(name); f != failed_.end() && f->second > now) continue;
+    auto pipeline = Pipeline::Open(name, context_);
+    if (!pipeline.ok()) {
+      MINK_LOG_WARN("stream", "pipeline {} cannot start: {}", name, pipeline.status().ToString());
+      failed_[name] = now + options_.retry_after;
+      continue;
+    }
+    MINK_LOG_INFO("stream", "pipeline {} runs here from epoch {}", name, (*pipeline)->stats().epoch);
+    failed_.erase(name);
+    running_[name] = Running{std::move(*pipeline), version, now};
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = stats_.begin(); it != stats_.end();) it = running_.count(it->first) ? std::next(it) : stats_.erase(it);
+}
+
+void PipelineRunner::Loop() {
+  auto last_reconcile = std::chrono::steady_clock::time_point();
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_reconcile >= options_.poll_interval * 5 || running_.empty()) {
+      Reconcile(now);
+      last_reconcile = now;
+    }
+    bool worked = false;
+    for (auto it = running_.begin(); it != running_.end();) {
+      Running& r = it->second;
+      if (std::chrono::steady_clock::now() < r.next_epoch) {
+        ++it;
+        continue;
+      }
+      auto ran = r.pipeline->RunEpoch();
+      if (!ran.ok()) {
+        // The pipeline is opened again from its last commit; the epoch is repeated.
+        MINK_LOG_WARN("stream", "pipeline {} epoch {} failed: {}", it->first, r.pipeline->stats().epoch + 1,
+                      ran.status().ToString());
+        failed_[it->first] = std::chrono::steady_clock::now() + options_.retry_after;
+        it = running_.erase(it);
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stats_[it->first] = r.pipeline->stats();
+      }
+      if (*ran) {
+        worked = true;
+        r.next_epoch = std::chrono::steady_clock::now() + options_.epoch_interval;
+      }
+      ++it;
+    }
+    if (!worked) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait_for(lock, options_.poll_interval, [&] { return stopping_; });
+    }
+  }
+}
+
+}  // namespace mink::stream
