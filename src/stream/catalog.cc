@@ -5,6 +5,7 @@
 #include "stream/generator_source.h"
 #include "stream/pipeline_input.h"
 #include "stream/query_shape.h"
+#include "stream/watermark.h"
 
 namespace mink::stream {
 namespace {
@@ -109,6 +110,22 @@ Result<StatementResult> Catalog::CreateSource(const Statement& s, int64_t now_ms
   json definition = {{"connector", s.connector}, {"options", OptionsJson(s)}, {"columns", columns},
                      {"format", s.format},       {"start_ms", now_ms}};
   if (s.watermark) definition["watermark"] = {{"column", s.watermark->column}, {"expression", s.watermark->expression}};
+  if (s.connector == "MINK" && !s.columns.empty()) {
+    return InvalidArgumentError(what + ": a MINK source's columns are its table's (declare only a WATERMARK)");
+  }
+  if (s.watermark || s.connector == "KAFKA") {
+    // The columns the source will have, and its watermark over them, checked now.
+    MINK_ASSIGN_OR_RETURN(auto session, db_->Connect());
+    arrow::SchemaPtr schema;
+    if (s.connector == "MINK") {
+      MINK_ASSIGN_OR_RETURN(schema, tables_->TableSchema(*OptionOf(s, "table")));
+    } else {
+      auto declared = DeclaredSchema(*session, s.columns);
+      if (!declared.ok()) return InvalidArgumentError(what + ": " + declared.status().message());
+      schema = *declared;
+    }
+    if (s.watermark) MINK_RETURN_IF_ERROR(SourceWatermark::Make(db_, s.name, *s.watermark, schema).status());
+  }
   MINK_RETURN_IF_ERROR(
       meta_->Append(metadata::Command(metadata::CreateContinuousObject{s.name, "source", s.text, definition.dump(), {},
                                                                        s.or_replace}))

@@ -178,8 +178,13 @@ Result<bool> Pipeline::RunEpoch() {
   }
   MINK_RETURN_IF_ERROR(WriteOutput(upserts, deletes));
   for (const auto& s : sinks_) MINK_RETURN_IF_ERROR(WriteSink(s, upserts, deletes));
+  if (context_.fault) MINK_RETURN_IF_ERROR(context_.fault("written"));
   stats_.rows_out += static_cast<int64_t>(upserts.size() + deletes.size());
   stats_.late_rows = query_->late_rows();
+  if (skipped_before_ + input_->skipped() > stats_.skipped_records) {
+    MINK_LOG_WARN("stream", "{}: skipped {} input records that are not JSON objects of the source's columns (epoch {})",
+                  name_, skipped_before_ + input_->skipped() - stats_.skipped_records, epoch);
+  }
   stats_.skipped_records = skipped_before_ + input_->skipped();
   if (watermark_) stats_.watermark = watermark_->watermark();
 

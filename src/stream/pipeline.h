@@ -19,6 +19,7 @@
 // Not thread-safe: the runner (runner.h) calls one pipeline from one thread at a time.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,9 @@ struct PipelineContext {
   sql::Database* db = nullptr;
   int32_t node_id = 0;
   const Clock* clock = SystemClock::Get();
+  // Tests: called at "written" (an epoch's output written, nothing committed); an error there
+  // fails the epoch as a crash at that point would.
+  std::function<Status(const std::string& step)> fault;
 };
 
 // A pipeline's counters, as its last commit has them.

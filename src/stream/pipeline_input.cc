@@ -142,16 +142,18 @@ class TableInput : public PipelineInput {
     MINK_ASSIGN_OR_RETURN(auto rows_only, arrow::RecordBatch::Make(schema, batch->num_rows(), std::move(data)));
     const std::vector<table::Row> rows = table::BatchToRows(*rows_only, types);
     MINK_ASSIGN_OR_RETURN(auto changes, ScalarsOf(batch->Column(batch->num_columns() - 1)));
-    // Consecutive rows of one weight go together, in order.
-    size_t i = 0;
-    while (i < rows.size()) {
-      const int64_t weight = changes[i].is_string() && changes[i].string_value()[0] == '-' ? -1 : 1;
-      std::vector<const table::Row*> run;
-      while (i < rows.size() && (changes[i].is_string() && changes[i].string_value()[0] == '-' ? -1 : 1) == weight) {
-        run.push_back(&rows[i++]);
+    // The additions first, then the retractions: each retracted row was added before (in an
+    // earlier batch or this one), and aggregates end the same in any order of their changes.
+    for (const int64_t weight : {int64_t{1}, int64_t{-1}}) {
+      std::vector<const table::Row*> part;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const bool retracted = changes[i].is_string() && !changes[i].string_value().empty() &&
+                               changes[i].string_value()[0] == '-';
+        if (retracted == (weight < 0)) part.push_back(&rows[i]);
       }
-      MINK_ASSIGN_OR_RETURN(auto part, table::RowsToBatch(run, schema, types));
-      MINK_RETURN_IF_ERROR(each(InputBatch{part, weight}));
+      if (part.empty()) continue;
+      MINK_ASSIGN_OR_RETURN(auto batch_part, table::RowsToBatch(part, schema, types));
+      MINK_RETURN_IF_ERROR(each(InputBatch{batch_part, weight}));
     }
     return Status::Ok();
   }

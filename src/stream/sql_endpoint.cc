@@ -119,8 +119,7 @@ http::ServerResponse SqlEndpoint::Handle(const http::ServerRequest& request) {
   }
   auto answers = Execute(body["sql"].get<std::string>(), SystemClock::Get()->NowMillis());
   if (!answers.ok()) {
-    const int status = answers.status().code() == StatusCode::kNotFound ? 404 : 400;
-    return JsonResponse(status, json{{"error", answers.status().message()}}.dump());
+    return JsonResponse(400, json{{"error", answers.status().message()}}.dump());
   }
   if (answers->size() == 1) return JsonResponse(200, std::move((*answers)[0]));
   std::string out = "[";

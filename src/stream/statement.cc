@@ -269,8 +269,9 @@ class Parser {
       if (AcceptSymbol(')')) break;
       MINK_RETURN_IF_ERROR(ExpectSymbol(','));
     }
-    if (s->columns.empty()) return InvalidArgumentError("source " + s->name + " has no columns");
-    if (s->watermark && std::none_of(s->columns.begin(), s->columns.end(),
+    // A list with only a watermark declares it over the connector's columns (a MINK table's).
+    if (s->columns.empty() && !s->watermark) return InvalidArgumentError("source " + s->name + " has no columns");
+    if (s->watermark && !s->columns.empty() && std::none_of(s->columns.begin(), s->columns.end(),
                                      [&](const ColumnDef& c) { return c.name == s->watermark->column; })) {
       return InvalidArgumentError("the watermark of " + s->name + " is for " + s->watermark->column +
                                   ", which is not one of its columns");

@@ -1,17 +1,29 @@
 #!/usr/bin/python3
-"""Continuous SQL's statements through mink-query (docs/streaming-sql.md): the seed's quick start
-and per-minute volume statements become catalog objects of the node, kept across a restart.
+"""Continuous SQL end to end on a node (docs/streaming-sql.md): the seed's two examples,
+tests/streaming/quick_start.sql and minute_volume.sql, run as pipelines of a `mink serve` of the
+test's own, with its Kafka listener in place of Apache Kafka and its HTTP API (--http-listen).
 
-  - `mink-query exec` with the quick start's two statements and a plain SELECT in one script:
-    one JSON answer per continuous statement ({"result_type": "CREATE SOURCE", "object_name":
-    "ticks"}, ...) and the SELECT's row, in order.
-  - The per-minute volume statements (the seed's, with `kafka.trades` and `kafka.minute-volume`
-    created first as Mink's Kafka topics): three answers.
-  - SHOW SOURCES / STREAMS / MATERIALIZED VIEWS / SINKS list them; DESCRIBE names what an object
-    reads.
-  - Refused, exit 1 or 2 with the reason, nothing written: a view over a source that does not
+  - Quick start over HTTP: POST /api/v1/sql with the two statements answers 200 and one result
+    per statement; `SELECT * FROM tick_totals` answers the view's row once its first epoch is in
+    (64-bit integers as JSON strings), last_seq == rows_seen - 1, growing as the generator makes
+    rows. A refused statement answers 400 {"error": the reason}, as do a statement that does not
+    parse and a body that is not JSON; a wrong path 404.
+  - Per-minute volume: `trades` and `minute-volume` created as topics with confluent_kafka's
+    AdminClient; the three statements (bootstrap.servers the node's listener) through
+    `mink-query exec`, with a plain SELECT in the same script (answered in order); the seed's five trades
+    produced; the sink topic has exactly the three closed windows, in order, byte for byte, and
+    no fourth while MSFT's 09:32 minute is open. A record that is not JSON does not stop the
+    pipeline: the trade after it moves the watermark and the fourth window comes out.
+  - The stream's output is the log table continuous.minute_volume (`mink read`: the four windows,
+    in order; a query over HTTP reads them too), the view's the primary-key table
+    continuous.tick_totals (its one row).
+  - SHOW SOURCES / STREAMS / MATERIALIZED VIEWS / SINKS list the objects; DESCRIBE names what a
+    sink reads.
+  - Refused through mink-query, exit 1 or 2 with the reason, nothing written: a view over a source that does not
     exist, a Kafka topic the cluster does not have, dropping a source a view reads.
-  - After a restart of the node, SHOW answers the same.
+  - After a restart: SHOW answers the same, the view goes on counting (its row at once, never
+    below what it had, and growing), the sink topic still has exactly the four messages and the output table the
+    four windows (no duplicates).
 
 Usage: continuous_sql_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
 """
@@ -20,13 +32,56 @@ import json
 import os
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
 
+(ck,) = minktest.require_modules("confluent_kafka")
+from confluent_kafka import Consumer, KafkaException, Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
 QUERY = None
 
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streaming")
+
+# The seed's trades, values exactly as written there (no key).
+TRADES = [
+    b'{"symbol": "AAPL", "price": 189.50, "volume": 100, "ts": "2026-10-18T09:30:05Z"}',
+    b'{"symbol": "AAPL", "price": 189.70, "volume": 50, "ts": "2026-10-18T09:30:40Z"}',
+    b'{"symbol": "MSFT", "price": 411.20, "volume": 30, "ts": "2026-10-18T09:30:41Z"}',
+    b'{"symbol": "AAPL", "price": 189.60, "volume": 70, "ts": "2026-10-18T09:31:10Z"}',
+    b'{"symbol": "MSFT", "price": 411.90, "volume": 20, "ts": "2026-10-18T09:32:30Z"}',
+]
+# Moves the watermark past 09:33:00: MSFT's 09:32 minute closes.
+LATE_TRADE = b'{"symbol": "MSFT", "price": 412.00, "volume": 5, "ts": "2026-10-18T09:33:05Z"}'
+CLOSED = [
+    b'{"symbol":"AAPL","minute":"2026-10-18T09:30:00","volume":150,"high":189.7}',
+    b'{"symbol":"AAPL","minute":"2026-10-18T09:31:00","volume":70,"high":189.6}',
+    b'{"symbol":"MSFT","minute":"2026-10-18T09:30:00","volume":30,"high":411.2}',
+]
+# Refused with their reasons, nothing written.
+REFUSALS = [
+    ("CREATE MATERIALIZED VIEW v AS SELECT COUNT(*) FROM nowhere",
+     "view v reads nowhere, which is not a source or stream"),
+    ("CREATE SOURCE elsewhere FROM KAFKA ('topic' = 'elsewhere')",
+     "topic elsewhere is not a topic of this Mink cluster"),
+    ("DROP SOURCE ticks", "view tick_totals reads ticks: drop it first"),
+]
+CLOSED_LATER = b'{"symbol":"MSFT","minute":"2026-10-18T09:32:00","volume":20,"high":411.9}'
+
+CONSUMER_DEFAULTS = {
+    "session.timeout.ms": 6000,
+    "heartbeat.interval.ms": 500,
+    "max.poll.interval.ms": 20000,
+    "fetch.wait.max.ms": 100,
+    "enable.auto.commit": False,
+    "auto.offset.reset": "earliest",
+    "topic.metadata.refresh.interval.ms": 1000,
+}
 
 
 def seed_sql(name):
@@ -49,20 +104,169 @@ def listing(node):
     return {what: names(node, what) for what in ("SOURCES", "STREAMS", "MATERIALIZED VIEWS", "SINKS")}
 
 
+def http(node, path, body):
+    """POSTs `body` (bytes, or an object sent as JSON) to the node's HTTP API: (status, the answer
+    parsed as JSON, or its text when it is not JSON)."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(f"http://{node.http_listen}{path}", data=data, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            status, text = r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        status, text = e.code, e.read().decode()
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text
+
+
+def sql(node, statement):
+    return http(node, "/api/v1/sql", {"sql": statement})
+
+
+def tick_totals(node):
+    """The view's row over HTTP as (rows_seen, last_seq); None for an answer without its row
+    (the view has none until its first epoch commits, a moment after its creation); raises on an
+    answer that is not a query's."""
+    status, answer = sql(node, "SELECT * FROM tick_totals")
+    if status != 200 or not isinstance(answer, dict) or answer.get("result_type") != "query":
+        raise RuntimeError(f"SELECT * FROM tick_totals: {status} {answer!r}")
+    rows = answer.get("data")
+    if rows == []:
+        return None
+    try:
+        (row,) = rows
+        if not isinstance(row["rows_seen"], str) or not isinstance(row["last_seq"], str):
+            raise TypeError("64-bit integers are JSON strings")
+        return int(row["rows_seen"]), int(row["last_seq"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise RuntimeError(f"SELECT * FROM tick_totals: {e}: {answer!r}")
+
+
+def view_grows(checks, node, what, at_once=False):
+    """The view's row (at once, or once it has one: within 10 s of its creation), then a larger
+    count within 10 s; the first row."""
+    latest = [None]
+
+    def counted():
+        latest[0] = tick_totals(node)
+        return latest[0] is not None and latest[0][0] > 0
+    if at_once:
+        if not checks.ok(f"{what}: SELECT * FROM tick_totals answers the view's row", counted(), repr(latest[0])):
+            return None
+    elif not checks.ok(f"{what}: SELECT * FROM tick_totals answers the view's row within 10 s",
+                       minktest.wait_until(10, counted, 0.2), repr(latest[0])):
+        return None
+    first = latest[0]
+    checks.ok(f"{what}: last_seq == rows_seen - 1", first[1] == first[0] - 1, repr(first))
+
+    def grown():
+        latest[0] = tick_totals(node)
+        return latest[0] is not None and latest[0][0] > first[0]
+    checks.ok(f"{what}: the view's count grows (10 rows/s)", minktest.wait_until(10, grown, 0.5),
+              f"first {first}, then {latest[0]}")
+    checks.ok(f"{what}: still last_seq == rows_seen - 1", latest[0] is not None and latest[0][1] == latest[0][0] - 1,
+              repr(latest[0]))
+    return first
+
+
+def create_topics(checks, node):
+    admin = AdminClient({"bootstrap.servers": node.broker})
+    futures = admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1)
+                                   for t in ("trades", "minute-volume")],
+                                  operation_timeout=10, request_timeout=15)
+    for name, f in futures.items():
+        try:
+            f.result(timeout=20)
+            checks.ok(f"AdminClient creates the topic {name}", True)
+        except KafkaException as e:
+            checks.fail(f"AdminClient creates the topic {name}", str(e))
+
+
+def produce(checks, node, values, what):
+    errors = []
+    p = Producer({"bootstrap.servers": node.broker, "linger.ms": 0})
+    for v in values:
+        p.produce("trades", value=v, on_delivery=lambda err, msg: err and errors.append(str(err)))
+    left = p.flush(20)
+    checks.ok(f"{what}: produced to trades", left == 0 and not errors, f"{left} undelivered, errors {errors}")
+
+
+class SinkReader:
+    """A consumer of minute-volume in a group of its own, from the beginning."""
+
+    def __init__(self, node):
+        self.consumer = Consumer(dict(CONSUMER_DEFAULTS, **{"bootstrap.servers": node.broker,
+                                                            "group.id": f"check-{uuid.uuid4().hex}"}))
+        self.consumer.subscribe(["minute-volume"])
+        self.values = []
+        self.errors = []
+
+    def read(self, until_count, seconds):
+        """Polls until `until_count` values in all or `seconds` have passed; the values so far."""
+        deadline = time.monotonic() + seconds
+        while len(self.values) < until_count and time.monotonic() < deadline:
+            m = self.consumer.poll(0.2)
+            if m is None:
+                continue
+            if m.error():
+                self.errors.append(str(m.error()))
+                continue
+            self.values.append(m.value())
+        return list(self.values)
+
+    def close(self):
+        self.consumer.close()
+
+
+def output_rows(node, table, *args):
+    r = node.mink("read", table, "--format", "json", *args)
+    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+
+
+def window_rows(node):
+    """continuous.minute_volume's rows, in log order."""
+    return output_rows(node, "continuous.minute_volume")
+
+
+# The sink's messages as the output table's rows.
+WINDOWS = [json.loads(v) for v in CLOSED + [CLOSED_LATER]]
+
+
 def run(checks, node):
-    rc, out, err = query(node, seed_sql("quick_start.sql") + "\nSELECT 6 * 7 AS answer;\n")
-    checks.expect("the quick start's statements and a SELECT: one answer each, in order",
-                  (0, [{"result_type": "CREATE SOURCE", "object_name": "ticks"},
-                       {"result_type": "CREATE MATERIALIZED VIEW", "object_name": "tick_totals"},
+    # Quick start over HTTP.
+    status, answer = sql(node, seed_sql("quick_start.sql"))
+    checks.expect("HTTP: the quick start's statements, one result each, in order",
+                  (200, [{"object_name": "ticks", "result_type": "CREATE SOURCE"},
+                         {"object_name": "tick_totals", "result_type": "CREATE MATERIALIZED VIEW"}]),
+                  (status, answer))
+    view_grows(checks, node, "HTTP")
+    for statement, reason in REFUSALS:
+        status, answer = sql(node, statement)
+        checks.ok(f"HTTP: refused with 400 and the reason: {statement}",
+                  status == 400 and isinstance(answer, dict) and reason in str(answer.get("error")),
+                  f"{status} {answer!r}")
+    status, answer = sql(node, "SELEC 1")
+    checks.ok("HTTP: a statement that does not parse answers 400 with an error",
+              status == 400 and isinstance(answer, dict) and answer.get("error"), f"{status} {answer!r}")
+    status, answer = http(node, "/api/v1/sql", b"not json")
+    checks.ok("HTTP: a body that is not JSON answers 400 with an error",
+              status == 400 and isinstance(answer, dict) and answer.get("error"), f"{status} {answer!r}")
+    status, answer = http(node, "/api/v1/nowhere", {"sql": "SHOW SOURCES"})
+    checks.expect("HTTP: a wrong path answers 404", 404, status)
+
+    # Per-minute volume from Kafka: the topics, then the statements through mink-query with a
+    # plain query in the same script.
+    create_topics(checks, node)
+    statements = seed_sql("minute_volume.sql").replace("'kafka:9092'", f"'{node.broker}'")
+    rc, out, err = query(node, statements + "\nSELECT 6 * 7 AS answer;\n")
+    checks.expect("mink-query: the per-minute volume statements and a SELECT, one answer each, in order",
+                  (0, [{"result_type": "CREATE SOURCE", "object_name": "trades"},
+                       {"result_type": "CREATE STREAM", "object_name": "minute_volume"},
+                       {"result_type": "CREATE SINK", "object_name": "minute_volume_out"},
                        {"answer": 42}]),
                   (rc, out if rc == 0 else err))
-    node.mink("db", "create", "kafka")
-    for topic in ("trades", "minute-volume"):
-        node.mink("table", "create", f"kafka.{topic}", "-C", "id BIGINT NOT NULL", "-C", "v STRING")
-    rc, out, err = query(node, seed_sql("minute_volume.sql"))
-    checks.expect("the per-minute volume statements: three answers",
-                  (0, ["CREATE SOURCE", "CREATE STREAM", "CREATE SINK"]),
-                  (rc, [o.get("result_type") for o in out] if rc == 0 else err))
     want = {"SOURCES": ["ticks", "trades"], "STREAMS": ["minute_volume"], "MATERIALIZED VIEWS": ["tick_totals"],
             "SINKS": ["minute_volume_out"]}
     checks.expect("SHOW lists every object by kind", want, listing(node))
@@ -70,19 +274,56 @@ def run(checks, node):
     checks.expect("DESCRIBE names what a sink reads", (0, "sink", "minute_volume"),
                   (rc, out[0]["data"][0]["kind"] if out else err, out[0]["data"][0]["reads"] if out else None))
 
-    for sql, status, reason in [
-            ("CREATE MATERIALIZED VIEW v AS SELECT COUNT(*) FROM nowhere", 1,
-             "view v reads nowhere, which is not a source or stream"),
-            ("CREATE SOURCE elsewhere FROM KAFKA ('topic' = 'elsewhere')", 2,
-             "topic elsewhere is not a topic of this Mink cluster"),
-            ("DROP SOURCE ticks", 1, "view tick_totals reads ticks: drop it first")]:
-        rc, out, err = query(node, sql)
-        checks.ok(f"refused with exit {status}: {sql}", rc == status and reason in err, f"status {rc}: {err}")
+    produce(checks, node, TRADES, "the five trades")
+    reader = SinkReader(node)
+    try:
+        got = reader.read(3, 20)
+        checks.expect("minute-volume has the three closed windows, in order", CLOSED, got)
+        got = reader.read(4, 3)
+        checks.expect("no fourth window while MSFT's 09:32 minute is open", CLOSED, got)
+        produce(checks, node, [b"not json", LATE_TRADE], "a record that is not JSON, then a later trade")
+        got = reader.read(4, 20)
+        checks.expect("past the record that is not JSON, the later trade closes MSFT's 09:32 minute",
+                      CLOSED + [CLOSED_LATER], got)
+        checks.expect("the sink reader saw no errors", [], reader.errors)
+    finally:
+        reader.close()
+
+    # The outputs as Mink tables.
+    checks.expect("the stream's output table continuous.minute_volume lists the four closed windows",
+                  WINDOWS, window_rows(node))
+    checks.expect("HTTP: a query over the stream reads its output (BIGINT as strings)",
+                  (200, {"result_type": "query", "data": [
+                      {"symbol": w["symbol"], "minute": w["minute"], "volume": str(w["volume"])} for w in WINDOWS]}),
+                  sql(node, "SELECT symbol, minute, volume FROM minute_volume ORDER BY symbol, minute"))
+    totals = output_rows(node, "continuous.tick_totals", "--mode", "snapshot")
+    checks.ok("the view's output table continuous.tick_totals has its one row",
+              len(totals) == 1 and int(totals[0]["rows_seen"]) > 0 and
+              int(totals[0]["last_seq"]) == int(totals[0]["rows_seen"]) - 1, repr(totals))
+
+    for (statement, reason), status in zip(REFUSALS, (1, 2, 1)):
+        rc, out, err = query(node, statement)
+        checks.ok(f"refused with exit {status}: {statement}", rc == status and reason in err, f"status {rc}: {err}")
     checks.expect("after the refusals nothing changed", want, listing(node))
 
+    before = tick_totals(node)
     checks.expect("the node stops cleanly", 0, node.stop())
     node.restart()
     checks.expect("after a restart SHOW lists the same", want, listing(node))
+    after = view_grows(checks, node, "after a restart", at_once=True)
+    checks.ok("after a restart the view's count is not below what it was",
+              before is not None and after is not None and after[0] >= before[0],
+              f"before {before}, after {after}")
+    reader = SinkReader(node)
+    try:
+        got = reader.read(4, 20)
+        got = reader.read(5, 3)
+        checks.expect("after a restart minute-volume still has exactly the four windows",
+                      CLOSED + [CLOSED_LATER], got)
+    finally:
+        reader.close()
+    checks.expect("after a restart continuous.minute_volume still lists the four windows, once each",
+                  WINDOWS, window_rows(node))
 
 
 def main():
@@ -93,9 +334,13 @@ def main():
         sys.exit(2)
     QUERY = os.path.abspath(sys.argv[2])
     node = minktest.MinkNode(sys.argv[1], "continuous-sql")
+    http_port = minktest.free_port()
+    while http_port in (node.flight_port, node.kafka_port):
+        http_port = minktest.free_port()
+    node.http_listen = f"127.0.0.1:{http_port}"
 
     def body(checks):
-        node.start()
+        node.start(extra=["--http-listen", node.http_listen])
         run(checks, node)
         checks.expect("the node stops cleanly", 0, node.stop())
     minktest.run_on_node(node, body, "continuous_sql")
