@@ -20,6 +20,8 @@ extern std::atomic<bool> g_interrupted;
 void InstallStopSignals();
 
 double Seconds(SteadyTime from, SteadyTime to);
+// The CPU time (user + system) of this whole process so far.
+double ProcessCpuSeconds();
 
 // A half-load phase follows one that wrote as fast as the disk takes, and is measured from at
 // least this long after it starts: for about 1.3 s the disk is still answering that burst (puts

@@ -41,13 +41,6 @@ struct Flags {
   bool json = false;
 };
 
-double CpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
-
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Rows [from, to) of the bench's 8 columns.
@@ -100,10 +93,10 @@ int Run(const Flags& f) {
   for (const auto& b : batches) {
     if (auto w = tables->Write({"bench.events"}, {b}); !w.ok()) return fail("write", w.status());
   }
-  double cpu0 = CpuSeconds();
+  double cpu0 = ProcessCpuSeconds();
   auto t0 = Clock::now();
   auto tiered = lake->tiering().TierTable("bench.events");
-  const double tier_s = Since(t0), tier_cpu = CpuSeconds() - cpu0;
+  const double tier_s = Since(t0), tier_cpu = ProcessCpuSeconds() - cpu0;
   if (!tiered.ok() || *tiered == 0) return fail("tier", tiered.ok() ? InternalError("nothing tiered") : tiered.status());
   int64_t tier_bytes = 0;
   bench.node().meta()->Read([&](const metadata::State& s) {
@@ -115,10 +108,10 @@ int Run(const Flags& f) {
   auto session = *db->Connect();
   (void)session->RegisterBatches("rows", schema, batches);
   const std::string peer_file = std::filesystem::temp_directory_path() / fmt::format("mink-lake-bench-{}.parquet", ::getpid());
-  cpu0 = CpuSeconds();
+  cpu0 = ProcessCpuSeconds();
   t0 = Clock::now();
   if (Status s = session->Run("COPY rows TO '" + peer_file + "' (FORMAT parquet, COMPRESSION zstd)"); !s.ok()) return fail("peer", s);
-  const double peer_s = Since(t0), peer_cpu = CpuSeconds() - cpu0;
+  const double peer_s = Since(t0), peer_cpu = ProcessCpuSeconds() - cpu0;
   const int64_t peer_bytes = static_cast<int64_t>(std::filesystem::file_size(peer_file));
   std::filesystem::remove(peer_file);
   const double tier_rate = double(tier_bytes) / 1e6 / tier_cpu, peer_rate = double(peer_bytes) / 1e6 / peer_cpu;

@@ -1,5 +1,6 @@
 #include "stream/runner.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "base/log.h"
@@ -18,7 +19,6 @@ void PipelineRunner::Stop() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   running_.clear();
 }
@@ -77,20 +77,23 @@ void PipelineRunner::Reconcile(std::chrono::steady_clock::time_point now) {
 
 void PipelineRunner::Loop() {
   auto last_reconcile = std::chrono::steady_clock::time_point();
+  int64_t seen = context_.meta->applied_seq();
   while (true) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) return;
     }
     auto now = std::chrono::steady_clock::now();
-    if (now - last_reconcile >= options_.poll_interval * 5 || running_.empty()) {
+    if (now - last_reconcile >= options_.reconcile_interval || running_.empty()) {
       Reconcile(now);
       last_reconcile = now;
     }
-    bool worked = false;
+    seen = context_.meta->applied_seq();
+    auto wake = now + options_.poll_interval;
     for (auto it = running_.begin(); it != running_.end();) {
       Running& r = it->second;
       if (std::chrono::steady_clock::now() < r.next_epoch) {
+        wake = std::min(wake, r.next_epoch);
         ++it;
         continue;
       }
@@ -108,15 +111,15 @@ void PipelineRunner::Loop() {
         stats_[it->first] = r.pipeline->stats();
       }
       if (*ran) {
-        worked = true;
         r.next_epoch = std::chrono::steady_clock::now() + options_.epoch_interval;
+        wake = std::min(wake, r.next_epoch);
       }
       ++it;
     }
-    if (!worked) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait_for(lock, options_.poll_interval, [&] { return stopping_; });
-    }
+    // Input arrives as metadata commits (a table's appends, a catalog change): wait for the
+    // next one, or until a pipeline may run again.
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - std::chrono::steady_clock::now());
+    if (wait.count() > 0) context_.meta->WaitApplied(seen, wait);
   }
 }
 

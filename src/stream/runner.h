@@ -10,7 +10,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,10 +21,13 @@
 namespace mink::stream {
 
 struct RunnerOptions {
-  // The least time between two epochs of a pipeline that has input.
-  std::chrono::milliseconds epoch_interval{50};
-  // How often an idle runner looks for input and catalog changes.
-  std::chrono::milliseconds poll_interval{20};
+  // The least time between two epochs of a pipeline that has input (they batch what arrives
+  // meanwhile; each commits once to the metadata log).
+  std::chrono::milliseconds epoch_interval{20};
+  // The longest an idle runner waits for a metadata commit (input arrives as commits).
+  std::chrono::milliseconds poll_interval{100};
+  // How often the catalog and the bucket owners are read again.
+  std::chrono::milliseconds reconcile_interval{200};
   std::chrono::milliseconds retry_after{1000};
 };
 
@@ -59,7 +61,6 @@ class PipelineRunner {
   std::map<std::string, std::chrono::steady_clock::time_point> failed_;  // not before then
   mutable std::mutex mutex_;
   std::map<std::string, PipelineStats> stats_;
-  std::condition_variable wake_;
   bool stopping_ = false;
   std::thread thread_;
 };
