@@ -55,7 +55,8 @@ Result<StatementResult> Catalog::Execute(const Statement& s, int64_t now_ms) {
     case StatementKind::kShow: return Show(s);
     case StatementKind::kDescribe: return Describe(s);
     case StatementKind::kSubscribe:
-      return UnimplementedError("SUBSCRIBE " + s.name + ": subscriptions are not built yet");
+      return InvalidArgumentError("SUBSCRIBE " + s.name + " follows its changes over a stream: with mink-query "
+                                  "exec, or a WebSocket on the HTTP API's /ws/" + s.name);
     default: return InvalidArgumentError("not a continuous SQL statement: " + s.text);
   }
 }
