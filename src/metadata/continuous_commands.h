@@ -31,7 +31,7 @@ struct DropContinuousObject {
   bool operator==(const DropContinuousObject&) const = default;
 };
 
-// A pipeline's progress (a stream's or view's; src/stream/pipeline.h): epoch `epoch` is done, its
+// A pipeline's progress (a stream's, view's or sink's; src/stream/pipeline.h): epoch `epoch` is done, its
 // output written, and `progress` (JSON of the stream layer: source positions, the next epoch's
 // input, the operator state's object, the writers) is where the pipeline continues. Epochs
 // follow one another by one, so of two nodes running one pipeline only one commits each epoch;

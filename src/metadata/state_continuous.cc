@@ -45,9 +45,7 @@ void State::ApplyCommand(const DropContinuousObject& c, int64_t /*time_ms*/) { c
 Status State::CheckCommand(const CommitContinuousProgress& c) const {
   auto it = continuous_.find(c.name);
   if (it == continuous_.end()) return NotFoundError(c.name + " does not exist");
-  if (it->second.kind != "stream" && it->second.kind != "view") {
-    return InvalidArgumentError(c.name + " is a " + it->second.kind + ": only streams and views run");
-  }
+  if (it->second.kind == "source") return InvalidArgumentError(c.name + " is a source: only streams, views and sinks run");
   if (c.epoch != it->second.epoch + 1) {
     return FailedPreconditionError(c.name + " is at epoch " + std::to_string(it->second.epoch) + ", not " +
                                    std::to_string(c.epoch - 1) + ": another run committed it");

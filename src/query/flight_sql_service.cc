@@ -1,5 +1,6 @@
 #include "query/flight_sql_service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -7,9 +8,13 @@
 #include <mutex>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "arrow/FlightSql.pb.h"
 #include "arrow_format/builder.h"
 #include "arrow_format/ipc.h"
+#include "client/cluster.h"
+#include "stream/statement.h"
 
 namespace mink::query {
 namespace {
@@ -621,10 +626,21 @@ Status FlightSqlService::DoPut(flight::FlightDataReader& reader, flight::PutResu
   if (c.name == "CommandStatementUpdate") {
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandStatementUpdate>(c));
     if (m.has_transaction_id()) return UnimplementedError("transactions are not supported");
-    MINK_ASSIGN_OR_RETURN(auto session, impl_->engine->Connect());
-    MINK_ASSIGN_OR_RETURN(auto result, session->Execute(m.query()));
     int64_t count = -1;
-    MINK_RETURN_IF_ERROR(run_update(*result, &count));
+    auto statements = stream::ParseStatements(m.query());
+    if (statements.ok() && !statements->empty() &&
+        std::all_of(statements->begin(), statements->end(), [](const stream::Statement& s) {
+          return s.kind != stream::StatementKind::kQuery && s.kind != stream::StatementKind::kExplain &&
+                 s.kind != stream::StatementKind::kSubscribe;
+        })) {
+      // Continuous SQL's statements are the node's (docs/streaming-sql.md): the count is theirs.
+      MINK_ASSIGN_OR_RETURN(auto results, impl_->engine->cluster().ContinuousSql(m.query()));
+      count = static_cast<int64_t>(results.size());
+    } else {
+      MINK_ASSIGN_OR_RETURN(auto session, impl_->engine->Connect());
+      MINK_ASSIGN_OR_RETURN(auto result, session->Execute(m.query()));
+      MINK_RETURN_IF_ERROR(run_update(*result, &count));
+    }
     pb::DoPutUpdateResult out;
     out.set_record_count(count);
     writer.Write(flight::PutResult{out.SerializeAsString()});

@@ -170,6 +170,23 @@ Result<OutputLayout> LayoutOf(sql::Session& session, const QueryShape& shape, bo
   return out;
 }
 
+Result<OutputLayout> LayoutOfTable(const table::TableStore& tables, const std::string& table) {
+  MINK_ASSIGN_OR_RETURN(auto resolved, tables.Resolve(table));
+  OutputLayout out;
+  const auto& columns = resolved->d.schema.columns;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == kHiddenKey) {
+      out.hidden_key = true;
+      continue;
+    }
+    out.names.push_back(columns[i].name);
+    out.types.push_back(resolved->types[i]);
+    out.divisors.push_back(1);
+  }
+  for (int k : resolved->pk) out.primary_key.push_back(columns[static_cast<size_t>(k)].name);
+  return out;
+}
+
 table::TableSpec OutputLayout::Spec() const {
   table::TableSpec spec;
   auto in_key = [&](const std::string& name) {

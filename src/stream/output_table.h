@@ -21,6 +21,7 @@
 #include "stream/continuous_query.h"
 #include "stream/query_shape.h"
 #include "table/descriptor.h"
+#include "table/table_store.h"
 #include "table/types.h"
 #include "table/value.h"
 
@@ -53,6 +54,10 @@ struct OutputLayout {
 // type Mink cannot store). `session` has the input registered under the query's source name
 // (an empty batch of its schema is enough).
 Result<OutputLayout> LayoutOf(sql::Session& session, const QueryShape& shape, bool is_view);
+
+// The layout of an existing output table (what a sink of it reads): its columns but the hidden
+// key, its primary key.
+Result<OutputLayout> LayoutOfTable(const table::TableStore& tables, const std::string& table);
 
 // The Mink type of an Arrow type DuckDB answers with.
 Result<table::LogicalType> LogicalTypeOfArrow(const arrow::DataType& type);

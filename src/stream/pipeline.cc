@@ -4,9 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "arrow_json/arrow_to_json.h"
 #include "base/log.h"
-#include "table/arrow_rows.h"
 
 namespace mink::stream {
 namespace {
@@ -26,8 +24,6 @@ Positions PositionsOf(const json& j) {
   return out;
 }
 
-int32_t Sequence(int64_t epoch, bool deletes) { return static_cast<int32_t>((epoch * 2 + (deletes ? 1 : 0)) & 0x7fffffff); }
-
 }  // namespace
 
 std::string PipelineStateKey(const std::string& name, int64_t epoch, int32_t node_id) {
@@ -44,7 +40,6 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const std::string& name, const 
 
 Status Pipeline::Load() {
   metadata::ContinuousObjectState object;
-  std::map<std::string, metadata::ContinuousObjectState> sinks;
   std::unique_ptr<PipelineInput> input;
   MINK_ASSIGN_OR_RETURN(session_, context_.db->Connect());
   MINK_RETURN_IF_ERROR(session_->Run("SET TimeZone = 'UTC'"));
@@ -55,19 +50,18 @@ Status Pipeline::Load() {
     if (it == st.continuous().end()) return NotFoundError(name_ + " does not exist");
     object = it->second;
     definition = json::parse(object.definition, nullptr, false);
-    source = definition.value("source", "");
+    // A sink reads the output table of the stream or view it sends on.
+    source = object.kind == "sink" ? definition.value("from", "") : definition.value("source", "");
     if (auto s = st.continuous().find(source); s != st.continuous().end()) {
       source_definition = json::parse(s->second.definition, nullptr, false);
       if (s->second.kind != "source") source_definition = json::object();
     }
-    for (const auto& [n, o] : st.continuous()) {
-      if (o.kind == "sink" && !o.inputs.empty() && o.inputs[0] == name_) sinks[n] = o;
-    }
     MINK_ASSIGN_OR_RETURN(input, MakeInput(st, source, context_.tables, session_.get()));
     return Status::Ok();
   }));
-  if (object.kind != "stream" && object.kind != "view") return InvalidArgumentError(name_ + " is not a stream or view");
-  view_ = object.kind == "view";
+  if (object.kind != "stream" && object.kind != "view" && object.kind != "sink") {
+    return InvalidArgumentError(name_ + " is a " + object.kind + ": only streams, views and sinks run");
+  }
   input_ = std::move(input);
 
   const json progress = object.progress.empty() ? json::object() : json::parse(object.progress, nullptr, false);
@@ -81,8 +75,18 @@ Status Pipeline::Load() {
   stats_.rows_in = progress.value("rows_in", int64_t{0});
   stats_.rows_out = progress.value("rows_out", int64_t{0});
   state_key_ = progress.value("state", "");
-  if (progress.contains("writers")) {
-    for (const auto& [table, id] : progress["writers"].items()) writers_[table] = id.get<int64_t>();
+  const json output = progress.value("output", json::object());
+
+  if (object.kind == "sink") {
+    // The rows of the stream's or view's table as they are, into the sink's target.
+    MINK_ASSIGN_OR_RETURN(layout_, LayoutOfTable(*context_.tables, OutputTableName(source)));
+    const json options = definition.value("options", json::object());
+    const bool kafka = definition.value("connector", "") == "KAFKA";
+    const std::string target = kafka ? "kafka." + options.value("topic", "") : options.value("table", "");
+    MINK_ASSIGN_OR_RETURN(writer_, OutputWriter::Make(context_.tables, target, layout_, kafka,
+                                                      output.value("writer", int64_t{-1}),
+                                                      output.value("sequence", int64_t{0}), context_.clock));
+    return Status::Ok();
   }
 
   std::string checkpoint;
@@ -91,7 +95,10 @@ Status Pipeline::Load() {
   }
   MINK_ASSIGN_OR_RETURN(query_, ContinuousQuery::Make(context_.db, definition.value("query", ""), checkpoint));
   MINK_RETURN_IF_ERROR(session_->RegisterBatches(source, input_->schema(), {}));
-  MINK_ASSIGN_OR_RETURN(layout_, LayoutOf(*session_, query_->shape(), view_));
+  MINK_ASSIGN_OR_RETURN(layout_, LayoutOf(*session_, query_->shape(), object.kind == "view"));
+  MINK_ASSIGN_OR_RETURN(writer_, OutputWriter::Make(context_.tables, OutputTableName(name_), layout_, false,
+                                                    output.value("writer", int64_t{-1}),
+                                                    output.value("sequence", int64_t{0}), context_.clock));
 
   // The watermark: the source's declaration; a GENERATOR's rows come in order (its ts).
   std::optional<WatermarkDef> declared;
@@ -105,45 +112,20 @@ Status Pipeline::Load() {
     MINK_ASSIGN_OR_RETURN(watermark_, SourceWatermark::Make(context_.db, source, *declared, input_->schema()));
     watermark_->Restore(stats_.watermark);
   }
-
-  for (const auto& [sink_name, o] : sinks) {
-    const json d = json::parse(o.definition, nullptr, false);
-    const json options = d.value("options", json::object());
-    SinkTarget target;
-    if (d.value("connector", "") == "KAFKA") {
-      target.table = "kafka." + options.value("topic", "");
-      target.kafka = true;
-    } else {
-      target.table = options.value("table", "");
-    }
-    sinks_.push_back(target);
-  }
   return Status::Ok();
-}
-
-Result<int64_t> Pipeline::WriterOf(const std::string& table) {
-  auto it = writers_.find(table);
-  if (it != writers_.end()) return it->second;
-  MINK_ASSIGN_OR_RETURN(int64_t id, context_.tables->InitWriter());
-  writers_[table] = id;
-  return id;
 }
 
 Result<bool> Pipeline::RunEpoch() {
   const int64_t now = context_.clock->NowMillis();
-  if (stats_.epoch == 0 || writers_.size() < sinks_.size() + 1) {
-    // The first commit fixes the start, the first epoch's end and the writers, before any
+  if (stats_.epoch == 0) {
+    // The first commit fixes the start, the first epoch's end and the writer, before any
     // output exists: a crash before it starts afresh with nothing written.
-    if (stats_.epoch == 0) {
-      MINK_ASSIGN_OR_RETURN(positions_, input_->Start());
-      MINK_ASSIGN_OR_RETURN(next_, input_->End(positions_, now));
-    }
-    MINK_RETURN_IF_ERROR(WriterOf(OutputTableName(name_)).status());
-    for (auto& s : sinks_) MINK_RETURN_IF_ERROR(WriterOf(s.table).status());
+    MINK_ASSIGN_OR_RETURN(positions_, input_->Start());
+    MINK_ASSIGN_OR_RETURN(next_, input_->End(positions_, now));
+    MINK_RETURN_IF_ERROR(writer_->EnsureWriter());
     MINK_RETURN_IF_ERROR(Commit(state_key_));
     return true;
   }
-  for (auto& s : sinks_) s.writer = writers_.at(s.table);
   if (positions_ == next_) {
     // Nothing promised: promise what has arrived since.
     MINK_ASSIGN_OR_RETURN(Positions end, input_->End(positions_, now));
@@ -156,18 +138,19 @@ Result<bool> Pipeline::RunEpoch() {
   std::vector<Row> upserts, deletes;
   MINK_RETURN_IF_ERROR(input_->Read(positions_, next_, [&](const InputBatch& in) -> Status {
     stats_.rows_in += in.batch->num_rows();
+    if (query_ == nullptr) return SinkRows(in, &upserts, &deletes);
     if (watermark_) MINK_RETURN_IF_ERROR(watermark_->Observe(in.batch).status());
     if (!query_->shape().aggregated() && in.weight < 0) return Status::Ok();  // a projection passes additions on
     MINK_ASSIGN_OR_RETURN(auto rows, query_->Add(in.batch, in.weight));
     for (auto& r : rows) upserts.push_back(std::move(r));
     return Status::Ok();
   }));
-  if (query_->shape().window) {
+  if (query_ != nullptr && query_->shape().window) {
     if (watermark_) upserts = query_->Advance(watermark_->watermark());
     // The windows one epoch closes, ordered by their columns (key, then window): the order
     // does not depend on how the input fell into epochs' batches.
     std::sort(upserts.begin(), upserts.end());
-  } else if (query_->shape().aggregated()) {
+  } else if (query_ != nullptr && query_->shape().aggregated()) {
     for (auto& change : query_->TakeChanges()) {
       if (change.after) {
         upserts.push_back(std::move(*change.after));
@@ -176,11 +159,10 @@ Result<bool> Pipeline::RunEpoch() {
       }
     }
   }
-  MINK_RETURN_IF_ERROR(WriteOutput(upserts, deletes));
-  for (const auto& s : sinks_) MINK_RETURN_IF_ERROR(WriteSink(s, upserts, deletes));
+  MINK_RETURN_IF_ERROR(writer_->Write(upserts, deletes));
   if (context_.fault) MINK_RETURN_IF_ERROR(context_.fault("written"));
   stats_.rows_out += static_cast<int64_t>(upserts.size() + deletes.size());
-  stats_.late_rows = query_->late_rows();
+  if (query_ != nullptr) stats_.late_rows = query_->late_rows();
   if (skipped_before_ + input_->skipped() > stats_.skipped_records) {
     MINK_LOG_WARN("stream", "{}: skipped {} input records that are not JSON objects of the source's columns (epoch {})",
                   name_, skipped_before_ + input_->skipped() - stats_.skipped_records, epoch);
@@ -189,7 +171,7 @@ Result<bool> Pipeline::RunEpoch() {
   if (watermark_) stats_.watermark = watermark_->watermark();
 
   std::string state_key;
-  const std::string state = query_->Checkpoint();
+  const std::string state = query_ != nullptr ? query_->Checkpoint() : std::string();
   if (!state.empty()) {
     state_key = PipelineStateKey(name_, epoch, context_.node_id);
     MINK_RETURN_IF_ERROR(context_.store->Put(state_key, state));
@@ -205,105 +187,31 @@ Result<bool> Pipeline::RunEpoch() {
   return true;
 }
 
-Status Pipeline::WriteOutput(const std::vector<Row>& upserts, const std::vector<Row>& deletes) {
-  const std::string table = OutputTableName(name_);
-  const int64_t writer = writers_.at(table);
-  const int64_t epoch = stats_.epoch + 1;
-  if (!upserts.empty()) {
-    MINK_ASSIGN_OR_RETURN(auto batch, layout_.ToBatch(upserts));
-    table::WriteRequest request;
-    request.table = table;
-    request.writer_id = writer;
-    request.sequence = Sequence(epoch, false);
-    MINK_RETURN_IF_ERROR(context_.tables->Write(request, {batch}).status().WithContext("writing " + table));
+Status Pipeline::SinkRows(const InputBatch& in, std::vector<Row>* upserts, std::vector<Row>* deletes) {
+  // A view's update retracts the row before (-U) and adds the row after (+U): only the row after
+  // and the deletes (-D) go on.
+  if (in.weight < 0 && !in.deleted) return Status::Ok();
+  std::vector<std::vector<Scalar>> columns;
+  for (int c = 0; c < in.batch->num_columns(); ++c) {
+    MINK_ASSIGN_OR_RETURN(auto column, ScalarsOf(in.batch->Column(c)));
+    columns.push_back(std::move(column));
   }
-  if (!deletes.empty() && layout_.keyed()) {
-    MINK_ASSIGN_OR_RETURN(auto batch, layout_.KeysBatch(deletes));
-    table::WriteRequest request;
-    request.table = table;
-    request.mode = table::WriteMode::kDelete;
-    request.writer_id = writer;
-    request.sequence = Sequence(epoch, true);
-    MINK_RETURN_IF_ERROR(context_.tables->Write(request, {batch}).status().WithContext("deleting from " + table));
+  for (int64_t i = 0; i < in.batch->num_rows(); ++i) {
+    Row row;
+    for (auto& column : columns) row.push_back(std::move(column[static_cast<size_t>(i)]));
+    (in.weight < 0 ? deletes : upserts)->push_back(std::move(row));
   }
   return Status::Ok();
 }
 
-Status Pipeline::WriteSink(const SinkTarget& sink, const std::vector<Row>& upserts, const std::vector<Row>& deletes) {
-  const int64_t epoch = stats_.epoch + 1;
-  if (upserts.empty() && deletes.empty()) return Status::Ok();
-  table::WriteRequest request;
-  request.table = sink.table;
-  request.writer_id = sink.writer;
-  request.sequence = Sequence(epoch, false);
-  if (!sink.kafka) {
-    if (upserts.empty()) return Status::Ok();
-    MINK_ASSIGN_OR_RETURN(auto batch, layout_.ToBatch(upserts));
-    if (layout_.hidden_key) {
-      // The sink's table has the query's columns only.
-      std::vector<arrow::Field> fields(batch->schema()->fields().begin() + 1, batch->schema()->fields().end());
-      std::vector<arrow::ArrayDataPtr> columns(batch->columns().begin() + 1, batch->columns().end());
-      MINK_ASSIGN_OR_RETURN(batch, arrow::RecordBatch::Make(std::make_shared<arrow::Schema>(std::move(fields)),
-                                                            batch->num_rows(), std::move(columns)));
-    }
-    return context_.tables->Write(request, {batch}).status().WithContext("sink into " + sink.table);
-  }
-  // A Kafka record per row: the row as a JSON object; a view's key as the record's key (a
-  // deleted row: its key and no value, a tombstone).
-  MINK_ASSIGN_OR_RETURN(auto topic, context_.tables->Resolve(sink.table));
-  std::vector<table::Row> records;
-  const int64_t now = context_.clock->NowMillis();
-  auto append = [&](const std::vector<Row>& rows, bool tombstones) -> Status {
-    if (rows.empty()) return Status::Ok();
-    MINK_ASSIGN_OR_RETURN(auto values, layout_.ToBatch(rows));
-    std::vector<arrow::Field> fields;
-    std::vector<arrow::ArrayDataPtr> columns;
-    for (int c = layout_.hidden_key ? 1 : 0; c < values->num_columns(); ++c) {
-      fields.push_back(values->schema()->field(c));
-      columns.push_back(values->Column(c));
-    }
-    MINK_ASSIGN_OR_RETURN(auto shown, arrow::RecordBatch::Make(std::make_shared<arrow::Schema>(std::move(fields)),
-                                                               values->num_rows(), std::move(columns)));
-    MINK_ASSIGN_OR_RETURN(auto row_json, arrow_json::RowFormatter::Make(*shown));
-    std::optional<arrow_json::RowFormatter> key_json;
-    if (layout_.keyed() && !layout_.hidden_key) {
-      MINK_ASSIGN_OR_RETURN(auto keys, layout_.KeysBatch(rows));
-      MINK_ASSIGN_OR_RETURN(key_json, arrow_json::RowFormatter::Make(*keys));
-    }
-    for (int64_t i = 0; i < shown->num_rows(); ++i) {
-      table::Row record(topic->types.size());
-      if (key_json) {
-        std::string key;
-        key_json->AppendJsonRow(i, &key);
-        record[0] = table::Value::Bytes(std::move(key));
-      }
-      if (!tombstones) {
-        std::string value;
-        row_json.AppendJsonRow(i, &value);
-        record[1] = table::Value::Bytes(std::move(value));
-      }
-      record[2] = table::Value::List({});
-      record[3] = table::Value::Int(now);
-      records.push_back(std::move(record));
-    }
-    return Status::Ok();
-  };
-  MINK_RETURN_IF_ERROR(append(upserts, false));
-  MINK_RETURN_IF_ERROR(append(deletes, true));
-  std::vector<const table::Row*> pointers;
-  for (const auto& r : records) pointers.push_back(&r);
-  MINK_ASSIGN_OR_RETURN(auto batch, table::RowsToBatch(pointers, topic->schema, topic->types));
-  return context_.tables->Write(request, {batch}).status().WithContext("sink into " + sink.table);
-}
-
 Status Pipeline::Commit(const std::string& state_key) {
-  json writers = json::object();
-  for (const auto& [t, id] : writers_) writers[t] = id;
   const json progress = {{"positions", PositionsJson(positions_)},
                          {"next", PositionsJson(next_)},
                          {"watermark", stats_.watermark},
                          {"state", state_key},
-                         {"writers", writers},
+                         {"output", {{"table", writer_->table()},
+                                     {"writer", writer_->writer()},
+                                     {"sequence", writer_->next_sequence()}}},
                          {"late_rows", stats_.late_rows},
                          {"skipped_records", stats_.skipped_records},
                          {"rows_in", stats_.rows_in},

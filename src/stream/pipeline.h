@@ -1,15 +1,16 @@
 #pragma once
-// Pipeline: one stream or materialised view running (docs/streaming-sql.md, Delivery). It reads
-// its input in epochs; each epoch
+// Pipeline: one stream, materialised view or sink running (docs/streaming-sql.md, Pipelines and
+// delivery). A sink's pipeline reads the output table of what it sends on and writes its rows to
+// the sink's target, with no query. A pipeline reads its input in epochs; each epoch
 //   1. reads the input from the positions the last commit left to the end that commit promised
 //      (so an epoch read again after a crash is the same rows: pipeline_input.h),
 //   2. runs the continuous query over them and advances the watermark,
-//   3. writes the answer's rows to the output table (continuous.<name>) and to each sink that
-//      reads the object, as idempotent writes (the pipeline's writer of that table, sequence
-//      2 x epoch, and 2 x epoch + 1 for a view's deletes), so a repeated epoch writes nothing twice,
+//   3. writes the answer's rows to the output table (continuous.<name>), or a sink's rows to its
+//      target, as idempotent writes (output_writer.h: the sequences continue from the last
+//      commit), so a repeated epoch writes nothing twice,
 //   4. stores the operators' state as an object (continuous/<name>/...) and commits the
 //      progress (`continuous.progress`: the positions, the next epoch's end, the watermark, the
-//      state's object, the writers) in one metadata command.
+//      state's object, the writer and its next sequence) in one metadata command.
 // A crash anywhere repeats at most the epoch that was not committed, with the same input and
 // the same sequences: the output tables see each row once (exactly-once), and sinks into Kafka
 // topics of this cluster too. Epochs follow one another by one in the metadata log, so of two
@@ -32,6 +33,7 @@
 #include "sql/database.h"
 #include "stream/continuous_query.h"
 #include "stream/output_table.h"
+#include "stream/output_writer.h"
 #include "stream/pipeline_input.h"
 #include "stream/watermark.h"
 #include "table/table_store.h"
@@ -74,32 +76,23 @@ class Pipeline {
   PipelineStats stats() const { return stats_; }
 
  private:
-  struct SinkTarget {
-    std::string table;
-    bool kafka = false;  // JSON records, else the rows as they are
-    int64_t writer = -1;
-  };
-
   Pipeline(std::string name, PipelineContext context) : name_(std::move(name)), context_(std::move(context)) {}
   Status Load();
-  Status WriteOutput(const std::vector<Row>& upserts, const std::vector<Row>& deletes);
-  Status WriteSink(const SinkTarget& sink, const std::vector<Row>& upserts, const std::vector<Row>& deletes);
+  // A sink's input rows: additions are upserts, deleted rows deletes (a view's -U is dropped).
+  Status SinkRows(const InputBatch& in, std::vector<Row>* upserts, std::vector<Row>* deletes);
   Status Commit(const std::string& state_key);
-  Result<int64_t> WriterOf(const std::string& table);
 
   const std::string name_;
   const PipelineContext context_;
-  bool view_ = false;
   std::unique_ptr<sql::Session> session_;  // decodes the input (Kafka JSON)
   std::unique_ptr<PipelineInput> input_;
-  std::unique_ptr<ContinuousQuery> query_;
+  std::unique_ptr<ContinuousQuery> query_;  // null for a sink
   std::unique_ptr<SourceWatermark> watermark_;
   OutputLayout layout_;
-  std::vector<SinkTarget> sinks_;
+  std::unique_ptr<OutputWriter> writer_;
 
   // The progress of the last commit.
   Positions positions_, next_;
-  std::map<std::string, int64_t> writers_;  // table -> writer id
   std::string state_key_;
   PipelineStats stats_;
   int64_t skipped_before_ = 0;  // records skipped before this run (the input counts its own)

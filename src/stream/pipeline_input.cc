@@ -142,18 +142,22 @@ class TableInput : public PipelineInput {
     MINK_ASSIGN_OR_RETURN(auto rows_only, arrow::RecordBatch::Make(schema, batch->num_rows(), std::move(data)));
     const std::vector<table::Row> rows = table::BatchToRows(*rows_only, types);
     MINK_ASSIGN_OR_RETURN(auto changes, ScalarsOf(batch->Column(batch->num_columns() - 1)));
-    // The additions first, then the retractions: each retracted row was added before (in an
-    // earlier batch or this one), and aggregates end the same in any order of their changes.
-    for (const int64_t weight : {int64_t{1}, int64_t{-1}}) {
+    // The additions first, then the retractions (updated rows' before images, then deleted
+    // rows): each retracted row was added before (in an earlier batch or this one), and
+    // aggregates end the same in any order of their changes.
+    enum class Kind { kAdded, kUpdated, kDeleted };
+    auto kind_of = [&](size_t i) {
+      const std::string change = changes[i].is_string() ? changes[i].string_value() : std::string();
+      return change == "-D" ? Kind::kDeleted : change == "-U" ? Kind::kUpdated : Kind::kAdded;
+    };
+    for (const Kind kind : {Kind::kAdded, Kind::kUpdated, Kind::kDeleted}) {
       std::vector<const table::Row*> part;
       for (size_t i = 0; i < rows.size(); ++i) {
-        const bool retracted = changes[i].is_string() && !changes[i].string_value().empty() &&
-                               changes[i].string_value()[0] == '-';
-        if (retracted == (weight < 0)) part.push_back(&rows[i]);
+        if (kind_of(i) == kind) part.push_back(&rows[i]);
       }
       if (part.empty()) continue;
       MINK_ASSIGN_OR_RETURN(auto batch_part, table::RowsToBatch(part, schema, types));
-      MINK_RETURN_IF_ERROR(each(InputBatch{batch_part, weight}));
+      MINK_RETURN_IF_ERROR(each(InputBatch{batch_part, kind == Kind::kAdded ? 1 : -1, kind == Kind::kDeleted}));
     }
     return Status::Ok();
   }

@@ -35,6 +35,7 @@ using Positions = std::map<std::string, int64_t>;
 struct InputBatch {
   arrow::RecordBatchPtr batch;  // columns of the input's schema
   int64_t weight = 1;           // +1 added rows, -1 retracted ones
+  bool deleted = false;         // retracted rows that were deleted (-D), not updated (-U)
 };
 
 class PipelineInput {

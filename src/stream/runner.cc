@@ -35,19 +35,18 @@ bool PipelineRunner::RunsHere(const std::string& name) const {
 
 void PipelineRunner::Reconcile(std::chrono::steady_clock::time_point now) {
   // What should run: every stream and view whose output bucket this node writes.
+  // A sink runs beside the stream or view it reads (bucket 0 of that one's output table).
   std::map<std::string, std::string> wanted;  // name -> version
+  std::map<std::string, std::string> owner;   // name -> the object whose output bucket decides
   context_.meta->Read([&](const metadata::State& st) {
     for (const auto& [name, o] : st.continuous()) {
-      if (o.kind != "stream" && o.kind != "view") continue;
-      std::string version = o.statement + "@" + std::to_string(o.created_ms);
-      for (const auto& [sink, s] : st.continuous()) {
-        if (s.kind == "sink" && !s.inputs.empty() && s.inputs[0] == name) version += "|" + sink + "@" + std::to_string(s.created_ms);
-      }
-      wanted[name] = version;
+      if (o.kind == "source") continue;
+      wanted[name] = o.statement + "@" + std::to_string(o.created_ms);
+      owner[name] = o.kind == "sink" && !o.inputs.empty() ? o.inputs[0] : name;
     }
   });
   for (auto it = wanted.begin(); it != wanted.end();) {
-    it = RunsHere(it->first) ? std::next(it) : wanted.erase(it);
+    it = RunsHere(owner[it->first]) ? std::next(it) : wanted.erase(it);
   }
   for (auto it = running_.begin(); it != running_.end();) {
     auto w = wanted.find(it->first);

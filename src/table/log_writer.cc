@@ -77,8 +77,13 @@ Result<WriteResult> LogWriter::Write(const ResolvedTable& table, const WriteRequ
       continue;
     }
     if (w->bucket != nullptr) {
+      // A table whose writers number records (a Kafka topic's) counts this batch's records as
+      // its sequences, as the log's replay will.
+      const int32_t last = table.d.sequence_per_record
+                               ? request.sequence + static_cast<int32_t>(append.end - append.base) - 1
+                               : -1;
       w->bucket->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
-                                WrittenBatch{request.sequence, append.base, append.end});
+                                WrittenBatch{request.sequence, append.base, append.end, last});
     }
     result.buckets.push_back({append.label, append.base, append.end});
   }

@@ -192,6 +192,29 @@ async function main() {
   assert.deepStrictEqual(onlyInt.map((t) => t.type_name), ['INTEGER']);
   ok(`GetXdbcTypeInfo: ${types.length} types`);
 
+  // ---- Continuous SQL through executeUpdate (CommandStatementUpdate): the statements go to the
+  // node, and the view they create is a table the next query reads.
+  {
+    const put = client.DoPut();
+    const results = collect(put);
+    put.write({flight_descriptor: {type: 'CMD', cmd: pack('CommandStatementUpdate', {query:
+      "CREATE SOURCE ticks FROM GENERATOR ('rows.per.second' = '10'); " +
+      'CREATE MATERIALIZED VIEW tick_totals AS SELECT COUNT(*) AS rows_seen, MAX(seq) AS last_seq FROM ticks'})}});
+    put.end();
+    const putResults = await results;
+    const updated = type('DoPutUpdateResult').decode(putResults[0].app_metadata);
+    assert.strictEqual(Number(updated.record_count), 2);
+    let seen = [];
+    for (let i = 0; i < 50 && seen.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      seen = rows((await fetch('CommandStatementQuery',
+        {query: 'SELECT rows_seen, last_seq FROM mink.continuous.tick_totals'})).table);
+    }
+    assert.strictEqual(seen.length, 1, JSON.stringify(seen));
+    assert.strictEqual(BigInt(seen[0].last_seq) + 1n, BigInt(seen[0].rows_seen), JSON.stringify(seen));
+  }
+  ok('continuous SQL through executeUpdate: the view fills');
+
   // ---- SQL errors: INVALID_ARGUMENT with DuckDB's message.
   try {
     await fetch('CommandStatementQuery', {query: 'SELECT * FROM mink.shop.nope'});

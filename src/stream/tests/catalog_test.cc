@@ -118,7 +118,7 @@ TEST_F(CatalogTest, RefusalsNameWhatWasWrongAndWriteNothing) {
             "CREATE SOURCE o FROM MINK ('table' = 'shop.orders')");
   EXPECT_EQ(Run("CREATE SOURCE o FROM GENERATOR ()"), "source o already exists");
   EXPECT_EQ(Run("CREATE OR REPLACE SOURCE o FROM GENERATOR ()"), "");
-  EXPECT_EQ(Run("SUBSCRIBE o"), "SUBSCRIBE o: subscriptions are not built yet");
+  EXPECT_EQ(Run("SUBSCRIBE o"), "SUBSCRIBE o follows its changes over a stream: with mink-query exec, or a WebSocket on the HTTP API's /ws/o");
 }
 
 }  // namespace

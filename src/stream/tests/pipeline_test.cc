@@ -1,5 +1,5 @@
 // Pipelines on a node's tables: a source over a Mink log table, a windowed stream, a keyed view
-// and a sink into a Mink table. Epochs fail after writing their output and before committing
+// and a sink of the stream into a Mink table (its own pipeline, reading the stream's table). Epochs fail after writing their output and before committing
 // (a crash there), again and again; the pipeline opened again repeats the epoch, and the output
 // tables end with each window once and the view equal to DuckDB's answer.
 #include "stream/pipeline.h"
@@ -124,7 +124,7 @@ TEST_F(PipelineTest, EpochsThatFailAfterWritingAreRepeatedAndWriteNothingTwice) 
     const int64_t rows = 5 + static_cast<int64_t>(rng() % 40);
     Write(written_, rows);
     written_ += rows;
-    for (const char* name : {"per_window", "totals"}) {
+    for (const char* name : {"per_window", "totals", "copies"}) {
       // Every other round the epoch that reads the new rows fails once after its writes.
       bool fail = round % 2 == 0;
       for (int attempt = 0; attempt < 6; ++attempt) {
@@ -152,7 +152,7 @@ TEST_F(PipelineTest, EpochsThatFailAfterWritingAreRepeatedAndWriteNothingTwice) 
   }
   // The windows every row closes: a trailing row far ahead, then epochs until nothing is left.
   Write(written_ + 1000, 1);
-  for (const char* name : {"per_window", "totals"}) {
+  for (const char* name : {"per_window", "totals", "copies"}) {
     auto opened = Pipeline::Open(name, context);
     ASSERT_TRUE(opened.ok());
     for (int i = 0; i < 4; ++i) ASSERT_TRUE((*opened)->RunEpoch().ok());
