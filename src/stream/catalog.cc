@@ -5,6 +5,7 @@
 #include "stream/generator_source.h"
 #include "stream/pipeline_input.h"
 #include "stream/query_shape.h"
+#include "stream/table_lookup.h"
 #include "stream/watermark.h"
 
 namespace mink::stream {
@@ -170,6 +171,11 @@ Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
                                 " declares none (WATERMARK FOR column AS ...)");
   }
   MINK_RETURN_IF_ERROR(session->RegisterBatches(shape->source, input->schema(), {}));
+  if (!shape->lookup_table.empty()) {
+    auto lookup = TableLookup::Make(tables_, *shape);
+    if (!lookup.ok()) return refused(lookup.status());
+    MINK_RETURN_IF_ERROR(session->RegisterBatches("__lookup", lookup->schema, {}));
+  }
   auto layout = LayoutOf(*session, *shape, kind == "view");
   if (!layout.ok()) return refused(layout.status());
   json columns = json::array();

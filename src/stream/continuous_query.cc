@@ -51,6 +51,18 @@ std::vector<std::string> ContinuousQuery::columns() const {
 
 Result<std::vector<Row>> ContinuousQuery::Add(const arrow::RecordBatchPtr& batch, int64_t weight) {
   MINK_RETURN_IF_ERROR(session_->RegisterBatches(shape_.source, batch->schema(), {batch}));
+  if (!shape_.lookup_table.empty()) {
+    // A temporal join: the table's rows for this batch's keys, as the view the query joins.
+    if (!lookup_) return FailedPreconditionError("the temporal join of " + shape_.lookup_table + " has no lookup");
+    MINK_ASSIGN_OR_RETURN(auto keys, session_->Collect(shape_.lookup_sql));
+    std::vector<arrow::RecordBatchPtr> found;
+    for (const auto& k : keys) {
+      if (k->num_rows() == 0) continue;
+      MINK_ASSIGN_OR_RETURN(auto rows, lookup_(k));
+      if (rows != nullptr && rows->num_rows() > 0) found.push_back(std::move(rows));
+    }
+    MINK_RETURN_IF_ERROR(session_->RegisterBatches("__lookup", lookup_schema_, std::move(found)));
+  }
   MINK_ASSIGN_OR_RETURN(auto results, session_->Collect(shape_.batch_sql));
   std::vector<Row> out;
   const size_t keys = shape_.keys.size();

@@ -11,6 +11,7 @@
 //
 // Not thread-safe: one pipeline owns it (and its DuckDB session).
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,14 @@ class ContinuousQuery {
                                                        std::string_view checkpoint = {});
 
   const QueryShape& shape() const { return shape_; }
+
+  // A temporal join's lookups: the table's rows for a batch of keys (columns: the shape's
+  // lookup_columns), answered with `schema`. Needed before Add when the shape has a lookup.
+  using Lookup = std::function<Result<arrow::RecordBatchPtr>(const arrow::RecordBatchPtr& keys)>;
+  void SetLookup(Lookup lookup, arrow::SchemaPtr schema) {
+    lookup_ = std::move(lookup);
+    lookup_schema_ = std::move(schema);
+  }
   // The result's column names, in order.
   std::vector<std::string> columns() const;
 
@@ -68,6 +77,8 @@ class ContinuousQuery {
   std::unique_ptr<WindowAggregate> window_;
   std::unique_ptr<KeyedAggregate> keyed_;
   int64_t max_event_time_ = INT64_MIN;
+  Lookup lookup_;
+  arrow::SchemaPtr lookup_schema_;
 };
 
 }  // namespace mink::stream

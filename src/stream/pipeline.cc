@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/log.h"
+#include "stream/table_lookup.h"
 
 namespace mink::stream {
 namespace {
@@ -95,6 +96,11 @@ Status Pipeline::Load() {
   }
   MINK_ASSIGN_OR_RETURN(query_, ContinuousQuery::Make(context_.db, definition.value("query", ""), checkpoint));
   MINK_RETURN_IF_ERROR(session_->RegisterBatches(source, input_->schema(), {}));
+  if (!query_->shape().lookup_table.empty()) {
+    MINK_ASSIGN_OR_RETURN(auto lookup, TableLookup::Make(context_.tables, query_->shape()));
+    MINK_RETURN_IF_ERROR(session_->RegisterBatches("__lookup", lookup.schema, {}));
+    query_->SetLookup(std::move(lookup.lookup), lookup.schema);
+  }
   MINK_ASSIGN_OR_RETURN(layout_, LayoutOf(*session_, query_->shape(), object.kind == "view"));
   MINK_ASSIGN_OR_RETURN(writer_, OutputWriter::Make(context_.tables, OutputTableName(name_), layout_, false,
                                                     output.value("writer", int64_t{-1}),

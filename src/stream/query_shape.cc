@@ -1,6 +1,8 @@
 #include "stream/query_shape.h"
 
 #include <algorithm>
+#include <iterator>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -79,16 +81,27 @@ class Shaper {
   explicit Shaper(sql::Session& session) : session_(session) {}
 
   Result<QueryShape> Shape(const std::string& query) {
-    MINK_ASSIGN_OR_RETURN(json parsed, Parse(session_, query));
+    // DuckDB has no FOR SYSTEM_TIME AS OF: the clause is taken out before it parses the query.
+    std::string text = query;
+    MINK_ASSIGN_OR_RETURN(const bool temporal, StripTemporalClause(&text));
+    MINK_ASSIGN_OR_RETURN(json parsed, Parse(session_, text));
     json& node = parsed["statements"][0]["node"];
     if (node.value("type", "") != "SELECT_NODE") return InvalidArgumentError("a continuous query is a SELECT");
-    const json& from = node["from_table"];
-    if (from.value("type", "") != "BASE_TABLE") {
-      return InvalidArgumentError("a continuous query reads one source by name (joins and subqueries are not "
-                                  "supported yet)");
-    }
     QueryShape shape;
-    shape.source = from.value("table_name", "");
+    json& from = node["from_table"];
+    if (from.value("type", "") == "JOIN") {
+      if (!temporal) {
+        return InvalidArgumentError("a join of two streams (an interval join) is not supported yet; a temporal join "
+                                    "reads a primary-key table: JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS t ON ...");
+      }
+      MINK_RETURN_IF_ERROR(TemporalJoin(&from, &shape));
+    } else if (from.value("type", "") != "BASE_TABLE") {
+      return InvalidArgumentError("a continuous query reads one source by name (subqueries are not supported)");
+    } else if (temporal) {
+      return InvalidArgumentError("FOR SYSTEM_TIME AS OF belongs to the table of a join");
+    } else {
+      shape.source = from.value("table_name", "");
+    }
     if (!node.value("modifiers", json::array()).empty()) {
       return InvalidArgumentError("ORDER BY, LIMIT and DISTINCT have no end on a stream: not in a continuous query");
     }
@@ -154,7 +167,12 @@ class Shaper {
       shape.outputs.push_back(std::move(out));
     }
     if (shape.aggregates.empty() && keys.empty() && !window) {
-      shape.batch_sql = query;  // a projection: DuckDB runs it over each batch as it is
+      // A projection: DuckDB runs it over each batch as it is (a temporal join's table renamed).
+      if (shape.lookup_table.empty()) {
+        shape.batch_sql = query;
+      } else {
+        MINK_ASSIGN_OR_RETURN(shape.batch_sql, Deparse(session_, parsed));
+      }
       return shape;
     }
     for (size_t i = 0; i < shape.outputs.size(); ++i) {
@@ -196,6 +214,82 @@ class Shaper {
   }
 
  private:
+  // Takes `FOR SYSTEM_TIME AS OF column` out of `text`; whether it was there (at most once).
+  static Result<bool> StripTemporalClause(std::string* text) {
+    static const std::regex clause(R"(\bFOR\s+SYSTEM_TIME\s+AS\s+OF\s+[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)",
+                                   std::regex::icase);
+    const auto found = std::distance(std::sregex_iterator(text->begin(), text->end(), clause), std::sregex_iterator());
+    if (found > 1) return InvalidArgumentError("a continuous query has one temporal join");
+    if (found == 0) return false;
+    *text = std::regex_replace(*text, clause, " ");
+    return true;
+  }
+
+  // A temporal join's FROM: the stream on the left, a Mink table (db.t) on the right, ON a
+  // conjunction of equalities of the table's columns with expressions of the stream. The table
+  // becomes the view __lookup (its alias kept); `shape` gets the source and the lookup.
+  Status TemporalJoin(json* from, QueryShape* shape) {
+    json& left = (*from)["left"];
+    json& right = (*from)["right"];
+    if (left.value("type", "") != "BASE_TABLE" || right.value("type", "") != "BASE_TABLE" ||
+        right.value("schema_name", "").empty()) {
+      return InvalidArgumentError("a temporal join joins a source or stream with a table database.table");
+    }
+    const std::string join_type = from->value("join_type", "");
+    if (join_type != "INNER" && join_type != "LEFT") {
+      return InvalidArgumentError("a temporal join is an INNER or LEFT join, not " + join_type);
+    }
+    const std::string table_alias = right.value("alias", "").empty() ? right.value("table_name", "")
+                                                                        : right.value("alias", "");
+    std::vector<json> conditions;
+    std::vector<json> pending{(*from)["condition"]};
+    while (!pending.empty()) {
+      json c = std::move(pending.back());
+      pending.pop_back();
+      if (c.value("type", "") == "CONJUNCTION_AND") {
+        for (const auto& child : c["children"]) pending.push_back(child);
+      } else {
+        conditions.push_back(std::move(c));
+      }
+    }
+    auto table_column = [&](const json& e) -> std::string {
+      if (e.value("class", "") != "COLUMN_REF") return "";
+      const auto& names = e["column_names"];
+      return names.size() == 2 && names[0] == table_alias ? names[1].get<std::string>() : "";
+    };
+    json keys = json::array();
+    for (const auto& c : conditions) {
+      if (c.value("type", "") != "COMPARE_EQUAL") {
+        return InvalidArgumentError("the ON of a temporal join is equalities of the table's columns (AND)");
+      }
+      std::string column = table_column(c["left"]);
+      json other = c["right"];
+      if (column.empty()) {
+        column = table_column(c["right"]);
+        other = c["left"];
+      }
+      if (column.empty() || other.dump().find("\"" + table_alias + "\"") != std::string::npos) {
+        return InvalidArgumentError("the ON of a temporal join compares a column of " + table_alias +
+                                    " with an expression of the stream");
+      }
+      shape->lookup_columns.push_back(column);
+      keys.push_back(WithAlias(other, column));
+    }
+    shape->source = left.value("table_name", "");
+    shape->lookup_table = right.value("schema_name", "") + "." + right.value("table_name", "");
+    // The keys of a batch: SELECT DISTINCT <expressions> FROM <the stream as the query names it>.
+    MINK_ASSIGN_OR_RETURN(json lookup, Parse(session_, "SELECT 1"));
+    lookup["statements"][0]["node"]["select_list"] = std::move(keys);
+    lookup["statements"][0]["node"]["from_table"] = left;
+    MINK_ASSIGN_OR_RETURN(std::string keys_sql, Deparse(session_, lookup));
+    shape->lookup_sql = "SELECT DISTINCT * FROM (" + keys_sql + ")";
+    right["schema_name"] = "";
+    right["catalog_name"] = "";
+    right["table_name"] = "__lookup";
+    right["alias"] = table_alias;
+    return Status::Ok();
+  }
+
   static json WithAlias(json node, const std::string& alias) {
     node["alias"] = alias;
     return node;

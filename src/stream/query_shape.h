@@ -37,13 +37,21 @@ struct QueryShape {
   std::vector<ShapeOutput> outputs;         // the select list, in order
   std::string batch_sql;                    // the per-batch query (above)
 
+  // A temporal join (`JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS c ON c.id = s.customer ...`): each
+  // batch's rows look up the primary-key table `lookup_table` by its columns `lookup_columns`,
+  // whose values the per-batch query `lookup_sql` gives (distinct rows); the rows found are the
+  // view `__lookup` that batch_sql joins (the join's table is renamed to it).
+  std::string lookup_table;
+  std::vector<std::string> lookup_columns;
+  std::string lookup_sql;
+
   bool aggregated() const { return !aggregates.empty() || !keys.empty() || window.has_value(); }
 };
 
 // The shape of `query` (one SELECT over one source); InvalidArgument naming what a continuous
 // query cannot do (a select item that is neither a group key, the window nor an aggregate; an
-// unsupported aggregate; a join; ORDER BY or LIMIT; a window's size that is not a positive
-// constant interval).
+// unsupported aggregate; a join other than a temporal join of a table; ORDER BY or LIMIT; a
+// window's size that is not a positive constant interval).
 Result<QueryShape> ShapeOf(sql::Session& session, const std::string& query);
 
 }  // namespace mink::stream

@@ -98,7 +98,7 @@ class PipelineTest : public ::testing::Test {
                 ", make_timestamp(" + std::to_string((1'790'000'000 + i) * 1'000'000) + "))";
     }
     EXPECT_TRUE((*session)->Run("SET TimeZone = 'UTC'").ok());
-    EXPECT_TRUE((*session)->Run("CREATE TABLE events AS SELECT * FROM (VALUES " + values + ") t(k, n, ts)").ok());
+    EXPECT_TRUE((*session)->Run("CREATE OR REPLACE TEMP TABLE events AS SELECT * FROM (VALUES " + values + ") t(k, n, ts)").ok());
     auto text = (*session)->Collect("SELECT CAST(t AS VARCHAR) FROM (" + sql + ") t ORDER BY ALL");
     EXPECT_TRUE(text.ok()) << text.status();
     std::vector<std::string> out;
@@ -167,6 +167,94 @@ TEST_F(PipelineTest, EpochsThatFailAfterWritingAreRepeatedAndWriteNothingTwice) 
   auto totals = Rows("continuous.totals", table::ReadMode::kSnapshot);
   // The trailing row's n and key: i = written_ - 1 + 1000 - ... (written as row written_+999).
   EXPECT_EQ(totals.size(), 3u);
+}
+
+}  // namespace
+}  // namespace mink::stream
+
+namespace mink::stream {
+namespace {
+
+// Temporal joins: a stream of orders looks customers up in a primary-key table as each epoch
+// runs. Projections (INNER and LEFT) and an aggregate over the join equal DuckDB's join of the
+// same rows while the table stays; a customer renamed between epochs is seen renamed by later
+// orders only.
+TEST_F(PipelineTest, TemporalJoinsLookRowsUpInAPrimaryKeyTable) {
+  table::TableSpec customers;
+  customers.columns = {"id BIGINT NOT NULL", "name STRING", "region STRING"};
+  customers.primary_key = {"id"};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.customers", customers).ok());
+  auto session = db_->Connect();
+  ASSERT_TRUE(session.ok());
+  auto write = [&](const std::string& table, const std::string& select) {
+    auto batches = (*session)->Collect(select);
+    ASSERT_TRUE(batches.ok()) << batches.status();
+    table::WriteRequest request;
+    request.table = table;
+    auto written = node_->tables->Write(request, *batches);
+    ASSERT_TRUE(written.ok()) << written.status();
+  };
+  write("shop.customers", "SELECT CAST(i AS BIGINT) AS id, 'c' || i AS name, CASE WHEN i % 2 = 0 THEN 'eu' ELSE 'us' END "
+                          "AS region FROM range(8) t(i)");
+  Run("CREATE STREAM joined AS SELECT e.n, e.k, c.name FROM events e JOIN shop.customers FOR SYSTEM_TIME AS OF e.ts "
+      "AS c ON c.id = e.n % 10;"
+      "CREATE STREAM left_joined AS SELECT e.n, c.name FROM events AS e LEFT JOIN shop.customers FOR SYSTEM_TIME AS OF "
+      "e.ts c ON e.n % 10 = c.id;"
+      "CREATE MATERIALIZED VIEW by_region AS SELECT c.region AS region, COUNT(*) AS orders, SUM(e.n) AS total "
+      "FROM events e JOIN shop.customers FOR SYSTEM_TIME AS OF e.ts AS c ON c.id = e.n % 10 GROUP BY c.region");
+  PipelineContext context{node_->meta.get(), node_->tables.get(), store_.get(), db_.get(), 1};
+  std::map<std::string, std::unique_ptr<Pipeline>> pipelines;
+  auto run = [&] {
+    for (const char* name : {"joined", "left_joined", "by_region"}) {
+      auto& p = pipelines[name];
+      if (p == nullptr) {
+        auto opened = Pipeline::Open(name, context);
+        ASSERT_TRUE(opened.ok()) << name << ": " << opened.status();
+        p = std::move(*opened);
+      }
+      for (int i = 0; i < 3; ++i) ASSERT_TRUE(p->RunEpoch().ok()) << name;
+    }
+  };
+  Write(0, 30);
+  written_ = 30;
+  run();
+  const std::string customers_sql =
+      "SELECT i AS id, 'c' || i AS name, CASE WHEN i % 2 = 0 THEN 'eu' ELSE 'us' END AS region FROM range(8) t(i)";
+  EXPECT_EQ(Rows("continuous.joined"),
+            Oracle("SELECT e.n, e.k, c.name FROM events e JOIN (" + customers_sql + ") c ON c.id = e.n % 10"));
+  EXPECT_EQ(Rows("continuous.left_joined"),
+            Oracle("SELECT e.n, c.name FROM events e LEFT JOIN (" + customers_sql + ") c ON c.id = e.n % 10"));
+  EXPECT_EQ(Rows("continuous.by_region", table::ReadMode::kSnapshot),
+            Oracle("SELECT c.region AS region, COUNT(*) AS orders, SUM(e.n) AS total FROM events e JOIN (" +
+                   customers_sql + ") c ON c.id = e.n % 10 GROUP BY c.region"));
+  // Customer 3 renamed: orders after it see the new name, the ones before keep the old.
+  write("shop.customers", "SELECT CAST(3 AS BIGINT) AS id, 'renamed' AS name, 'us' AS region");
+  Write(30, 10);
+  written_ = 40;
+  run();
+  auto joined = Rows("continuous.joined");
+  EXPECT_NE(std::find(joined.begin(), joined.end(), "{'n': 3, 'k': k0, 'name': c3}"), joined.end());
+  EXPECT_NE(std::find(joined.begin(), joined.end(), "{'n': 33, 'k': k0, 'name': renamed}"), joined.end());
+  EXPECT_EQ(std::find(joined.begin(), joined.end(), "{'n': 33, 'k': k0, 'name': c3}"), joined.end());
+}
+
+TEST_F(PipelineTest, ATemporalJoinIsRefusedWithTheReason) {
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"CREATE STREAM j AS SELECT e.n FROM events e JOIN shop.window_copies FOR SYSTEM_TIME AS OF e.ts AS c ON c.k = e.k",
+       "stream j: the temporal join of shop.window_copies: a temporal join looks rows up in a primary-key table"},
+      {"CREATE STREAM j AS SELECT e.n FROM events e JOIN events f ON e.n = f.n",
+       "stream j: a join of two streams (an interval join) is not supported yet; a temporal join reads a primary-key "
+       "table: JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS t ON ..."},
+      {"CREATE STREAM j AS SELECT e.n FROM events e JOIN shop.nothing FOR SYSTEM_TIME AS OF e.ts AS c ON c.id = e.n",
+       "stream j: the temporal join of shop.nothing: table shop.nothing does not exist"},
+  };
+  for (const auto& [sql, reason] : cases) {
+    auto s = ParseStatement(sql);
+    ASSERT_TRUE(s.ok()) << s.status();
+    auto r = catalog_->Execute(*s, 1'000);
+    EXPECT_FALSE(r.ok()) << sql;
+    EXPECT_EQ(r.status().message(), reason);
+  }
 }
 
 }  // namespace

@@ -182,6 +182,34 @@ TEST_F(TableStoreTest, AnIdempotentRetryAfterARestartIsStillRecognised) {
   EXPECT_EQ(Read({"shop.topic"}), (std::vector<std::string>{"1,x", "2,y", "3,z", "4,w"}));
 }
 
+// A Write into a table whose writers number records counts the batch's records as its
+// sequences, before a restart as the log's replay does after one: the same next sequence is
+// accepted on both sides of a restart.
+TEST_F(TableStoreTest, AWriteIntoAPerRecordTableCountsItsRecordsBeforeAndAfterARestart) {
+  TableSpec topic;
+  topic.columns = {"id BIGINT NOT NULL", "note STRING"};
+  topic.options = {{"table.writer.sequence-per-record", "true"}};
+  ASSERT_TRUE(node_->tables->CreateTable("shop.topic", topic).ok());
+  auto e = [](int64_t id, const char* note) { return Row{Value::Int(id), Value::Bytes(note)}; };
+  WriteRequest w{"shop.topic"};
+  w.writer_id = *node_->tables->InitWriter();
+  w.sequence = 0;
+  ASSERT_TRUE(node_->tables->Write(w, {Batch("shop.topic", {e(1, "a"), e(2, "b"), e(3, "c")})}).ok());
+  w.sequence = 2;
+  EXPECT_EQ(node_->tables->Write(w, {Batch("shop.topic", {e(9, "inside")})}).status().code(), StatusCode::kOutOfRange)
+      << "sequences 0-2 are the first write's";
+  w.sequence = 3;
+  ASSERT_TRUE(node_->tables->Write(w, {Batch("shop.topic", {e(4, "d"), e(5, "e")})}).ok());
+  Restart();
+  w.sequence = 3;
+  auto retry = node_->tables->Write(w, {Batch("shop.topic", {e(4, "d"), e(5, "e")})});
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_EQ(retry->buckets[0].base_offset, 3) << "a retry after the restart is recognised";
+  w.sequence = 5;
+  ASSERT_TRUE(node_->tables->Write(w, {Batch("shop.topic", {e(6, "f")})}).ok());
+  EXPECT_EQ(Read({"shop.topic"}), (std::vector<std::string>{"1,a", "2,b", "3,c", "4,d", "5,e", "6,f"}));
+}
+
 TEST_F(TableStoreTest, KvStateSurvivesARestartWithAndWithoutSnapshots) {
   for (int64_t snapshot_every : {int64_t{1000000}, int64_t{2}}) {
     SetUp();  // a fresh cluster
