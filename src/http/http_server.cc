@@ -3,46 +3,19 @@
 #include <httplib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <thread>
 
 #include "base/log.h"
+#include "http/server_internal.h"
 
 namespace mink::http {
-namespace {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
+using internal::FindOr;
+using internal::Lower;
+using internal::SplitListen;
 
-std::string Find(const std::map<std::string, std::string>& map, const std::string& key) {
-  auto it = map.find(key);
-  return it == map.end() ? std::string() : it->second;
-}
-
-// host:port, with [v6]:port allowed.
-Result<std::pair<std::string, int>> SplitListen(const std::string& listen) {
-  const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon + 1 == listen.size()) {
-    return InvalidArgumentError("listen address '" + listen + "' is not host:port");
-  }
-  std::string host = listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  try {
-    size_t used = 0;
-    const int port = std::stoi(listen.substr(colon + 1), &used);
-    if (used != listen.size() - colon - 1 || port < 0 || port > 65535) throw std::out_of_range("port");
-    return std::make_pair(host.empty() ? std::string("0.0.0.0") : host, port);
-  } catch (const std::exception&) {
-    return InvalidArgumentError("listen address '" + listen + "' has no valid port");
-  }
-}
-
-}  // namespace
-
-std::string ServerRequest::Header(const std::string& name) const { return Find(headers, name); }
-std::string ServerRequest::Query(const std::string& name) const { return Find(query, name); }
+std::string ServerRequest::Header(const std::string& name) const { return FindOr(headers, name); }
+std::string ServerRequest::Query(const std::string& name) const { return FindOr(query, name); }
 
 struct HttpServer::Impl {
   httplib::Server server;

@@ -170,11 +170,12 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   if (!config.http_listen.empty()) {
     node->sql_endpoint_ = std::make_unique<stream::SqlEndpoint>(node->continuous_.get(), node->meta_.get(),
                                                                 node->tables_.get(), node->continuous_db_.get());
-    MINK_ASSIGN_OR_RETURN(node->http_,
-                          http::HttpServer::Start(config.http_listen, [endpoint = node->sql_endpoint_.get()](
-                                                                          const http::ServerRequest& r) {
-                            return endpoint->Handle(r);
-                          }));
+    stream::SqlEndpoint* endpoint = node->sql_endpoint_.get();
+    MINK_ASSIGN_OR_RETURN(
+        node->http_,
+        http::ApiServer::Start(
+            config.http_listen, [endpoint](const http::ServerRequest& r) { return endpoint->Handle(r); },
+            [endpoint](const http::ServerRequest& r, http::WebSocket& socket) { endpoint->Subscribe(r, socket); }));
     MINK_LOG_INFO("node", "HTTP API listening on {}", config.http_listen);
   }
   if (cluster) {

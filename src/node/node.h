@@ -14,7 +14,7 @@
 #include "node/kafka_cluster_view.h"
 #include "node/flight_forwarder.h"
 #include "sql/database.h"
-#include "http/http_server.h"
+#include "http/api_server.h"
 #include "stream/catalog.h"
 #include "stream/runner.h"
 #include "stream/sql_endpoint.h"
@@ -70,7 +70,7 @@ class Node {
   std::shared_ptr<object_store::ObjectStore> pipeline_store_;  // the pipelines' state
   std::unique_ptr<stream::PipelineRunner> pipelines_;
   std::unique_ptr<stream::SqlEndpoint> sql_endpoint_;
-  std::unique_ptr<http::HttpServer> http_;  // serves sql_endpoint_
+  std::unique_ptr<http::ApiServer> http_;  // serves sql_endpoint_: POST /api/v1/sql, GET /ws/<name>
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

@@ -7,6 +7,7 @@
 
 #include "arrow_json/arrow_to_json.h"
 #include "stream/output_table.h"
+#include "stream/subscription.h"
 
 namespace mink::stream {
 namespace {
@@ -125,6 +126,10 @@ http::ServerResponse SqlEndpoint::Handle(const http::ServerRequest& request) {
   std::string out = "[";
   for (size_t i = 0; i < answers->size(); ++i) out += (i ? "," : "") + (*answers)[i];
   return JsonResponse(200, out + "]");
+}
+
+void SqlEndpoint::Subscribe(const http::ServerRequest& request, http::WebSocket& socket) {
+  stream::Subscribe(meta_, tables_, request, socket);
 }
 
 }  // namespace mink::stream

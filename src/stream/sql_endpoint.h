@@ -10,13 +10,15 @@
 // 64-bit integers are strings, so that JavaScript's JSON parser keeps them exact. A statement
 // that fails answers 400 {"error": "..."} (statements before it stay done).
 //
+// WebSockets on /ws/<name> follow a stream's or view's changes (subscription.h).
+//
 // Thread-safe: each request has its own DuckDB session.
 
 #include <string>
 #include <vector>
 
 #include "base/result.h"
-#include "http/http_server.h"
+#include "http/api_server.h"
 #include "stream/catalog.h"
 
 namespace mink::stream {
@@ -30,6 +32,8 @@ class SqlEndpoint {
   Result<std::vector<std::string>> Execute(const std::string& sql, int64_t now_ms);
   // The HTTP API: POST /api/v1/sql; other paths are 404.
   http::ServerResponse Handle(const http::ServerRequest& request);
+  // The HTTP API's WebSockets: GET /ws/<name> subscribes to a stream or view (subscription.h).
+  void Subscribe(const http::ServerRequest& request, http::WebSocket& socket);
 
  private:
   Result<std::string> Query(const std::string& sql);
