@@ -17,6 +17,7 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # libcpp-httplib-dev: HTTP serving
 pkg_check_modules(AVRO REQUIRED IMPORTED_TARGET avro-c)  # libavro-dev: reading Iceberg manifests
+pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka)  # librdkafka-dev: Kafka outside Mink
 find_package(Snappy CONFIG REQUIRED)  # Snappy::snappy (libsnappy-dev)
 find_package(FlatBuffers CONFIG REQUIRED)  # flatbuffers::flatbuffers and flatbuffers::flatc
 if(MINK_BUILD_TESTS)

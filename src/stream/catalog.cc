@@ -1,5 +1,7 @@
 #include "stream/catalog.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "stream/generator_source.h"
@@ -89,9 +91,28 @@ Status Catalog::CheckConnector(const Statement& s, const std::string& what) cons
   if (s.connector == "KAFKA") {
     auto topic = OptionOf(s, "topic");
     if (!topic) return InvalidArgumentError(what + ": KAFKA needs 'topic'");
+    if (auto mode = OptionOf(s, "startup.mode"); mode && *mode != "earliest" && *mode != "latest") {
+      return InvalidArgumentError(what + ": startup.mode '" + *mode +
+                                  "' is not supported (earliest or latest: the pipeline keeps its own positions)");
+    }
+    const auto guarantee = OptionOf(s, "delivery.guarantee");
+    if (guarantee && *guarantee != "exactly-once" && *guarantee != "exactly_once" && *guarantee != "at-least-once" &&
+        *guarantee != "at_least_once") {
+      return InvalidArgumentError(what + ": delivery.guarantee '" + *guarantee +
+                                  "' is not one of exactly-once, at-least-once");
+    }
+    if (IsExternal(s)) {
+      if (s.kind == StatementKind::kCreateSink && guarantee && guarantee->rfind("exactly", 0) == 0) {
+        return InvalidArgumentError(what + " cannot deliver exactly once into the Kafka outside Mink at " +
+                                    *OptionOf(s, "bootstrap.servers") +
+                                    ": that needs Kafka transactions, which the sink does not use; it delivers at "
+                                    "least once ('delivery.guarantee' = 'at-least-once')");
+      }
+      if (s.format != "JSON") return InvalidArgumentError(what + ": a Kafka outside Mink is read and written as FORMAT JSON");
+      return Status::Ok();
+    }
     if (!table_exists("kafka." + *topic)) {
-      return InvalidArgumentError(what + ": topic " + *topic +
-                                  " is not a topic of this Mink cluster (a Kafka outside Mink is not supported yet)");
+      return InvalidArgumentError(what + ": topic " + *topic + " is not a topic of this Mink cluster");
     }
     return Status::Ok();
   }
@@ -104,13 +125,33 @@ Status Catalog::CheckConnector(const Statement& s, const std::string& what) cons
   return InvalidArgumentError(what + ": connector " + s.connector + " is not supported (GENERATOR, MINK, KAFKA)");
 }
 
+bool Catalog::IsExternal(const Statement& s) const {
+  // A Kafka outside Mink: bootstrap servers none of which is a Kafka listener of this cluster.
+  auto bootstrap = OptionOf(s, "bootstrap.servers");
+  if (s.connector != "KAFKA" || !bootstrap) return false;
+  auto heartbeats = meta_->store()->ListHeartbeats();
+  if (!heartbeats.ok()) return false;
+  size_t at = 0;
+  while (at <= bootstrap->size()) {
+    const size_t comma = std::min(bootstrap->find(',', at), bootstrap->size());
+    std::string server = bootstrap->substr(at, comma - at);
+    server.erase(0, server.find_first_not_of(' '));
+    server.erase(server.find_last_not_of(' ') + 1);
+    for (const auto& h : *heartbeats) {
+      if (!h.kafka_address.empty() && h.kafka_address == server) return false;
+    }
+    at = comma + 1;
+  }
+  return true;
+}
+
 Result<StatementResult> Catalog::CreateSource(const Statement& s, int64_t now_ms) {
   const std::string what = "source " + s.name;
   MINK_RETURN_IF_ERROR(CheckConnector(s, what));
   json columns = json::array();
   for (const auto& c : s.columns) columns.push_back({c.name, c.type, c.not_null});
   json definition = {{"connector", s.connector}, {"options", OptionsJson(s)}, {"columns", columns},
-                     {"format", s.format},       {"start_ms", now_ms}};
+                     {"format", s.format},       {"start_ms", now_ms},         {"external", IsExternal(s)}};
   if (s.watermark) definition["watermark"] = {{"column", s.watermark->column}, {"expression", s.watermark->expression}};
   if (s.connector == "MINK" && !s.columns.empty()) {
     return InvalidArgumentError(what + ": a MINK source's columns are its table's (declare only a WATERMARK)");
@@ -213,7 +254,8 @@ Result<StatementResult> Catalog::CreateSink(const Statement& s) {
   if (from_kind != "stream" && from_kind != "view") {
     return InvalidArgumentError(what + " reads " + from_kind + " " + s.from + ": a sink sends on a stream or view");
   }
-  const json definition = {{"from", s.from}, {"connector", s.connector}, {"options", OptionsJson(s)}, {"format", s.format}};
+  const json definition = {{"from", s.from},     {"connector", s.connector}, {"options", OptionsJson(s)},
+                           {"format", s.format}, {"external", IsExternal(s)}};
   MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(metadata::CreateContinuousObject{
                                          s.name, "sink", s.text, definition.dump(), {s.from}, s.or_replace}))
                            .status());

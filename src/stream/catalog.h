@@ -14,8 +14,10 @@
 //   sink: {"from": name, "connector": ..., "options": {...}, "format": ...}
 //
 // Sources: GENERATOR (rows.per.second); MINK ('table' = 'db.table', an existing table); KAFKA
-// ('topic' = a topic of this Mink cluster: the table kafka.<topic>; an external Kafka is refused
-// until its connector exists). Sinks: MINK ('table') and KAFKA ('topic'), as sources.
+// ('topic'; with 'bootstrap.servers' that are not a Kafka listener of this cluster, a Kafka outside
+// Mink through librdkafka, else the table kafka.<topic>). Sinks: MINK ('table') and KAFKA
+// ('topic'), as sources; 'delivery.guarantee' = 'exactly-once' is refused for a Kafka outside
+// Mink, which gets at least once.
 //
 // Thread-safe (the metadata log orders appends).
 
@@ -56,6 +58,8 @@ class Catalog {
   Result<StatementResult> Drop(const Statement& s);
   StatementResult Show(const Statement& s) const;
   Result<StatementResult> Describe(const Statement& s) const;
+  // Whether a KAFKA connector names a Kafka outside this cluster (external_kafka.h).
+  bool IsExternal(const Statement& s) const;
   // InvalidArgument naming what the connector cannot do for `what`.
   Status CheckConnector(const Statement& s, const std::string& what) const;
 

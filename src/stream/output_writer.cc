@@ -1,6 +1,5 @@
 #include "stream/output_writer.h"
 
-#include <optional>
 
 #include "arrow_json/arrow_to_json.h"
 #include "table/arrow_rows.h"
@@ -75,44 +74,55 @@ Status OutputWriter::Write(const std::vector<Row>& upserts, const std::vector<Ro
   return Status::Ok();
 }
 
-Result<arrow::RecordBatchPtr> OutputWriter::KafkaRecords(const std::vector<Row>& upserts,
-                                                         const std::vector<Row>& deletes) {
-  std::vector<table::Row> records;
-  const int64_t now = clock_->NowMillis();
+Result<std::vector<JsonRecord>> JsonRecordsOf(const OutputLayout& layout, const std::vector<Row>& upserts,
+                                             const std::vector<Row>& deletes) {
+  std::vector<JsonRecord> records;
   auto append = [&](const std::vector<Row>& rows, bool tombstones) -> Status {
     if (rows.empty()) return Status::Ok();
-    MINK_ASSIGN_OR_RETURN(auto values, layout_.ToBatch(rows));
-    if (layout_.hidden_key) {
+    MINK_ASSIGN_OR_RETURN(auto values, layout.ToBatch(rows));
+    if (layout.hidden_key) {
       MINK_ASSIGN_OR_RETURN(values, WithoutFirstColumn(values));
     }
     MINK_ASSIGN_OR_RETURN(auto row_json, arrow_json::RowFormatter::Make(*values));
     std::optional<arrow_json::RowFormatter> key_json;
-    if (layout_.keyed() && !layout_.hidden_key) {
-      MINK_ASSIGN_OR_RETURN(auto keys, layout_.KeysBatch(rows));
+    if (layout.keyed() && !layout.hidden_key) {
+      MINK_ASSIGN_OR_RETURN(auto keys, layout.KeysBatch(rows));
       MINK_ASSIGN_OR_RETURN(key_json, arrow_json::RowFormatter::Make(*keys));
     }
     for (int64_t i = 0; i < values->num_rows(); ++i) {
-      table::Row record(resolved_->types.size());  // key, value, headers, timestamp
+      JsonRecord record;
       if (key_json) {
-        std::string key;
-        key_json->AppendJsonRow(i, &key);
-        record[0] = table::Value::Bytes(std::move(key));
+        record.key.emplace();
+        key_json->AppendJsonRow(i, &*record.key);
       }
       if (!tombstones) {
-        std::string value;
-        row_json.AppendJsonRow(i, &value);
-        record[1] = table::Value::Bytes(std::move(value));
+        record.value.emplace();
+        row_json.AppendJsonRow(i, &*record.value);
       }
-      record[2] = table::Value::List({});
-      record[3] = table::Value::Int(now);
       records.push_back(std::move(record));
     }
     return Status::Ok();
   };
   MINK_RETURN_IF_ERROR(append(upserts, false));
   MINK_RETURN_IF_ERROR(append(deletes, true));
+  return records;
+}
+
+Result<arrow::RecordBatchPtr> OutputWriter::KafkaRecords(const std::vector<Row>& upserts,
+                                                         const std::vector<Row>& deletes) {
+  MINK_ASSIGN_OR_RETURN(auto records, JsonRecordsOf(layout_, upserts, deletes));
+  const int64_t now = clock_->NowMillis();
+  std::vector<table::Row> rows;
+  for (auto& r : records) {
+    table::Row row(resolved_->types.size());  // key, value, headers, timestamp
+    if (r.key) row[0] = table::Value::Bytes(std::move(*r.key));
+    if (r.value) row[1] = table::Value::Bytes(std::move(*r.value));
+    row[2] = table::Value::List({});
+    row[3] = table::Value::Int(now);
+    rows.push_back(std::move(row));
+  }
   std::vector<const table::Row*> pointers;
-  for (const auto& r : records) pointers.push_back(&r);
+  for (const auto& r : rows) pointers.push_back(&r);
   return table::RowsToBatch(pointers, resolved_->schema, resolved_->types);
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,31 @@
 
 namespace mink::stream {
 
-class OutputWriter {
+// Where a pipeline writes its rows: a Mink table (OutputWriter) or a Kafka outside Mink
+// (external_kafka.h).
+class RowWriter {
+ public:
+  virtual ~RowWriter() = default;
+  // Rows that are new or changed (upserts), and rows that are gone (deletes).
+  virtual Status Write(const std::vector<Row>& upserts, const std::vector<Row>& deletes) = 0;
+  // What the first commit must hold before anything is written (a writer id).
+  virtual Status Prepare() { return Status::Ok(); }
+  virtual std::string target() const = 0;
+  // The idempotent writer and its next sequence, for the commit (-1 and 0: none).
+  virtual int64_t writer() const { return -1; }
+  virtual int64_t next_sequence() const { return 0; }
+};
+
+// One Kafka record of a row: the row as a JSON object; a keyed answer's (a view's) key columns
+// as the key, a deleted row a tombstone (a key and no value).
+struct JsonRecord {
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+};
+Result<std::vector<JsonRecord>> JsonRecordsOf(const OutputLayout& layout, const std::vector<Row>& upserts,
+                                             const std::vector<Row>& deletes);
+
+class OutputWriter final : public RowWriter {
  public:
   // Writes into `table` rows laid out as `layout` says; `kafka_json`: the table is a Kafka
   // topic's and gets JSON records. `writer` -1: one is allocated at the first write.
@@ -35,16 +60,16 @@ class OutputWriter {
 
   // Rows that are new or changed (upserts), and rows that are gone (a keyed table's deletes;
   // dropped for a log table).
-  Status Write(const std::vector<Row>& upserts, const std::vector<Row>& deletes);
-
-  const std::string& table() const { return table_; }
-  int64_t writer() const { return writer_; }
-  int64_t next_sequence() const { return next_sequence_; }
+  Status Write(const std::vector<Row>& upserts, const std::vector<Row>& deletes) override;
   // Allocates the writer id now (before anything is written).
-  Status EnsureWriter();
+  Status Prepare() override { return EnsureWriter(); }
+  std::string target() const override { return table_; }
+  int64_t writer() const override { return writer_; }
+  int64_t next_sequence() const override { return next_sequence_; }
 
  private:
   OutputWriter() = default;
+  Status EnsureWriter();
   Status Send(table::WriteMode mode, const arrow::RecordBatchPtr& batch);
   Result<arrow::RecordBatchPtr> KafkaRecords(const std::vector<Row>& upserts, const std::vector<Row>& deletes);
 

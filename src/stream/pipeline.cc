@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/log.h"
+#include "stream/external_kafka.h"
 #include "stream/table_lookup.h"
 
 namespace mink::stream {
@@ -83,6 +84,11 @@ Status Pipeline::Load() {
     MINK_ASSIGN_OR_RETURN(layout_, LayoutOfTable(*context_.tables, OutputTableName(source)));
     const json options = definition.value("options", json::object());
     const bool kafka = definition.value("connector", "") == "KAFKA";
+    if (kafka && definition.value("external", false)) {
+      MINK_ASSIGN_OR_RETURN(writer_, MakeExternalKafkaWriter(options.value("bootstrap.servers", ""),
+                                                             options.value("topic", ""), layout_, context_.clock));
+      return Status::Ok();
+    }
     const std::string target = kafka ? "kafka." + options.value("topic", "") : options.value("table", "");
     MINK_ASSIGN_OR_RETURN(writer_, OutputWriter::Make(context_.tables, target, layout_, kafka,
                                                       output.value("writer", int64_t{-1}),
@@ -128,7 +134,7 @@ Result<bool> Pipeline::RunEpoch() {
     // output exists: a crash before it starts afresh with nothing written.
     MINK_ASSIGN_OR_RETURN(positions_, input_->Start());
     MINK_ASSIGN_OR_RETURN(next_, input_->End(positions_, now));
-    MINK_RETURN_IF_ERROR(writer_->EnsureWriter());
+    MINK_RETURN_IF_ERROR(writer_->Prepare());
     MINK_RETURN_IF_ERROR(Commit(state_key_));
     return true;
   }
@@ -215,7 +221,7 @@ Status Pipeline::Commit(const std::string& state_key) {
                          {"next", PositionsJson(next_)},
                          {"watermark", stats_.watermark},
                          {"state", state_key},
-                         {"output", {{"table", writer_->table()},
+                         {"output", {{"table", writer_->target()},
                                      {"writer", writer_->writer()},
                                      {"sequence", writer_->next_sequence()}}},
                          {"late_rows", stats_.late_rows},

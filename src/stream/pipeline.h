@@ -89,7 +89,7 @@ class Pipeline {
   std::unique_ptr<ContinuousQuery> query_;  // null for a sink
   std::unique_ptr<SourceWatermark> watermark_;
   OutputLayout layout_;
-  std::unique_ptr<OutputWriter> writer_;
+  std::unique_ptr<RowWriter> writer_;
 
   // The progress of the last commit.
   Positions positions_, next_;

@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "stream/external_kafka.h"
 #include "stream/generator_source.h"
 #include "stream/output_table.h"
 #include "table/arrow_rows.h"
@@ -172,34 +173,20 @@ class TableInput : public PipelineInput {
 // A topic's records as JSON objects of the declared columns, converted by DuckDB.
 class KafkaJsonInput final : public TableInput {
  public:
-  KafkaJsonInput(table::TableStore* tables, std::shared_ptr<const table::ResolvedTable> table, arrow::SchemaPtr schema,
-                 bool from_latest, sql::Session* session, std::string decode_sql)
-      : TableInput(tables, std::move(table), std::move(schema), {"value"}, from_latest),
-        session_(session),
-        decode_sql_(std::move(decode_sql)) {}
+  KafkaJsonInput(table::TableStore* tables, std::shared_ptr<const table::ResolvedTable> table, JsonRecords records,
+                 bool from_latest)
+      : TableInput(tables, std::move(table), records.schema(), {"value"}, from_latest), records_(std::move(records)) {}
 
-  int64_t skipped() const override { return skipped_; }
+  int64_t skipped() const override { return records_.skipped(); }
 
  protected:
   Status Deliver(const arrow::RecordBatchPtr& batch, bool /*changelog*/,
                  const std::function<Status(const InputBatch&)>& each) override {
-    MINK_RETURN_IF_ERROR(session_->RegisterBatches("__kafka_records", batch->schema(), {batch}));
-    MINK_ASSIGN_OR_RETURN(auto decoded, session_->Collect(decode_sql_));
-    int64_t kept = 0;
-    for (const auto& d : decoded) {
-      kept += d->num_rows();
-      // DuckDB's answer has the declared columns; the schema carries their names and types.
-      MINK_ASSIGN_OR_RETURN(auto typed, arrow::RecordBatch::Make(schema_, d->num_rows(), d->columns()));
-      if (d->num_rows() > 0) MINK_RETURN_IF_ERROR(each(InputBatch{typed, 1}));
-    }
-    skipped_ += batch->num_rows() - kept;
-    return Status::Ok();
+    return records_.Decode(batch, each);
   }
 
  private:
-  sql::Session* const session_;
-  const std::string decode_sql_;
-  int64_t skipped_ = 0;
+  JsonRecords records_;
 };
 
 std::vector<ColumnDef> ColumnsOf(const json& definition) {
@@ -210,8 +197,10 @@ std::vector<ColumnDef> ColumnsOf(const json& definition) {
   return out;
 }
 
+}  // namespace
+
 // DuckDB's query turning the records of `__kafka_records` (a `value` column) into the columns.
-std::string KafkaDecodeSql(const std::vector<ColumnDef>& columns) {
+std::string JsonRecords::DecodeSql(const std::vector<ColumnDef>& columns) {
   json structure = json::object();
   for (const auto& c : columns) structure[c.name] = c.type;
   std::string select, required;
@@ -226,7 +215,24 @@ std::string KafkaDecodeSql(const std::vector<ColumnDef>& columns) {
          "WHERE j IS NOT NULL" + required;
 }
 
-}  // namespace
+Result<JsonRecords> JsonRecords::Make(sql::Session* session, const std::vector<ColumnDef>& columns) {
+  MINK_ASSIGN_OR_RETURN(auto schema, DeclaredSchema(*session, columns));
+  return JsonRecords(session, std::move(schema), DecodeSql(columns));
+}
+
+Status JsonRecords::Decode(const arrow::RecordBatchPtr& values, const std::function<Status(const InputBatch&)>& each) {
+  MINK_RETURN_IF_ERROR(session_->RegisterBatches("__kafka_records", values->schema(), {values}));
+  MINK_ASSIGN_OR_RETURN(auto decoded, session_->Collect(sql_));
+  int64_t kept = 0;
+  for (const auto& d : decoded) {
+    kept += d->num_rows();
+    // DuckDB's answer has the declared columns; the schema carries their names and types.
+    MINK_ASSIGN_OR_RETURN(auto typed, arrow::RecordBatch::Make(schema_, d->num_rows(), d->columns()));
+    if (d->num_rows() > 0) MINK_RETURN_IF_ERROR(each(InputBatch{typed, 1}));
+  }
+  skipped_ += values->num_rows() - kept;
+  return Status::Ok();
+}
 
 Result<arrow::SchemaPtr> DeclaredSchema(sql::Session& session, const std::vector<ColumnDef>& columns) {
   if (columns.empty()) return InvalidArgumentError("no columns are declared");
@@ -292,12 +298,14 @@ Result<std::unique_ptr<PipelineInput>> MakeInput(const metadata::State& state, c
     return std::unique_ptr<PipelineInput>(new TableInput(tables, table, table->schema, {}, from_latest));
   }
   if (connector == "KAFKA") {
+    auto records = JsonRecords::Make(session, ColumnsOf(definition));
+    if (!records.ok()) return InvalidArgumentError("source " + name + ": " + records.status().message());
+    if (definition.value("external", false)) {
+      // A Kafka outside this cluster, through librdkafka (external_kafka.h).
+      return MakeExternalKafkaInput(option("bootstrap.servers"), option("topic"), std::move(*records), from_latest);
+    }
     MINK_ASSIGN_OR_RETURN(auto table, tables->Resolve("kafka." + option("topic")));
-    const std::vector<ColumnDef> columns = ColumnsOf(definition);
-    auto schema = DeclaredSchema(*session, columns);
-    if (!schema.ok()) return InvalidArgumentError("source " + name + ": " + schema.status().message());
-    return std::unique_ptr<PipelineInput>(
-        new KafkaJsonInput(tables, table, *schema, from_latest, session, KafkaDecodeSql(columns)));
+    return std::unique_ptr<PipelineInput>(new KafkaJsonInput(tables, table, std::move(*records), from_latest));
   }
   return InvalidArgumentError("source " + name + ": connector " + connector + " cannot be read");
 }

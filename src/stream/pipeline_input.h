@@ -59,6 +59,28 @@ class PipelineInput {
 Result<std::unique_ptr<PipelineInput>> MakeInput(const metadata::State& state, const std::string& name,
                                                  table::TableStore* tables, sql::Session* session);
 
+// Kafka records whose values are JSON objects of declared columns, as rows (DuckDB's
+// json_transform): a value that is not UTF-8, not a JSON object, or lacks a NOT NULL column is
+// skipped and counted. Uses the pipeline's session (the view __kafka_records).
+class JsonRecords {
+ public:
+  static Result<JsonRecords> Make(sql::Session* session, const std::vector<ColumnDef>& columns);
+  // The rows of `values` (a batch with a binary or string column `value`).
+  Status Decode(const arrow::RecordBatchPtr& values, const std::function<Status(const InputBatch&)>& each);
+  const arrow::SchemaPtr& schema() const { return schema_; }
+  int64_t skipped() const { return skipped_; }
+
+ private:
+  JsonRecords(sql::Session* session, arrow::SchemaPtr schema, std::string sql)
+      : session_(session), schema_(std::move(schema)), sql_(std::move(sql)) {}
+  static std::string DecodeSql(const std::vector<ColumnDef>& columns);
+
+  sql::Session* session_;
+  arrow::SchemaPtr schema_;
+  std::string sql_;
+  int64_t skipped_ = 0;
+};
+
 // The Arrow schema of the declared columns (DuckDB's types for them).
 Result<arrow::SchemaPtr> DeclaredSchema(sql::Session& session, const std::vector<ColumnDef>& columns);
 
