@@ -23,7 +23,7 @@ namespace mink::stream {
 struct RunnerOptions {
   // The least time between two epochs of a pipeline that has input (they batch what arrives
   // meanwhile; each commits once to the metadata log).
-  std::chrono::milliseconds epoch_interval{20};
+  std::chrono::milliseconds epoch_interval{10};
   // The longest an idle runner waits for a metadata commit (input arrives as commits).
   std::chrono::milliseconds poll_interval{100};
   // How often the catalog and the bucket owners are read again.
