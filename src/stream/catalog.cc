@@ -189,29 +189,33 @@ Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
   if (!s.emit.empty() && s.emit != "ON WINDOW CLOSE" && s.emit != "CHANGES") {
     return InvalidArgumentError(what + ": EMIT " + s.emit + " is not supported (ON WINDOW CLOSE, CHANGES)");
   }
-  std::string source_kind;
-  bool has_watermark = false;
-  std::unique_ptr<PipelineInput> input;
-  Status readable = meta_->Read([&](const metadata::State& st) -> Status {
-    auto it = st.continuous().find(shape->source);
-    if (it == st.continuous().end()) return Status::Ok();
-    source_kind = it->second.kind;
-    if (source_kind == "sink") return Status::Ok();
-    const json d = json::parse(it->second.definition, nullptr, false);
-    has_watermark = source_kind == "source" && (d.contains("watermark") || d.value("connector", "") == "GENERATOR");
-    MINK_ASSIGN_OR_RETURN(input, MakeInput(st, shape->source, tables_, session.get()));
-    return Status::Ok();
-  });
-  if (source_kind.empty()) {
-    return NotFoundError(what + " reads " + shape->source + ", which is not a source or stream");
+  // What it reads: the source (and an interval join's right input), each with its watermark.
+  std::vector<std::string> reads = {shape->source};
+  if (shape->interval_join) reads.push_back(shape->interval_join->right_source);
+  for (const auto& name : reads) {
+    std::string read_kind;
+    bool has_watermark = false;
+    std::unique_ptr<PipelineInput> input;
+    Status readable = meta_->Read([&](const metadata::State& st) -> Status {
+      auto it = st.continuous().find(name);
+      if (it == st.continuous().end()) return Status::Ok();
+      read_kind = it->second.kind;
+      if (read_kind == "sink") return Status::Ok();
+      has_watermark = DeclaredWatermark(st, name).has_value();
+      MINK_ASSIGN_OR_RETURN(input, MakeInput(st, name, tables_, session.get()));
+      return Status::Ok();
+    });
+    if (read_kind.empty()) return NotFoundError(what + " reads " + name + ", which is not a source or stream");
+    if (read_kind == "sink") return InvalidArgumentError(what + " reads sink " + name);
+    if (!readable.ok()) return refused(readable);
+    if ((shape->window || shape->interval_join) && !has_watermark) {
+      return InvalidArgumentError(what + ": " +
+                                  (shape->window ? "a window closes" : "an interval join forgets rows") +
+                                  " when the watermark passes, and " + name +
+                                  " declares none (WATERMARK FOR column AS ...)");
+    }
+    MINK_RETURN_IF_ERROR(session->RegisterBatches(name, input->schema(), {}));
   }
-  if (source_kind == "sink") return InvalidArgumentError(what + " reads sink " + shape->source);
-  if (!readable.ok()) return refused(readable);
-  if (shape->window && !has_watermark) {
-    return InvalidArgumentError(what + ": a window closes when the watermark passes it, and " + shape->source +
-                                " declares none (WATERMARK FOR column AS ...)");
-  }
-  MINK_RETURN_IF_ERROR(session->RegisterBatches(shape->source, input->schema(), {}));
   if (!shape->lookup_table.empty()) {
     auto lookup = TableLookup::Make(tables_, *shape);
     if (!lookup.ok()) return refused(lookup.status());
@@ -224,14 +228,11 @@ Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
   const json definition = {{"query", s.query},         {"emit", s.emit},
                            {"source", shape->source},  {"columns", columns},
                            {"table", OutputTableName(s.name)}};
-  MINK_RETURN_IF_ERROR(meta_->Read([&](const metadata::State& st) {
-    return st.Validate(metadata::Command(metadata::CreateContinuousObject{
-        s.name, kind, s.text, definition.dump(), {shape->source}, s.or_replace}));
-  }));
+  const metadata::Command create(
+      metadata::CreateContinuousObject{s.name, kind, s.text, definition.dump(), reads, s.or_replace});
+  MINK_RETURN_IF_ERROR(meta_->Read([&](const metadata::State& st) { return st.Validate(create); }));
   MINK_RETURN_IF_ERROR(CreateOutputTable(s.name, *layout));
-  MINK_RETURN_IF_ERROR(meta_->Append(metadata::Command(metadata::CreateContinuousObject{
-                                         s.name, kind, s.text, definition.dump(), {shape->source}, s.or_replace}))
-                           .status());
+  MINK_RETURN_IF_ERROR(meta_->Append(create).status());
   return StatementResult{StatementName(s), s.name, {}};
 }
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "arrow_format/ipc.h"
+#include "stream/checkpoint_bytes.h"
+
 namespace mink::stream {
 Result<std::unique_ptr<ContinuousQuery>> ContinuousQuery::Make(sql::Database* db, const std::string& query,
                                                                std::string_view checkpoint) {
@@ -13,15 +16,85 @@ Result<std::unique_ptr<ContinuousQuery>> ContinuousQuery::Make(sql::Database* db
   return q;
 }
 
+namespace {
+
+inline constexpr char kJoinMagic[] = "MKIJ";
+
+// A buffer's batches as an Arrow IPC stream ("" for none).
+Result<std::string> BufferBytes(const arrow::SchemaPtr& schema, const std::vector<arrow::RecordBatchPtr>& batches) {
+  if (schema == nullptr) return std::string();
+  return arrow::WriteStream(schema, batches);
+}
+
+// Whether any row of `batch` has its `time` column (a timestamp) at or after `cutoff` µs, or
+// none: a batch is forgotten whole once every row of it is older (rows that stay longer can
+// meet no new row either: the join's time condition leaves them out).
+Result<bool> AnyRowFrom(const arrow::RecordBatchPtr& batch, const std::string& time, int64_t cutoff) {
+  int column = -1;
+  for (int c = 0; c < batch->num_columns(); ++c) {
+    if (batch->schema()->field(c).name() == time) column = c;
+  }
+  if (column < 0) return InternalError("an interval join's input has no column " + time);
+  const auto& type = *batch->schema()->field(column).type();
+  int64_t num = 1, den = 1;  // the column's unit to microseconds
+  if (type.id() == arrow::TypeId::kTimestamp) {
+    switch (type.unit()) {
+      case arrow::TimeUnit::kSecond: num = 1'000'000; break;
+      case arrow::TimeUnit::kMilli: num = 1'000; break;
+      case arrow::TimeUnit::kMicro: break;
+      case arrow::TimeUnit::kNano: den = 1'000; break;
+    }
+  }
+  MINK_ASSIGN_OR_RETURN(auto times, ScalarsOf(batch->Column(column)));
+  for (const auto& t : times) {
+    if (!t.is_int() || t.int_value() * num / den >= cutoff) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string ContinuousQuery::Checkpoint() const {
   std::string out;
+  if (shape_.interval_join) {
+    out = BeginCheckpoint(kJoinMagic);
+    PutI64(&out, max_event_time_);
+    for (const Buffer* b : {&left_, &right_}) {
+      auto bytes = BufferBytes(b->schema, b->batches);
+      const std::string body = bytes.ok() ? *bytes : std::string();
+      PutU32(&out, static_cast<uint32_t>(body.size()));
+      out += body;
+    }
+    return SealCheckpoint(std::move(out));
+  }
   if (!window_ && !keyed_) return out;
   PutI64(&out, max_event_time_);
   out += window_ ? window_->Checkpoint() : keyed_->Checkpoint();
   return out;
 }
 
+Status ContinuousQuery::RestoreJoin(std::string_view checkpoint) {
+  MINK_ASSIGN_OR_RETURN(std::string_view body, OpenCheckpoint(checkpoint, kJoinMagic));
+  ByteReader in(body);
+  uint64_t max_time = 0;
+  if (!in.ReadU64(&max_time)) return DataLossError("an interval join's checkpoint is cut short");
+  max_event_time_ = static_cast<int64_t>(max_time);
+  for (Buffer* b : {&left_, &right_}) {
+    uint32_t size = 0;
+    std::string_view bytes;
+    if (!in.ReadU32(&size) || !in.ReadBytes(size, &bytes)) {
+      return DataLossError("an interval join's checkpoint is cut short");
+    }
+    if (size == 0) continue;
+    MINK_ASSIGN_OR_RETURN(auto contents, arrow::ReadStream(arrow::Buffer::FromString(std::string(bytes))));
+    b->schema = contents.schema;
+    b->batches = std::move(contents.batches);
+  }
+  return Status::Ok();
+}
+
 Status ContinuousQuery::Restore(std::string_view checkpoint) {
+  if (shape_.interval_join) return RestoreJoin(checkpoint);
   if (!window_ && !keyed_) return InvalidArgumentError("a projection keeps no state to restore");
   if (checkpoint.size() < 8) return DataLossError("a continuous query's checkpoint is cut short");
   max_event_time_ = static_cast<int64_t>(LoadU64(checkpoint.data()));
@@ -49,7 +122,61 @@ std::vector<std::string> ContinuousQuery::columns() const {
   return out;
 }
 
+Result<std::vector<Row>> ContinuousQuery::Join(const arrow::RecordBatchPtr& batch, bool right) {
+  // The new rows on their side, the other side's buffer on the other; then the new rows are
+  // buffered (an empty side's view has the new batch's schema only when it is that side).
+  const Buffer& other = right ? left_ : right_;
+  const std::string& this_name = right ? shape_.interval_join->right_source : shape_.source;
+  const std::string& other_name = right ? shape_.source : shape_.interval_join->right_source;
+  std::vector<Row> out;
+  if (other.schema != nullptr) {
+    MINK_RETURN_IF_ERROR(session_->RegisterBatches(this_name, batch->schema(), {batch}));
+    MINK_RETURN_IF_ERROR(session_->RegisterBatches(other_name, other.schema, other.batches));
+    MINK_ASSIGN_OR_RETURN(auto results, session_->Collect(shape_.batch_sql));
+    for (const auto& r : results) {
+      std::vector<std::vector<Scalar>> columns;
+      for (int c = 0; c < r->num_columns(); ++c) {
+        MINK_ASSIGN_OR_RETURN(auto column, ScalarsOf(r->Column(c)));
+        columns.push_back(std::move(column));
+      }
+      for (int64_t i = 0; i < r->num_rows(); ++i) {
+        Row row;
+        for (auto& column : columns) row.push_back(std::move(column[static_cast<size_t>(i)]));
+        out.push_back(std::move(row));
+      }
+    }
+  }
+  Buffer& mine = right ? right_ : left_;
+  if (mine.schema == nullptr) mine.schema = batch->schema();
+  mine.batches.push_back(batch);
+  return out;
+}
+
+Result<std::vector<Row>> ContinuousQuery::AddRight(const arrow::RecordBatchPtr& batch) {
+  if (!shape_.interval_join) return InternalError("AddRight of a query that is not an interval join");
+  return Join(batch, true);
+}
+
+Status ContinuousQuery::Evict(int64_t watermark) {
+  if (!shape_.interval_join || watermark == INT64_MIN) return Status::Ok();
+  const int64_t cutoff = watermark - shape_.interval_join->bound;
+  for (auto [buffer, time] : {std::pair{&left_, &shape_.interval_join->left_time},
+                              std::pair{&right_, &shape_.interval_join->right_time}}) {
+    std::vector<arrow::RecordBatchPtr> kept;
+    for (const auto& b : buffer->batches) {
+      MINK_ASSIGN_OR_RETURN(bool live, AnyRowFrom(b, *time, cutoff));
+      if (live) kept.push_back(b);
+    }
+    buffer->batches = std::move(kept);
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<Row>> ContinuousQuery::Add(const arrow::RecordBatchPtr& batch, int64_t weight) {
+  if (shape_.interval_join) {
+    if (weight < 0) return InvalidArgumentError("an interval join takes additions only (its inputs are logs)");
+    return Join(batch, false);
+  }
   MINK_RETURN_IF_ERROR(session_->RegisterBatches(shape_.source, batch->schema(), {batch}));
   if (!shape_.lookup_table.empty()) {
     // A temporal join: the table's rows for this batch's keys, as the view the query joins.

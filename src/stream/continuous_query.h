@@ -54,6 +54,13 @@ class ContinuousQuery {
   // Adds the rows of `batch` (columns of the source) with `weight` (+1 added, -1 retracted).
   // A projection's rows come back at once; an aggregate answers nothing here.
   Result<std::vector<Row>> Add(const arrow::RecordBatchPtr& batch, int64_t weight = 1);
+  // An interval join: rows of the right input (Add takes the left's). Each new row is joined
+  // with the other side's buffered rows (DuckDB runs the query over the two), then buffered, so
+  // every pair of rows is joined once, when the later of the two arrives.
+  Result<std::vector<Row>> AddRight(const arrow::RecordBatchPtr& batch);
+  // An interval join: drops the buffered rows older than `watermark` minus its bound (the lower
+  // of the two inputs' watermarks: no row to come can meet them).
+  Status Evict(int64_t watermark);
   // A windowed query: the rows of the windows the watermark closes.
   std::vector<Row> Advance(int64_t watermark);
   // An aggregate without a window: the rows that changed since the last call.
@@ -79,6 +86,14 @@ class ContinuousQuery {
   int64_t max_event_time_ = INT64_MIN;
   Lookup lookup_;
   arrow::SchemaPtr lookup_schema_;
+  // An interval join's buffered rows of each side (empty: none yet).
+  struct Buffer {
+    arrow::SchemaPtr schema;
+    std::vector<arrow::RecordBatchPtr> batches;
+  };
+  Buffer left_, right_;
+  Result<std::vector<Row>> Join(const arrow::RecordBatchPtr& batch, bool right);
+  Status RestoreJoin(std::string_view checkpoint);
 };
 
 }  // namespace mink::stream

@@ -45,7 +45,7 @@ Status Pipeline::Load() {
   std::unique_ptr<PipelineInput> input;
   MINK_ASSIGN_OR_RETURN(session_, context_.db->Connect());
   MINK_RETURN_IF_ERROR(session_->Run("SET TimeZone = 'UTC'"));
-  json definition, source_definition;
+  json definition;
   std::string source;
   MINK_RETURN_IF_ERROR(context_.meta->Read([&](const metadata::State& st) -> Status {
     auto it = st.continuous().find(name_);
@@ -54,10 +54,6 @@ Status Pipeline::Load() {
     definition = json::parse(object.definition, nullptr, false);
     // A sink reads the output table of the stream or view it sends on.
     source = object.kind == "sink" ? definition.value("from", "") : definition.value("source", "");
-    if (auto s = st.continuous().find(source); s != st.continuous().end()) {
-      source_definition = json::parse(s->second.definition, nullptr, false);
-      if (s->second.kind != "source") source_definition = json::object();
-    }
     MINK_ASSIGN_OR_RETURN(input, MakeInput(st, source, context_.tables, session_.get()));
     return Status::Ok();
   }));
@@ -107,23 +103,34 @@ Status Pipeline::Load() {
     MINK_RETURN_IF_ERROR(session_->RegisterBatches("__lookup", lookup.schema, {}));
     query_->SetLookup(std::move(lookup.lookup), lookup.schema);
   }
-  MINK_ASSIGN_OR_RETURN(layout_, LayoutOf(*session_, query_->shape(), object.kind == "view"));
-  MINK_ASSIGN_OR_RETURN(writer_, OutputWriter::Make(context_.tables, OutputTableName(name_), layout_, false,
-                                                    output.value("writer", int64_t{-1}),
-                                                    output.value("sequence", int64_t{0}), context_.clock));
 
-  // The watermark: the source's declaration; a GENERATOR's rows come in order (its ts).
-  std::optional<WatermarkDef> declared;
-  if (source_definition.contains("watermark")) {
-    declared = WatermarkDef{source_definition["watermark"].value("column", ""),
-                            source_definition["watermark"].value("expression", "")};
-  } else if (source_definition.value("connector", "") == "GENERATOR") {
-    declared = WatermarkDef{"ts", ""};
-  }
+  // The watermarks the sources declare; an interval join's right input and its own.
+  std::optional<WatermarkDef> declared, declared_right;
+  std::unique_ptr<PipelineInput> right;
+  const auto& join = query_->shape().interval_join;
+  MINK_RETURN_IF_ERROR(context_.meta->Read([&](const metadata::State& st) -> Status {
+    declared = DeclaredWatermark(st, source);
+    if (!join) return Status::Ok();
+    declared_right = DeclaredWatermark(st, join->right_source);
+    MINK_ASSIGN_OR_RETURN(right, MakeInput(st, join->right_source, context_.tables, session_.get()));
+    return Status::Ok();
+  }));
   if (declared) {
     MINK_ASSIGN_OR_RETURN(watermark_, SourceWatermark::Make(context_.db, source, *declared, input_->schema()));
     watermark_->Restore(stats_.watermark);
   }
+  if (join) {
+    if (!declared || !declared_right) return InvalidArgumentError(name_ + ": an interval join needs both inputs' watermarks");
+    MINK_ASSIGN_OR_RETURN(right_watermark_,
+                          SourceWatermark::Make(context_.db, join->right_source, *declared_right, right->schema()));
+    right_watermark_->Restore(progress.value("right_watermark", INT64_MIN));
+    MINK_RETURN_IF_ERROR(session_->RegisterBatches(join->right_source, right->schema(), {}));
+    input_ = JoinInputs(std::move(input_), std::move(right));
+  }
+  MINK_ASSIGN_OR_RETURN(layout_, LayoutOf(*session_, query_->shape(), object.kind == "view"));
+  MINK_ASSIGN_OR_RETURN(writer_, OutputWriter::Make(context_.tables, OutputTableName(name_), layout_, false,
+                                                    output.value("writer", int64_t{-1}),
+                                                    output.value("sequence", int64_t{0}), context_.clock));
   return Status::Ok();
 }
 
@@ -151,12 +158,22 @@ Result<bool> Pipeline::RunEpoch() {
   MINK_RETURN_IF_ERROR(input_->Read(positions_, next_, [&](const InputBatch& in) -> Status {
     stats_.rows_in += in.batch->num_rows();
     if (query_ == nullptr) return SinkRows(in, &upserts, &deletes);
+    if (in.side == 1) {
+      MINK_RETURN_IF_ERROR(right_watermark_->Observe(in.batch).status());
+      MINK_ASSIGN_OR_RETURN(auto rows, query_->AddRight(in.batch));
+      for (auto& r : rows) upserts.push_back(std::move(r));
+      return Status::Ok();
+    }
     if (watermark_) MINK_RETURN_IF_ERROR(watermark_->Observe(in.batch).status());
     if (!query_->shape().aggregated() && in.weight < 0) return Status::Ok();  // a projection passes additions on
     MINK_ASSIGN_OR_RETURN(auto rows, query_->Add(in.batch, in.weight));
     for (auto& r : rows) upserts.push_back(std::move(r));
     return Status::Ok();
   }));
+  if (right_watermark_) {
+    // An interval join forgets the rows no row to come can meet.
+    MINK_RETURN_IF_ERROR(query_->Evict(std::min(watermark_->watermark(), right_watermark_->watermark())));
+  }
   if (query_ != nullptr && query_->shape().window) {
     if (watermark_) upserts = query_->Advance(watermark_->watermark());
     // The windows one epoch closes, ordered by their columns (key, then window): the order
@@ -220,6 +237,7 @@ Status Pipeline::Commit(const std::string& state_key) {
   const json progress = {{"positions", PositionsJson(positions_)},
                          {"next", PositionsJson(next_)},
                          {"watermark", stats_.watermark},
+                         {"right_watermark", right_watermark_ ? right_watermark_->watermark() : INT64_MIN},
                          {"state", state_key},
                          {"output", {{"table", writer_->target()},
                                      {"writer", writer_->writer()},

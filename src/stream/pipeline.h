@@ -88,6 +88,7 @@ class Pipeline {
   std::unique_ptr<PipelineInput> input_;
   std::unique_ptr<ContinuousQuery> query_;  // null for a sink
   std::unique_ptr<SourceWatermark> watermark_;
+  std::unique_ptr<SourceWatermark> right_watermark_;  // an interval join's right input's
   OutputLayout layout_;
   std::unique_ptr<RowWriter> writer_;
 

@@ -189,6 +189,56 @@ class KafkaJsonInput final : public TableInput {
   JsonRecords records_;
 };
 
+class JoinedInput final : public PipelineInput {
+ public:
+  JoinedInput(std::unique_ptr<PipelineInput> left, std::unique_ptr<PipelineInput> right)
+      : left_(std::move(left)), right_(std::move(right)) {}
+  const arrow::SchemaPtr& schema() const override { return left_->schema(); }
+  int64_t skipped() const override { return left_->skipped() + right_->skipped(); }
+  Result<Positions> Start() override {
+    MINK_ASSIGN_OR_RETURN(Positions left, left_->Start());
+    MINK_ASSIGN_OR_RETURN(Positions right, right_->Start());
+    return Merge(std::move(left), right);
+  }
+  Result<Positions> End(const Positions& from, int64_t now_ms) override {
+    auto [left_from, right_from] = Split(from);
+    MINK_ASSIGN_OR_RETURN(Positions left, left_->End(left_from, now_ms));
+    MINK_ASSIGN_OR_RETURN(Positions right, right_->End(right_from, now_ms));
+    return Merge(std::move(left), right);
+  }
+  Status Read(const Positions& from, const Positions& to,
+              const std::function<Status(const InputBatch&)>& each) override {
+    auto [left_from, right_from] = Split(from);
+    auto [left_to, right_to] = Split(to);
+    MINK_RETURN_IF_ERROR(left_->Read(left_from, left_to, each));
+    return right_->Read(right_from, right_to, [&](const InputBatch& in) {
+      InputBatch right = in;
+      right.side = 1;
+      return each(right);
+    });
+  }
+
+ private:
+  static constexpr char kRight[] = "right:";
+  static Positions Merge(Positions left, const Positions& right) {
+    for (const auto& [k, v] : right) left[kRight + k] = v;
+    return left;
+  }
+  static std::pair<Positions, Positions> Split(const Positions& p) {
+    Positions left, right;
+    for (const auto& [k, v] : p) {
+      if (k.rfind(kRight, 0) == 0) {
+        right[k.substr(sizeof(kRight) - 1)] = v;
+      } else {
+        left[k] = v;
+      }
+    }
+    return {left, right};
+  }
+
+  std::unique_ptr<PipelineInput> left_, right_;
+};
+
 std::vector<ColumnDef> ColumnsOf(const json& definition) {
   std::vector<ColumnDef> out;
   for (const auto& c : definition.value("columns", json::array())) {
@@ -232,6 +282,20 @@ Status JsonRecords::Decode(const arrow::RecordBatchPtr& values, const std::funct
   }
   skipped_ += values->num_rows() - kept;
   return Status::Ok();
+}
+
+std::optional<WatermarkDef> DeclaredWatermark(const metadata::State& state, const std::string& name) {
+  auto it = state.continuous().find(name);
+  if (it == state.continuous().end() || it->second.kind != "source") return std::nullopt;
+  const json d = json::parse(it->second.definition, nullptr, false);
+  if (!d.is_object()) return std::nullopt;
+  if (d.contains("watermark")) return WatermarkDef{d["watermark"].value("column", ""), d["watermark"].value("expression", "")};
+  if (d.value("connector", "") == "GENERATOR") return WatermarkDef{"ts", ""};
+  return std::nullopt;
+}
+
+std::unique_ptr<PipelineInput> JoinInputs(std::unique_ptr<PipelineInput> left, std::unique_ptr<PipelineInput> right) {
+  return std::make_unique<JoinedInput>(std::move(left), std::move(right));
 }
 
 Result<arrow::SchemaPtr> DeclaredSchema(sql::Session& session, const std::vector<ColumnDef>& columns) {

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct InputBatch {
   arrow::RecordBatchPtr batch;  // columns of the input's schema
   int64_t weight = 1;           // +1 added rows, -1 retracted ones
   bool deleted = false;         // retracted rows that were deleted (-D), not updated (-U)
+  int side = 0;                 // an interval join's: 0 the left input, 1 the right
 };
 
 class PipelineInput {
@@ -58,6 +60,14 @@ class PipelineInput {
 // naming what cannot be read.
 Result<std::unique_ptr<PipelineInput>> MakeInput(const metadata::State& state, const std::string& name,
                                                  table::TableStore* tables, sql::Session* session);
+
+// The watermark `name` declares (WATERMARK FOR ...; a GENERATOR's rows come in order: its ts);
+// none for a source without one, a stream or a view.
+std::optional<WatermarkDef> DeclaredWatermark(const metadata::State& state, const std::string& name);
+
+// Two inputs read as one (an interval join's): the right one's positions prefixed "right:", its
+// batches after the left one's in an epoch, marked side 1. Its schema is the left one's.
+std::unique_ptr<PipelineInput> JoinInputs(std::unique_ptr<PipelineInput> left, std::unique_ptr<PipelineInput> right);
 
 // Kafka records whose values are JSON objects of declared columns, as rows (DuckDB's
 // json_transform): a value that is not UTF-8, not a JSON object, or lacks a NOT NULL column is

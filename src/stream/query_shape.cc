@@ -90,11 +90,11 @@ class Shaper {
     QueryShape shape;
     json& from = node["from_table"];
     if (from.value("type", "") == "JOIN") {
-      if (!temporal) {
-        return InvalidArgumentError("a join of two streams (an interval join) is not supported yet; a temporal join "
-                                    "reads a primary-key table: JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS t ON ...");
+      if (temporal) {
+        MINK_RETURN_IF_ERROR(TemporalJoin(&from, &shape));
+      } else {
+        MINK_RETURN_IF_ERROR(IntervalJoinOf(from, &shape));
       }
-      MINK_RETURN_IF_ERROR(TemporalJoin(&from, &shape));
     } else if (from.value("type", "") != "BASE_TABLE") {
       return InvalidArgumentError("a continuous query reads one source by name (subqueries are not supported)");
     } else if (temporal) {
@@ -165,6 +165,9 @@ class Shaper {
         out.kind = ShapeOutput::Kind::kProjected;
       }
       shape.outputs.push_back(std::move(out));
+    }
+    if (shape.interval_join && (!shape.aggregates.empty() || !keys.empty() || window)) {
+      return InvalidArgumentError("an interval join's query is a projection: aggregate its stream in another query");
     }
     if (shape.aggregates.empty() && keys.empty() && !window) {
       // A projection: DuckDB runs it over each batch as it is (a temporal join's table renamed).
@@ -287,6 +290,65 @@ class Shaper {
     right["catalog_name"] = "";
     right["table_name"] = "__lookup";
     right["alias"] = table_alias;
+    return Status::Ok();
+  }
+
+  // An interval join's FROM: two sources or streams by name, ON equalities and one
+  // `x.t BETWEEN y.t - INTERVAL a AND y.t + INTERVAL b` relating their event times.
+  Status IntervalJoinOf(const json& from, QueryShape* shape) {
+    const json& left = from["left"];
+    const json& right = from["right"];
+    const std::string refused =
+        "a join is an interval join of two sources or streams (ON ... AND b.ts BETWEEN a.ts - INTERVAL ... AND "
+        "a.ts + INTERVAL ...) or a temporal join of a table (JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS t ON ...)";
+    if (left.value("type", "") != "BASE_TABLE" || right.value("type", "") != "BASE_TABLE" ||
+        !right.value("schema_name", "").empty() || from.value("join_type", "") != "INNER") {
+      return InvalidArgumentError(refused + "; an interval join is an INNER join");
+    }
+    auto alias_of = [](const json& t) {
+      return t.value("alias", "").empty() ? t.value("table_name", "") : t.value("alias", "");
+    };
+    const std::string left_alias = alias_of(left), right_alias = alias_of(right);
+    std::vector<json> pending{from["condition"]};
+    std::optional<json> between;
+    while (!pending.empty()) {
+      json c = std::move(pending.back());
+      pending.pop_back();
+      if (c.value("type", "") == "CONJUNCTION_AND") {
+        for (const auto& child : c["children"]) pending.push_back(child);
+      } else if (c.value("type", "") == "COMPARE_BETWEEN") {
+        between = std::move(c);
+      }
+    }
+    auto column = [](const json& e) -> std::pair<std::string, std::string> {
+      if (e.value("class", "") != "COLUMN_REF" || e["column_names"].size() != 2) return {};
+      return {e["column_names"][0].get<std::string>(), e["column_names"][1].get<std::string>()};
+    };
+    if (!between) return InvalidArgumentError(refused);
+    const auto input = column((*between)["input"]);
+    const json& lower = (*between)["lower"];
+    const json& upper = (*between)["upper"];
+    if (FunctionName(lower) != "-" || FunctionName(upper) != "+" || lower["children"].size() != 2 ||
+        upper["children"].size() != 2) {
+      return InvalidArgumentError(refused);
+    }
+    const auto from_lower = column(lower["children"][0]);
+    const auto from_upper = column(upper["children"][0]);
+    if (input.first.empty() || from_lower.first.empty() || from_lower != from_upper || input.first == from_lower.first ||
+        (input.first != left_alias && input.first != right_alias) ||
+        (from_lower.first != left_alias && from_lower.first != right_alias)) {
+      return InvalidArgumentError(refused);
+    }
+    MINK_ASSIGN_OR_RETURN(int64_t before, Micros(lower["children"][1], "the interval join's lower bound"));
+    MINK_ASSIGN_OR_RETURN(int64_t after, Micros(upper["children"][1], "the interval join's upper bound"));
+    QueryShape::IntervalJoin join;
+    join.right_source = right.value("table_name", "");
+    join.left_time = input.first == left_alias ? input.second : from_lower.second;
+    join.right_time = input.first == right_alias ? input.second : from_lower.second;
+    join.bound = std::max(before, after);
+    shape->source = left.value("table_name", "");
+    if (shape->source == join.right_source) return InvalidArgumentError("an interval join joins two different inputs");
+    shape->interval_join = std::move(join);
     return Status::Ok();
   }
 

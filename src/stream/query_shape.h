@@ -45,6 +45,17 @@ struct QueryShape {
   std::vector<std::string> lookup_columns;
   std::string lookup_sql;
 
+  // An interval join of two sources or streams (`FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN
+  // a.ts - INTERVAL ... AND a.ts + INTERVAL ...`): the right input, each side's event-time
+  // column, and the farthest apart in time two joined rows may be (µs): a buffered row older than
+  // the watermark minus that can meet no new row.
+  struct IntervalJoin {
+    std::string right_source;
+    std::string left_time, right_time;
+    int64_t bound = 0;
+  };
+  std::optional<IntervalJoin> interval_join;
+
   bool aggregated() const { return !aggregates.empty() || !keys.empty() || window.has_value(); }
 };
 

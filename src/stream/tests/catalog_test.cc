@@ -110,7 +110,7 @@ TEST_F(CatalogTest, RefusalsNameWhatWasWrongAndWriteNothing) {
             "sink k reads source o: a sink sends on a stream or view");
   EXPECT_EQ(Run("CREATE STREAM w AS SELECT id, tumble(v, INTERVAL '1' MINUTE) AS m, COUNT(*) AS n FROM o "
                 "GROUP BY id, tumble(v, INTERVAL '1' MINUTE)"),
-            "stream w: a window closes when the watermark passes it, and o declares none (WATERMARK FOR column AS ...)");
+            "stream w: a window closes when the watermark passes, and o declares none (WATERMARK FOR column AS ...)");
   EXPECT_EQ(Run("CREATE MATERIALIZED VIEW w AS SELECT SUM(v) AS total FROM o GROUP BY id"),
             "view w: select GROUP BY key id: it is part of the primary key of the output table");
   EXPECT_EQ(Objects(), 1u) << "only o was created";

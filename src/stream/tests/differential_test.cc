@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <random>
@@ -223,6 +224,78 @@ TEST_F(DifferentialTest, MoreWindowShapes) {
           "    OVER (ORDER BY ts, arrival) AS session_id FROM ("
           "    SELECT *, lag(ts) OVER (ORDER BY ts, arrival) AS prev FROM input)) "
           "GROUP BY session_id");
+}
+
+// Interval joins: a second input of random rows out of order within the bound; the two inputs'
+// batches arrive interleaved at random, buffers are evicted below the lower of the two
+// watermarks after every batch, and the joined rows equal DuckDB's join of the whole inputs
+// (also when checkpointed and restored at a random batch).
+TEST_F(DifferentialTest, IntervalJoins) {
+  std::mt19937_64 rng(seed_ + 7);
+  std::string values;
+  for (int i = 0; i < 1500; ++i) {
+    const int64_t ts_ms = 1'790'000'000'000 + int64_t{i} * 200 - static_cast<int64_t>(rng() % kBoundMs);
+    values += (i ? "," : "") + std::string("(") + std::to_string(i) + ", '" +
+              std::string(1, static_cast<char>('a' + rng() % 5)) + "', " + std::to_string(rng() % 1000) +
+              ", make_timestamp(" + std::to_string(ts_ms * 1000) + "))";
+  }
+  ASSERT_TRUE(oracle_->Run("CREATE TABLE right_input AS SELECT * FROM (VALUES " + values + ") t(arrival, k, w, ts)").ok());
+  std::vector<std::pair<arrow::RecordBatchPtr, bool>> arrivals;  // (batch, right)
+  for (const auto& b : batches_) arrivals.emplace_back(b, false);
+  size_t place = 0;
+  for (int at = 0; at < 1500;) {
+    const int n = 1 + static_cast<int>(rng() % 100);
+    auto batch = oracle_->Collect("SELECT k, w, ts FROM right_input WHERE arrival >= " + std::to_string(at) +
+                                  " AND arrival < " + std::to_string(at + n) + " ORDER BY arrival");
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    // Placed among the left batches at about the same event time (both advance together), after
+    // the right batches before it (the right input stays in its order).
+    place = std::min(arrivals.size(),
+                     std::max(place, static_cast<size_t>(at) * arrivals.size() / 1500 + rng() % 3));
+    for (auto& b : *batch) arrivals.insert(arrivals.begin() + static_cast<long>(place++), {std::move(b), true});
+    at += n;
+  }
+  for (const char* q : {
+           "SELECT l.k, l.v, r.w FROM input l JOIN right_input r ON l.k = r.k AND r.ts BETWEEN l.ts - INTERVAL '2' "
+           "SECOND AND l.ts + INTERVAL '1' SECOND",
+           "SELECT l.v + r.w AS s, r.k FROM input AS l JOIN right_input AS r ON r.ts BETWEEN l.ts - INTERVAL '300' "
+           "MILLISECOND AND l.ts + INTERVAL '300' MILLISECOND WHERE l.d > 1000",
+       }) {
+    SCOPED_TRACE(q);
+    const auto expected = Oracle(q);
+    ASSERT_FALSE(expected.empty());
+    const size_t restart_at = seed_ % arrivals.size();
+    auto made = ContinuousQuery::Make(db_.get(), q);
+    ASSERT_TRUE(made.ok()) << made.status();
+    std::unique_ptr<ContinuousQuery> query = std::move(*made);
+    int64_t max_left = INT64_MIN, max_right = INT64_MIN;
+    std::vector<std::string> out;
+    for (size_t i = 0; i < arrivals.size(); ++i) {
+      if (i == restart_at) {
+        auto restored = ContinuousQuery::Make(db_.get(), q, query->Checkpoint());
+        ASSERT_TRUE(restored.ok()) << restored.status();
+        query = std::move(*restored);
+      }
+      const auto& [batch, right] = arrivals[i];
+      auto rows = right ? query->AddRight(batch) : query->Add(batch);
+      ASSERT_TRUE(rows.ok()) << rows.status();
+      for (const auto& r : *rows) out.push_back(Text(r));
+      auto times = ScalarsOf(batch->Column(batch->num_columns() - 1));
+      ASSERT_TRUE(times.ok());
+      for (const auto& t : *times) (right ? max_right : max_left) = std::max(right ? max_right : max_left, t.int_value());
+      if (max_left != INT64_MIN && max_right != INT64_MIN) {
+        ASSERT_TRUE(query->Evict(std::min(max_left, max_right) - kBoundMs * 1000).ok());
+      }
+    }
+    std::sort(out.begin(), out.end());
+    std::vector<std::string> missing, extra;
+    std::set_difference(expected.begin(), expected.end(), out.begin(), out.end(), std::back_inserter(missing));
+    std::set_difference(out.begin(), out.end(), expected.begin(), expected.end(), std::back_inserter(extra));
+    EXPECT_TRUE(missing.empty() && extra.empty())
+        << missing.size() << " rows missing (first " << (missing.empty() ? "" : missing[0]) << "), " << extra.size()
+        << " extra (first " << (extra.empty() ? "" : extra[0]) << "); checkpointed and restored before batch "
+        << restart_at;
+  }
 }
 
 // A primary-key table's changelog as the input: inserts, updates (the row before retracted, the

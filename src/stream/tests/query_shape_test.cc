@@ -131,8 +131,8 @@ TEST_F(QueryShapeTest, WhatAContinuousQueryCannotDo) {
   EXPECT_EQ(Error("SELECT k, SUM(x) FROM t GROUP BY k ORDER BY k"),
             "ORDER BY, LIMIT and DISTINCT have no end on a stream: not in a continuous query");
   EXPECT_EQ(Error("SELECT a.k FROM t a JOIN u b ON a.k = b.k"),
-            "a join of two streams (an interval join) is not supported yet; a temporal join reads a primary-key table: "
-            "JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS t ON ...");
+            "a join is an interval join of two sources or streams (ON ... AND b.ts BETWEEN a.ts - INTERVAL ... AND "
+            "a.ts + INTERVAL ...) or a temporal join of a table (JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS t ON ...)");
   EXPECT_EQ(Error("SELECT k, median(x) FROM t GROUP BY k"),
             "aggregate median is not supported in a continuous query (COUNT, SUM, MIN, MAX, AVG, COUNT DISTINCT)");
   EXPECT_EQ(Error("SELECT SUM(x) FROM t GROUP BY hop(ts, INTERVAL 2 MINUTE, INTERVAL 1 MINUTE)"),
