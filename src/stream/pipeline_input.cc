@@ -130,10 +130,12 @@ class TableInput : public PipelineInput {
                          const std::function<Status(const InputBatch&)>& each) {
     if (!changelog) return each(InputBatch{batch, 1});
     const int columns = batch->num_columns() - 3;  // __bucket, __offset, __change last
+    // The table's own types (an Arrow type alone does not say how a value is held: a decimal).
     std::vector<table::LogicalType> types;
     for (int c = 0; c < columns; ++c) {
-      MINK_ASSIGN_OR_RETURN(auto t, LogicalTypeOfArrow(*batch->schema()->field(c).type()));
-      types.push_back(t);
+      const int i = table_->d.schema.Find(batch->schema()->field(c).name());
+      if (i < 0) return InternalError(table_->name + " has no column " + batch->schema()->field(c).name());
+      types.push_back(table_->types[static_cast<size_t>(i)]);
     }
     std::vector<arrow::Field> fields;
     for (int c = 0; c < columns; ++c) fields.push_back(batch->schema()->field(c));
