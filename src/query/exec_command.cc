@@ -11,15 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "arrow_format/ipc.h"
-#include "arrow_json/arrow_to_json.h"
 #include "client/action.h"
 #include "client/cluster.h"
 #include "query/commands.h"
 #include "query/common.h"
+#include "query/continuous.h"
 #include "query/output.h"
-#include "stream/output_table.h"
-#include "stream/statement.h"
 
 namespace mink::query {
 namespace {
@@ -44,74 +41,6 @@ Result<std::string> ReadScript(const std::string& file) {
   return buffer.str();
 }
 
-bool IsContinuous(const stream::Statement& s) {
-  return s.kind != stream::StatementKind::kQuery && s.kind != stream::StatementKind::kExplain;
-}
-
-// SUBSCRIBE name: the changes of a stream's or view's output table as they come (a follow read
-// of its log or changelog from the start, with each change's kind), one JSON line each, until
-// interrupted.
-Status Subscribe(client::Cluster& cluster, const std::string& name) {
-  MINK_ASSIGN_OR_RETURN(auto endpoints, cluster.Endpoints(stream::kOutputDatabase, name));
-  if (endpoints.empty()) return NotFoundError(name + " has no output table");
-  MINK_ASSIGN_OR_RETURN(auto client, cluster.ClientFor(endpoints[0].location));
-  MINK_ASSIGN_OR_RETURN(auto meta, cluster.DescribeTable(stream::kOutputDatabase, name));
-  std::vector<std::string> columns;  // the query's (not a global aggregate's hidden key)
-  for (const auto& f : meta->schema->fields()) {
-    if (f.name() != stream::kHiddenKey) columns.push_back(f.name());
-  }
-  const nlohmann::json ticket = {{"table", stream::OutputTableName(name)}, {"mode", "log"}, {"from", "earliest"},
-                                 {"follow", true}, {"meta", true}, {"columns", columns}};
-  MINK_ASSIGN_OR_RETURN(auto reader, client->DoGet(ticket.dump()));
-  arrow::IpcDecoder decoder;
-  while (true) {
-    flight::FlightData data;
-    MINK_ASSIGN_OR_RETURN(bool more, reader->Next(&data));
-    if (!more) return Status::Ok();
-    if (data.data_header.empty()) continue;
-    MINK_ASSIGN_OR_RETURN(auto decoded, decoder.Decode(data.data_header, arrow::Buffer::FromString(std::move(data.body))));
-    if (decoded.kind != arrow::IpcDecoder::Kind::kRecordBatch) continue;
-    // The columns and the change's kind (+I, -U, +U, -D; +A for a stream's rows).
-    const auto& batch = *decoded.batch;
-    std::vector<arrow::Field> fields;
-    std::vector<arrow::ArrayDataPtr> columns_shown;
-    for (int c = 0; c < batch.num_columns(); ++c) {
-      const std::string& field = batch.schema()->field(c).name();
-      if (field == "__bucket" || field == "__offset") continue;
-      fields.push_back(batch.schema()->field(c));
-      columns_shown.push_back(batch.Column(c));
-    }
-    MINK_ASSIGN_OR_RETURN(auto shown, arrow::RecordBatch::Make(std::make_shared<arrow::Schema>(std::move(fields)),
-                                                               batch.num_rows(), std::move(columns_shown)));
-    MINK_ASSIGN_OR_RETURN(std::string lines, arrow_json::BatchToJsonLines(*shown));
-    if (!WriteStdout(lines)) {
-      reader->Cancel();
-      return Status::Ok();
-    }
-  }
-}
-
-// A continuous statement's answers, as the node gave them.
-void PrintContinuous(const nlohmann::json& results, OutputFormat format) {
-  for (const auto& r : results) {
-    if (format != OutputFormat::kTable) {
-      WriteStdout(client::DumpJson(r) + "\n");
-      continue;
-    }
-    if (!r.contains("data")) {
-      WriteStdout(r.value("result_type", "") + " " + r.value("object_name", "") + "\n");
-      continue;
-    }
-    for (const auto& row : r["data"]) {
-      std::string line;
-      for (auto it = row.begin(); it != row.end(); ++it) {
-        line += (line.empty() ? "" : " | ") + it.key() + ": " + it.value().get<std::string>();
-      }
-      WriteStdout(line + "\n");
-    }
-  }
-}
-
 Status RunExec(const CommonOptions& common, const ExecOptions& options) {
   if (options.sql.empty() == options.file.empty()) {
     return InvalidArgumentError("give the SQL with -e SQL or -f FILE (one of them)");
@@ -128,29 +57,12 @@ Status RunExec(const CommonOptions& common, const ExecOptions& options) {
   }
   MINK_ASSIGN_OR_RETURN(auto engine, OpenEngine(common));
   MINK_ASSIGN_OR_RETURN(auto session, engine->Connect());
-  // A script with continuous statements is split by their parser; any other as DuckDB splits it.
-  std::vector<std::string> statements;
-  std::vector<bool> continuous;
-  auto parsed = stream::ParseStatements(script);
-  if (parsed.ok() && std::any_of(parsed->begin(), parsed->end(), IsContinuous)) {
-    for (const auto& s : *parsed) {
-      statements.push_back(s.text);
-      continuous.push_back(IsContinuous(s));
-    }
-  } else {
-    MINK_ASSIGN_OR_RETURN(statements, session->SplitStatements(script));
-    continuous.assign(statements.size(), false);
-  }
+  MINK_ASSIGN_OR_RETURN(auto statements, SplitScript(*session, script));
   bool printed = false;
-  for (size_t i = 0; i < statements.size(); ++i) {
-    const std::string& statement = statements[i];
-    if (continuous[i] && parsed.ok() && (*parsed)[i].kind == stream::StatementKind::kSubscribe) {
-      MINK_RETURN_IF_ERROR(Subscribe(engine->cluster(), (*parsed)[i].name));
-      continue;
-    }
-    if (continuous[i]) {
-      MINK_ASSIGN_OR_RETURN(nlohmann::json results, engine->cluster().ContinuousSql(statement));
-      PrintContinuous(results, format);
+  for (const auto& item : statements) {
+    const std::string& statement = item.text;
+    if (item.continuous) {
+      MINK_RETURN_IF_ERROR(RunContinuous(engine->cluster(), *item.continuous, format));
       printed = true;
       continue;
     }

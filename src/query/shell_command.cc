@@ -17,6 +17,7 @@
 
 #include "query/commands.h"
 #include "query/common.h"
+#include "query/continuous.h"
 #include "query/output.h"
 
 namespace mink::query {
@@ -172,11 +173,12 @@ class Shell {
   }
 
   void RunSql(const std::string& sql) {
-    auto statements = session_->SplitStatements(sql);
+    auto statements = SplitScript(*session_, sql);
     if (!statements.ok()) return Error(statements.status());
     for (const auto& statement : *statements) {
       g_running.store(session_.get());
-      Status status = RunOne(statement);
+      Status status = statement.continuous ? RunContinuous(engine_->cluster(), *statement.continuous, format_)
+                                           : RunOne(statement.text);
       g_running.store(nullptr);
       if (stats_) {
         for (const auto& report : engine_->scans().TakeWhenEnded()) {

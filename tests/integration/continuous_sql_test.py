@@ -273,6 +273,13 @@ def run(checks, node):
     rc, out, err = query(node, "DESCRIBE minute_volume_out")
     checks.expect("DESCRIBE names what a sink reads", (0, "sink", "minute_volume"),
                   (rc, out[0]["data"][0]["kind"] if out else err, out[0]["data"][0]["reads"] if out else None))
+    shell = subprocess.run([QUERY, "shell"], input="SHOW STREAMS;\nSELECT 6 * 7 AS answer;\n", text=True,
+                           env=dict(os.environ, MINK_BOOTSTRAP=node.flight), capture_output=True, timeout=60)
+    lines = [json.loads(line) for line in shell.stdout.splitlines() if line.strip().startswith("{")]
+    checks.expect("mink-query shell sends a streaming statement to the node and a query to DuckDB",
+                  (0, ["minute_volume"], {"answer": 42}),
+                  (shell.returncode, [r["name"] for r in lines[0].get("data", [])] if lines else shell.stderr,
+                   lines[1] if len(lines) > 1 else None))
 
     produce(checks, node, TRADES, "the five trades")
     reader = SinkReader(node)
