@@ -14,7 +14,12 @@ namespace mink::query {
 namespace {
 
 bool IsContinuous(const stream::Statement& s) {
-  return s.kind != stream::StatementKind::kQuery && s.kind != stream::StatementKind::kExplain;
+  if (s.kind == stream::StatementKind::kQuery) return false;
+  if (s.kind != stream::StatementKind::kExplain) return true;
+  // EXPLAIN of a stream or view is the node's; of a query, DuckDB's.
+  auto inner = stream::ParseStatement(s.query);
+  return inner.ok() && (inner->kind == stream::StatementKind::kCreateStream ||
+                        inner->kind == stream::StatementKind::kCreateView);
 }
 
 // SUBSCRIBE name: the changes of a stream's or view's output table as they come (a follow read

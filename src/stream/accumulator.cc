@@ -8,6 +8,19 @@
 
 namespace mink::stream {
 
+std::string AggregateName(AggregateKind kind) {
+  switch (kind) {
+    case AggregateKind::kCountRows:
+    case AggregateKind::kCount: return "COUNT";
+    case AggregateKind::kSum: return "SUM";
+    case AggregateKind::kMin: return "MIN";
+    case AggregateKind::kMax: return "MAX";
+    case AggregateKind::kAvg: return "AVG";
+    case AggregateKind::kCountDistinct: return "COUNT DISTINCT";
+  }
+  return "";
+}
+
 Result<AggregateKind> AggregateKindOf(std::string_view function, bool star, bool distinct) {
   std::string f(function);
   std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });

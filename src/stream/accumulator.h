@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <string_view>
 
 #include "base/result.h"
@@ -18,6 +19,9 @@
 namespace mink::stream {
 
 enum class AggregateKind { kCountRows, kCount, kSum, kMin, kMax, kAvg, kCountDistinct };
+
+// "COUNT", "SUM", ..., "COUNT DISTINCT" (COUNT(*) is "COUNT").
+std::string AggregateName(AggregateKind kind);
 
 // The aggregate a call names (`count`, `sum`, `min`, `max`, `avg`, case-insensitive; `star`:
 // COUNT(*); `distinct`: COUNT(DISTINCT x)); InvalidArgument naming it otherwise.

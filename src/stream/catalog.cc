@@ -57,6 +57,7 @@ Result<StatementResult> Catalog::Execute(const Statement& s, int64_t now_ms) {
     case StatementKind::kDrop: return Drop(s);
     case StatementKind::kShow: return Show(s);
     case StatementKind::kDescribe: return Describe(s);
+    case StatementKind::kExplain: return Explain(s);
     case StatementKind::kSubscribe:
       return InvalidArgumentError("SUBSCRIBE " + s.name + " follows its changes over a stream: with mink-query "
                                   "exec, or a WebSocket on the HTTP API's /ws/" + s.name);
@@ -176,7 +177,7 @@ Result<StatementResult> Catalog::CreateSource(const Statement& s, int64_t now_ms
   return StatementResult{"CREATE SOURCE", s.name, {}};
 }
 
-Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
+Result<QueryPlan> Catalog::Plan(const Statement& s) const {
   const std::string kind = s.kind == StatementKind::kCreateView ? "view" : "stream";
   const std::string what = kind + " " + s.name;
   auto refused = [&](const Status& status) { return Status(status.code(), what + ": " + status.message()); };
@@ -223,17 +224,75 @@ Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
   }
   auto layout = LayoutOf(*session, *shape, kind == "view");
   if (!layout.ok()) return refused(layout.status());
+  return QueryPlan{kind, std::move(*shape), std::move(*layout), std::move(reads)};
+}
+
+Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
+  MINK_ASSIGN_OR_RETURN(QueryPlan plan, Plan(s));
   json columns = json::array();
-  for (const auto& o : shape->outputs) columns.push_back(o.name);
-  const json definition = {{"query", s.query},         {"emit", s.emit},
-                           {"source", shape->source},  {"columns", columns},
+  for (const auto& o : plan.shape.outputs) columns.push_back(o.name);
+  const json definition = {{"query", s.query},              {"emit", s.emit},
+                           {"source", plan.shape.source},   {"columns", columns},
                            {"table", OutputTableName(s.name)}};
   const metadata::Command create(
-      metadata::CreateContinuousObject{s.name, kind, s.text, definition.dump(), reads, s.or_replace});
+      metadata::CreateContinuousObject{s.name, plan.kind, s.text, definition.dump(), plan.reads, s.or_replace});
   MINK_RETURN_IF_ERROR(meta_->Read([&](const metadata::State& st) { return st.Validate(create); }));
-  MINK_RETURN_IF_ERROR(CreateOutputTable(s.name, *layout));
+  MINK_RETURN_IF_ERROR(CreateOutputTable(s.name, plan.layout));
   MINK_RETURN_IF_ERROR(meta_->Append(create).status());
   return StatementResult{StatementName(s), s.name, {}};
+}
+
+Result<StatementResult> Catalog::Explain(const Statement& s) const {
+  MINK_ASSIGN_OR_RETURN(Statement inner, ParseStatement(s.query));
+  if (inner.kind != StatementKind::kCreateStream && inner.kind != StatementKind::kCreateView) {
+    return InvalidArgumentError("EXPLAIN of a streaming statement explains CREATE STREAM or CREATE MATERIALIZED VIEW");
+  }
+  MINK_ASSIGN_OR_RETURN(QueryPlan plan, Plan(inner));
+  StatementResult out{"metadata", inner.name, {}};
+  auto add = [&](const std::string& property, const std::string& value) {
+    out.rows.push_back({{"property", property}, {"value", value}});
+  };
+  auto join = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (const auto& i : items) text += (text.empty() ? "" : ", ") + i;
+    return text;
+  };
+  add("pipeline", plan.kind + " " + inner.name + " reads " + join(plan.reads));
+  std::vector<std::string> columns;
+  for (size_t i = 0; i < plan.layout.names.size(); ++i) {
+    columns.push_back(plan.layout.names[i] + " " + plan.layout.types[i].ToString());
+  }
+  add("output table", OutputTableName(inner.name) + " (" +
+                          (plan.layout.keyed() ? "primary key " + join(plan.layout.primary_key) : std::string("log")) +
+                          "): " + join(columns));
+  if (plan.shape.window) {
+    const WindowSpec& w = *plan.shape.window;
+    const std::string kind = w.kind == WindowKind::kTumble ? "tumble" : w.kind == WindowKind::kHop ? "hop" : "session";
+    add("window", kind + " " +
+                      (w.kind == WindowKind::kSession ? "gap " + std::to_string(w.gap) + " us"
+                                                      : "size " + std::to_string(w.size) + " us" +
+                                                            (w.kind == WindowKind::kHop ? ", slide " + std::to_string(w.slide) + " us" : "")) +
+                      ", closed by the watermark" + (inner.emit.empty() ? "" : ", EMIT " + inner.emit));
+  }
+  if (!plan.shape.keys.empty()) add("group keys", join(plan.shape.keys));
+  std::vector<std::string> aggregates;
+  for (size_t a = 0; a < plan.shape.aggregates.size(); ++a) {
+    aggregates.push_back(AggregateName(plan.shape.aggregates[a]) + "(" +
+                         (plan.shape.arguments[a].empty() ? "*" : plan.shape.arguments[a]) + ")");
+  }
+  if (!aggregates.empty()) add("aggregates", join(aggregates) + " (exact under retractions)");
+  if (!plan.shape.lookup_table.empty()) {
+    add("temporal join", "rows of " + plan.shape.lookup_table + " looked up by " + join(plan.shape.lookup_columns) +
+                             " for each batch: " + plan.shape.lookup_sql);
+  }
+  if (plan.shape.interval_join) {
+    add("interval join", "with " + plan.shape.interval_join->right_source + " within " +
+                             std::to_string(plan.shape.interval_join->bound) + " us, both sides buffered until the "
+                             "lower watermark passes");
+  }
+  add("per-batch query (DuckDB)", plan.shape.batch_sql);
+  add("delivery", "exactly-once into " + OutputTableName(inner.name) + " (epochs committed with their positions)");
+  return out;
 }
 
 Status Catalog::CreateOutputTable(const std::string& name, const OutputLayout& layout) {

@@ -28,6 +28,7 @@
 #include "metadata/metadata_log.h"
 #include "sql/database.h"
 #include "stream/output_table.h"
+#include "stream/query_shape.h"
 #include "stream/statement.h"
 #include "table/table_store.h"
 
@@ -42,6 +43,14 @@ struct StatementResult {
   std::vector<std::vector<std::pair<std::string, std::string>>> rows;
 };
 
+// What a CREATE STREAM or MATERIALIZED VIEW would run: its shape, its output table, its inputs.
+struct QueryPlan {
+  std::string kind;  // "stream" or "view"
+  QueryShape shape;
+  OutputLayout layout;
+  std::vector<std::string> reads;
+};
+
 class Catalog {
  public:
   Catalog(metadata::MetadataLog* meta, table::TableStore* tables, sql::Database* db)
@@ -53,7 +62,11 @@ class Catalog {
 
  private:
   Result<StatementResult> CreateSource(const Statement& s, int64_t now_ms);
+  // Checks a CREATE STREAM or VIEW (its query, what it reads, its output table) and plans it.
+  Result<QueryPlan> Plan(const Statement& s) const;
   Result<StatementResult> CreateQuery(const Statement& s);
+  // EXPLAIN CREATE STREAM|MATERIALIZED VIEW ...: the plan as (property, value) rows; nothing is written.
+  Result<StatementResult> Explain(const Statement& s) const;
   Result<StatementResult> CreateSink(const Statement& s);
   Result<StatementResult> Drop(const Statement& s);
   StatementResult Show(const Statement& s) const;

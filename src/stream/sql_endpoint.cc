@@ -104,7 +104,6 @@ Result<std::vector<std::string>> SqlEndpoint::Execute(const std::string& sql, in
       out.push_back(std::move(answer));
       continue;
     }
-    if (s.kind == StatementKind::kExplain) return UnimplementedError("EXPLAIN is not answered over HTTP yet");
     MINK_ASSIGN_OR_RETURN(StatementResult r, catalog_->Execute(s, now_ms));
     out.push_back(StatementResultJson(r));
   }

@@ -28,6 +28,9 @@ class CatalogTest : public ::testing::Test {
     for (const char* t : {"kafka.trades", "kafka.minute-volume", "shop.orders"}) {
       ASSERT_TRUE(node_->tables->CreateTable(t, spec).ok()) << t;
     }
+    table::TableSpec timed;
+    timed.columns = {"id BIGINT NOT NULL", "v BIGINT", "ts TIMESTAMP(6)"};
+    ASSERT_TRUE(node_->tables->CreateTable("shop.timed", timed).ok());
   }
   // Runs every statement of `sql`; the first failure's message, or "" when all succeed.
   std::string Run(const std::string& sql, std::vector<StatementResult>* results = nullptr) {
@@ -79,6 +82,32 @@ TEST_F(CatalogTest, TheSeedsQuickStartAndMinuteVolume) {
   EXPECT_EQ(Run("DROP STREAM tick_totals"), "tick_totals is a view, not a stream");
   EXPECT_EQ(Run("DROP MATERIALIZED VIEW tick_totals; DROP SOURCE ticks; DROP SOURCE IF EXISTS ticks"), "");
   EXPECT_EQ(Objects(), 3u);
+}
+
+// EXPLAIN of a stream or view: its plan (what it reads, its output table, its window, keys,
+// aggregates, per-batch query), and nothing written.
+TEST_F(CatalogTest, ExplainShowsThePlanAndWritesNothing) {
+  ASSERT_EQ(Run("CREATE SOURCE o (WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) FROM MINK ('table' = 'shop.timed')"), "");
+  const size_t before = Objects();
+  std::vector<StatementResult> results;
+  ASSERT_EQ(Run("EXPLAIN CREATE STREAM s AS SELECT id, tumble(ts, INTERVAL '1' MINUTE) AS m, SUM(v) AS total, "
+                "COUNT(*) AS n FROM o GROUP BY id, tumble(ts, INTERVAL '1' MINUTE) EMIT ON WINDOW CLOSE",
+                &results),
+            "");
+  ASSERT_EQ(results.size(), 1u);
+  std::map<std::string, std::string> plan;
+  for (const auto& row : results[0].rows) plan[row[0].second] = row[1].second;
+  EXPECT_EQ(plan["pipeline"], "stream s reads o");
+  EXPECT_EQ(plan["output table"], "continuous.s (log): id BIGINT, m TIMESTAMP(0), total BIGINT, n BIGINT");
+  EXPECT_EQ(plan["window"], "tumble size 60000000 us, closed by the watermark, EMIT ON WINDOW CLOSE");
+  EXPECT_EQ(plan["group keys"], "id");
+  EXPECT_EQ(plan["aggregates"], "SUM(v), COUNT(*) (exact under retractions)");
+  EXPECT_NE(plan["per-batch query (DuckDB)"].find("epoch_us(ts) AS __time"), std::string::npos)
+      << plan["per-batch query (DuckDB)"];
+  EXPECT_EQ(Objects(), before) << "EXPLAIN creates nothing";
+  EXPECT_FALSE(node_->tables->DescribeTable("continuous.s").ok());
+  EXPECT_EQ(Run("EXPLAIN CREATE SOURCE x FROM GENERATOR ()"),
+            "EXPLAIN of a streaming statement explains CREATE STREAM or CREATE MATERIALIZED VIEW");
 }
 
 TEST_F(CatalogTest, RefusalsNameWhatWasWrongAndWriteNothing) {
