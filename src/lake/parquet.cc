@@ -5,22 +5,15 @@
 #include <map>
 #include <set>
 
+#include "sql/quote.h"
+
 namespace mink::lake {
 namespace {
 
 using table::TypeKind;
 
-std::string Quote(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string Literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
+using sql::QuoteIdentifier;
+using sql::QuoteLiteral;
 
 // The DuckDB type a column is stored as in Parquet (Iceberg's types: ints, microseconds).
 std::string StoredType(const table::LogicalType& t) {
@@ -104,7 +97,7 @@ Result<arrow::ArrayDataPtr> Retype(const arrow::ArrayDataPtr& in, const arrow::D
 Result<std::map<int32_t, std::string>> FieldNames(sql::Session& session, const std::string& path) {
   MINK_ASSIGN_OR_RETURN(auto batches,
                         session.Collect("SELECT name, CAST(field_id AS BIGINT) FROM parquet_schema(" +
-                                        Literal(path) + ") WHERE field_id IS NOT NULL"));
+                                        QuoteLiteral(path) + ") WHERE field_id IS NOT NULL"));
   std::map<int32_t, std::string> names;
   for (const auto& b : batches) {
     const auto& name = b->Column(0);
@@ -129,8 +122,8 @@ Result<std::string> FilterSql(const LakeLayout& layout, const std::vector<table:
     if (field == layout.fields().end()) {
       return InvalidArgumentError("lake filter: the table has no column \"" + f.column + "\"");
     }
-    const std::string column = Quote(f.column), type = ReadType(field->mink_type);
-    auto value = [&](const std::string& text) { return "CAST(" + Literal(text) + " AS " + type + ")"; };
+    const std::string column = QuoteIdentifier(f.column), type = ReadType(field->mink_type);
+    auto value = [&](const std::string& text) { return "CAST(" + QuoteLiteral(text) + " AS " + type + ")"; };
     std::string condition;
     if (kComparisons.count(f.op) != 0 && f.values.size() == 1) {
       condition = column + " " + f.op + " " + value(f.values[0]);
@@ -167,12 +160,12 @@ Result<int64_t> ParquetFiles::Write(const LakeLayout& layout, const arrow::Schem
     if (field == nullptr) return InternalError("column " + f.name() + " is not in the lake schema");
     const std::string stored = StoredType(field->mink_type);
     select += (select.empty() ? "" : ", ") +
-              (stored.empty() ? Quote(f.name()) : "CAST(" + Quote(f.name()) + " AS " + stored + ")") +
-              " AS " + Quote(f.name());
-    ids += (ids.empty() ? "" : ", ") + Literal(f.name()) + ": " + std::to_string(field->id);
+              (stored.empty() ? QuoteIdentifier(f.name()) : "CAST(" + QuoteIdentifier(f.name()) + " AS " + stored + ")") +
+              " AS " + QuoteIdentifier(f.name());
+    ids += (ids.empty() ? "" : ", ") + QuoteLiteral(f.name()) + ": " + std::to_string(field->id);
   }
   MINK_RETURN_IF_ERROR(session->Run("COPY (SELECT " + select + " FROM mink_rows) TO " +
-                                    Literal(path) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS {" +
+                                    QuoteLiteral(path) + " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS {" +
                                     ids + "})"));
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
@@ -206,11 +199,11 @@ Result<std::vector<arrow::RecordBatchPtr>> ParquetFiles::Read(const table::Resol
     const std::string type = ReadType(field.mink_type);
     select += (select.empty() ? "" : ", ") +
               (found == names.end() ? "CAST(NULL AS " + type + ")"
-                                    : "CAST(d." + Quote(found->second) + " AS " + type + ")") +
-              " AS " + Quote(field.name);
-    if (answered) answer += (answer.empty() ? "" : ", ") + Quote(field.name);
+                                    : "CAST(d." + QuoteIdentifier(found->second) + " AS " + type + ")") +
+              " AS " + QuoteIdentifier(field.name);
+    if (answered) answer += (answer.empty() ? "" : ", ") + QuoteIdentifier(field.name);
   }
-  std::string sql = "SELECT " + select + " FROM read_parquet(" + Literal(path) + ") d";
+  std::string sql = "SELECT " + select + " FROM read_parquet(" + QuoteLiteral(path) + ") d";
   if (!deletes.empty() && !layout.identifier_ids().empty()) {
     // The keys of every delete file, each read by field id, then the rows none of them names.
     std::string keys;
@@ -223,17 +216,17 @@ Result<std::vector<arrow::RecordBatchPtr>> ParquetFiles::Read(const table::Resol
           return DataLossError("equality delete file " + file + " lacks key field " +
                                std::to_string(layout.identifier_ids()[k]));
         }
-        columns += (columns.empty() ? "" : ", ") + Quote(name->second) + " AS k" + std::to_string(k);
+        columns += (columns.empty() ? "" : ", ") + QuoteIdentifier(name->second) + " AS k" + std::to_string(k);
       }
       keys += (keys.empty() ? "" : " UNION ALL ") + std::string("SELECT ") + columns +
-              " FROM read_parquet(" + Literal(file) + ")";
+              " FROM read_parquet(" + QuoteLiteral(file) + ")";
     }
     std::string match;
     for (size_t k = 0; k < layout.identifier_ids().size(); ++k) {
       auto name = names.find(layout.identifier_ids()[k]);
       if (name == names.end()) return DataLossError("data file " + path + " lacks a key column");
       match += (match.empty() ? "" : " AND ") + std::string("e.k") + std::to_string(k) +
-               " IS NOT DISTINCT FROM d." + Quote(name->second);
+               " IS NOT DISTINCT FROM d." + QuoteIdentifier(name->second);
     }
     sql += " WHERE NOT EXISTS (SELECT 1 FROM (" + keys + ") e WHERE " + match + ")";
   }

@@ -134,16 +134,8 @@ Result<std::vector<Row>> ContinuousQuery::Join(const arrow::RecordBatchPtr& batc
     MINK_RETURN_IF_ERROR(session_->RegisterBatches(other_name, other.schema, other.batches));
     MINK_ASSIGN_OR_RETURN(auto results, session_->Collect(shape_.batch_sql));
     for (const auto& r : results) {
-      std::vector<std::vector<Scalar>> columns;
-      for (int c = 0; c < r->num_columns(); ++c) {
-        MINK_ASSIGN_OR_RETURN(auto column, ScalarsOf(r->Column(c)));
-        columns.push_back(std::move(column));
-      }
-      for (int64_t i = 0; i < r->num_rows(); ++i) {
-        Row row;
-        for (auto& column : columns) row.push_back(std::move(column[static_cast<size_t>(i)]));
-        out.push_back(std::move(row));
-      }
+      MINK_ASSIGN_OR_RETURN(auto rows, RowsOf(*r));
+      for (auto& row : rows) out.push_back(std::move(row));
     }
   }
   Buffer& mine = right ? right_ : left_;
@@ -196,14 +188,8 @@ Result<std::vector<Row>> ContinuousQuery::Add(const arrow::RecordBatchPtr& batch
   const size_t time_column = keys;
   const size_t first_argument = keys + (window_ ? 1 : 0);
   for (const auto& r : results) {
-    std::vector<std::vector<Scalar>> columns;
-    for (int c = 0; c < r->num_columns(); ++c) {
-      MINK_ASSIGN_OR_RETURN(auto column, ScalarsOf(r->Column(c)));
-      columns.push_back(std::move(column));
-    }
-    for (int64_t i = 0; i < r->num_rows(); ++i) {
-      Row row;
-      for (auto& column : columns) row.push_back(std::move(column[static_cast<size_t>(i)]));
+    MINK_ASSIGN_OR_RETURN(auto rows, RowsOf(*r));
+    for (auto& row : rows) {
       if (!shape_.aggregated()) {
         out.push_back(std::move(row));
         continue;

@@ -220,16 +220,8 @@ Status Pipeline::SinkRows(const InputBatch& in, std::vector<Row>* upserts, std::
   // A view's update retracts the row before (-U) and adds the row after (+U): only the row after
   // and the deletes (-D) go on.
   if (in.weight < 0 && !in.deleted) return Status::Ok();
-  std::vector<std::vector<Scalar>> columns;
-  for (int c = 0; c < in.batch->num_columns(); ++c) {
-    MINK_ASSIGN_OR_RETURN(auto column, ScalarsOf(in.batch->Column(c)));
-    columns.push_back(std::move(column));
-  }
-  for (int64_t i = 0; i < in.batch->num_rows(); ++i) {
-    Row row;
-    for (auto& column : columns) row.push_back(std::move(column[static_cast<size_t>(i)]));
-    (in.weight < 0 ? deletes : upserts)->push_back(std::move(row));
-  }
+  MINK_ASSIGN_OR_RETURN(auto rows, RowsOf(*in.batch));
+  for (auto& row : rows) (in.weight < 0 ? deletes : upserts)->push_back(std::move(row));
   return Status::Ok();
 }
 

@@ -11,28 +11,12 @@
 #include "stream/output_table.h"
 #include "table/arrow_rows.h"
 
+#include "sql/quote.h"
+
 namespace mink::stream {
 namespace {
 
 using json = nlohmann::json;
-
-std::string Quoted(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
-
-std::string Literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
 
 class GeneratorInput final : public PipelineInput {
  public:
@@ -257,13 +241,13 @@ std::string JsonRecords::DecodeSql(const std::vector<ColumnDef>& columns) {
   for (const auto& c : columns) structure[c.name] = c.type;
   std::string select, required;
   for (const auto& c : columns) {
-    select += (select.empty() ? "" : ", ") + std::string("j.") + Quoted(c.name) + " AS " + Quoted(c.name);
-    if (c.not_null) required += " AND j." + Quoted(c.name) + " IS NOT NULL";
+    select += (select.empty() ? "" : ", ") + std::string("j.") + sql::QuoteIdentifier(c.name) + " AS " + sql::QuoteIdentifier(c.name);
+    if (c.not_null) required += " AND j." + sql::QuoteIdentifier(c.name) + " IS NOT NULL";
   }
   // CASE evaluates json_transform only on the rows that are JSON objects (it throws on others);
   // values that do not convert to a column's type become null.
   return "SELECT " + select + " FROM (SELECT CASE WHEN json_valid(t) AND json_type(t) = 'OBJECT' THEN json_transform(t, " +
-         Literal(structure.dump()) + ") END AS j FROM (SELECT TRY(decode(value)) AS t FROM __kafka_records)) " +
+         sql::QuoteLiteral(structure.dump()) + ") END AS j FROM (SELECT TRY(decode(value)) AS t FROM __kafka_records)) " +
          "WHERE j IS NOT NULL" + required;
 }
 
@@ -304,7 +288,7 @@ Result<arrow::SchemaPtr> DeclaredSchema(sql::Session& session, const std::vector
   if (columns.empty()) return InvalidArgumentError("no columns are declared");
   std::string select;
   for (const auto& c : columns) {
-    select += (select.empty() ? "" : ", ") + std::string("CAST(NULL AS ") + c.type + ") AS " + Quoted(c.name);
+    select += (select.empty() ? "" : ", ") + std::string("CAST(NULL AS ") + c.type + ") AS " + sql::QuoteIdentifier(c.name);
   }
   auto answer = session.Execute("SELECT " + select + " LIMIT 0");
   if (!answer.ok()) return InvalidArgumentError("the declared columns: " + answer.status().message());

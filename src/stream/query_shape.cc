@@ -6,19 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sql/quote.h"
+
 namespace mink::stream {
 namespace {
 
 using json = nlohmann::json;
-
-std::string Literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
 
 // The first column of the first row of `sql`, as text (DuckDB casts it).
 Result<std::string> TextOf(sql::Session& session, const std::string& sql) {
@@ -33,7 +26,7 @@ Result<std::string> TextOf(sql::Session& session, const std::string& sql) {
 
 // DuckDB's parse of `query` (the whole json_serialize_sql answer).
 Result<json> Parse(sql::Session& session, const std::string& query) {
-  MINK_ASSIGN_OR_RETURN(std::string text, TextOf(session, "SELECT json_serialize_sql(" + Literal(query) + ")"));
+  MINK_ASSIGN_OR_RETURN(std::string text, TextOf(session, "SELECT json_serialize_sql(" + sql::QuoteLiteral(query) + ")"));
   json parsed = json::parse(text, nullptr, false);
   if (!parsed.is_object()) return InternalError("DuckDB's parse tree is not JSON");
   if (parsed.value("error", false)) {
@@ -47,7 +40,7 @@ Result<json> Parse(sql::Session& session, const std::string& query) {
 
 // SQL for the parse tree `parsed` (DuckDB's deserializer).
 Result<std::string> Deparse(sql::Session& session, const json& parsed) {
-  return TextOf(session, "SELECT json_deserialize_sql(" + Literal(parsed.dump()) + ")");
+  return TextOf(session, "SELECT json_deserialize_sql(" + sql::QuoteLiteral(parsed.dump()) + ")");
 }
 
 // A node without what does not change its meaning (positions, aliases), for comparisons.
@@ -141,7 +134,7 @@ class Shaper {
         // An aggregate of DuckDB's that continuous queries do not keep: named as such.
         MINK_ASSIGN_OR_RETURN(std::string aggregate,
                               TextOf(session_, "SELECT count(*) > 0 FROM duckdb_functions() WHERE function_name = " +
-                                                   Literal(f) + " AND function_type = 'aggregate'"));
+                                                   sql::QuoteLiteral(f) + " AND function_type = 'aggregate'"));
         if (aggregate == "true") return AggregateKindOf(f, false, false).status();
       }
       if (IsAggregate(f)) {

@@ -144,4 +144,18 @@ Result<std::vector<Scalar>> ScalarsOf(const arrow::ArrayDataPtr& column) {
                               column->type->ToString());
 }
 
+Result<std::vector<std::vector<Scalar>>> RowsOf(const arrow::RecordBatch& batch) {
+  std::vector<std::vector<Scalar>> columns;
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    MINK_ASSIGN_OR_RETURN(auto column, ScalarsOf(batch.Column(c)));
+    columns.push_back(std::move(column));
+  }
+  std::vector<std::vector<Scalar>> rows(static_cast<size_t>(batch.num_rows()));
+  for (auto& row : rows) row.reserve(columns.size());
+  for (auto& column : columns) {
+    for (size_t i = 0; i < rows.size(); ++i) rows[i].push_back(std::move(column[i]));
+  }
+  return rows;
+}
+
 }  // namespace mink::stream

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arrow_format/array_data.h"
+#include "arrow_format/record_batch.h"
 #include "base/bytes.h"
 #include "base/result.h"
 
@@ -55,5 +56,8 @@ class Scalar {
 // (a timestamp in its unit), decimals and floats as doubles, strings and binaries as strings,
 // booleans as 0 or 1. Other types are InvalidArgument.
 Result<std::vector<Scalar>> ScalarsOf(const arrow::ArrayDataPtr& column);
+
+// The rows of a batch as Scalars (ScalarsOf of each column).
+Result<std::vector<std::vector<Scalar>>> RowsOf(const arrow::RecordBatch& batch);
 
 }  // namespace mink::stream

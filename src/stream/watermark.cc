@@ -4,17 +4,10 @@
 
 #include "stream/scalar.h"
 
+#include "sql/quote.h"
+
 namespace mink::stream {
 namespace {
-
-std::string Quoted(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
 
 }  // namespace
 
@@ -23,10 +16,10 @@ Result<std::unique_ptr<SourceWatermark>> SourceWatermark::Make(sql::Database* db
                                                                const arrow::SchemaPtr& schema) {
   MINK_ASSIGN_OR_RETURN(auto session, db->Connect());
   MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
-  const std::string expression = declared.expression.empty() ? Quoted(declared.column) : declared.expression;
-  std::string sql = "SELECT CAST(max(epoch_us(" + expression + ")) AS BIGINT) FROM " + Quoted(source);
+  const std::string expression = declared.expression.empty() ? sql::QuoteIdentifier(declared.column) : declared.expression;
+  std::string query = "SELECT CAST(max(epoch_us(" + expression + ")) AS BIGINT) FROM " + sql::QuoteIdentifier(source);
   // Checked once over no rows: the expression must be a timestamp of the source's columns.
-  std::unique_ptr<SourceWatermark> w(new SourceWatermark(std::move(session), source, std::move(sql)));
+  std::unique_ptr<SourceWatermark> w(new SourceWatermark(std::move(session), source, std::move(query)));
   MINK_RETURN_IF_ERROR(w->session_->RegisterBatches(source, schema, {}));
   auto checked = w->session_->Collect(w->sql_);
   if (!checked.ok()) {

@@ -31,20 +31,7 @@ from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streaming")
 
-TRADES = [
-    b'{"symbol": "AAPL", "price": 189.50, "volume": 100, "ts": "2026-10-18T09:30:05Z"}',
-    b'{"symbol": "AAPL", "price": 189.70, "volume": 50, "ts": "2026-10-18T09:30:40Z"}',
-    b'{"symbol": "MSFT", "price": 411.20, "volume": 30, "ts": "2026-10-18T09:30:41Z"}',
-    b'{"symbol": "AAPL", "price": 189.60, "volume": 70, "ts": "2026-10-18T09:31:10Z"}',
-    b'{"symbol": "MSFT", "price": 411.90, "volume": 20, "ts": "2026-10-18T09:32:30Z"}',
-]
-CLOSED = [
-    b'{"symbol":"AAPL","minute":"2026-10-18T09:30:00","volume":150,"high":189.7}',
-    b'{"symbol":"AAPL","minute":"2026-10-18T09:31:00","volume":70,"high":189.6}',
-    b'{"symbol":"MSFT","minute":"2026-10-18T09:30:00","volume":30,"high":411.2}',
-]
-LATER_TRADE = b'{"symbol": "MSFT", "price": 412.00, "volume": 5, "ts": "2026-10-18T09:33:05Z"}'
-CLOSED_LATER = b'{"symbol":"MSFT","minute":"2026-10-18T09:32:00","volume":20,"high":411.9}'
+from minute_volume_seed import CLOSED, CLOSED_LATER, LATE_TRADE as LATER_TRADE, TRADES  # noqa: E402
 
 
 def sql(node, statement):

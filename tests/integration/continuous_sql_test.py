@@ -48,21 +48,8 @@ QUERY = None
 
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streaming")
 
-# The seed's trades, values exactly as written there (no key).
-TRADES = [
-    b'{"symbol": "AAPL", "price": 189.50, "volume": 100, "ts": "2026-10-18T09:30:05Z"}',
-    b'{"symbol": "AAPL", "price": 189.70, "volume": 50, "ts": "2026-10-18T09:30:40Z"}',
-    b'{"symbol": "MSFT", "price": 411.20, "volume": 30, "ts": "2026-10-18T09:30:41Z"}',
-    b'{"symbol": "AAPL", "price": 189.60, "volume": 70, "ts": "2026-10-18T09:31:10Z"}',
-    b'{"symbol": "MSFT", "price": 411.90, "volume": 20, "ts": "2026-10-18T09:32:30Z"}',
-]
-# Moves the watermark past 09:33:00: MSFT's 09:32 minute closes.
-LATE_TRADE = b'{"symbol": "MSFT", "price": 412.00, "volume": 5, "ts": "2026-10-18T09:33:05Z"}'
-CLOSED = [
-    b'{"symbol":"AAPL","minute":"2026-10-18T09:30:00","volume":150,"high":189.7}',
-    b'{"symbol":"AAPL","minute":"2026-10-18T09:31:00","volume":70,"high":189.6}',
-    b'{"symbol":"MSFT","minute":"2026-10-18T09:30:00","volume":30,"high":411.2}',
-]
+from minute_volume_seed import CLOSED, CLOSED_LATER, LATE_TRADE, TRADES  # noqa: E402
+
 # Refused with their reasons, nothing written.
 REFUSALS = [
     ("CREATE MATERIALIZED VIEW v AS SELECT COUNT(*) FROM nowhere",
@@ -71,7 +58,6 @@ REFUSALS = [
      "topic elsewhere is not a topic of this Mink cluster"),
     ("DROP SOURCE ticks", "view tick_totals reads ticks: drop it first"),
 ]
-CLOSED_LATER = b'{"symbol":"MSFT","minute":"2026-10-18T09:32:00","volume":20,"high":411.9}'
 
 CONSUMER_DEFAULTS = {
     "session.timeout.ms": 6000,
