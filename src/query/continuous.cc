@@ -104,6 +104,18 @@ Result<std::vector<ScriptStatement>> SplitScript(sql::Session& session, const st
   return out;
 }
 
+Result<std::optional<int64_t>> RunContinuousUpdate(client::Cluster& cluster, const std::string& sql) {
+  auto statements = stream::ParseStatements(sql);
+  if (!statements.ok() || statements->empty() ||
+      !std::all_of(statements->begin(), statements->end(), [](const stream::Statement& s) {
+        return IsContinuous(s) && s.kind != stream::StatementKind::kSubscribe;
+      })) {
+    return std::optional<int64_t>();
+  }
+  MINK_ASSIGN_OR_RETURN(auto results, cluster.ContinuousSql(sql));
+  return std::optional<int64_t>(static_cast<int64_t>(results.size()));
+}
+
 Status RunContinuous(client::Cluster& cluster, const stream::Statement& statement, OutputFormat format) {
   if (statement.kind == stream::StatementKind::kSubscribe) return Subscribe(cluster, statement.name);
   MINK_ASSIGN_OR_RETURN(nlohmann::json results, cluster.ContinuousSql(statement.text));

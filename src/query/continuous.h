@@ -25,6 +25,10 @@ struct ScriptStatement {
 // else as DuckDB splits it.
 Result<std::vector<ScriptStatement>> SplitScript(sql::Session& session, const std::string& script);
 
+// When every statement of `sql` is one the node carries out (not SUBSCRIBE, which follows):
+// runs them there and answers how many; nullopt for SQL that is DuckDB's.
+Result<std::optional<int64_t>> RunContinuousUpdate(client::Cluster& cluster, const std::string& sql);
+
 // Runs a streaming statement on the node and prints its answers.
 Status RunContinuous(client::Cluster& cluster, const stream::Statement& statement, OutputFormat format);
 

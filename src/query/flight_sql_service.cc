@@ -1,6 +1,5 @@
 #include "query/flight_sql_service.h"
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -8,13 +7,11 @@
 #include <mutex>
 #include <random>
 
-#include <nlohmann/json.hpp>
-
 #include "arrow/FlightSql.pb.h"
 #include "arrow_format/builder.h"
 #include "arrow_format/ipc.h"
-#include "client/cluster.h"
-#include "stream/statement.h"
+#include "query/continuous.h"
+#include "sql/quote.h"
 
 namespace mink::query {
 namespace {
@@ -74,23 +71,8 @@ std::string NewHandle() {
   return buf;
 }
 
-std::string Quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string QuoteIdent(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+using sql::QuoteIdentifier;
+using sql::QuoteLiteral;
 
 // ---- The catalog commands as SQL over DuckDB's own catalog views.
 
@@ -103,9 +85,9 @@ std::string DbSchemasSql(const pb::CommandGetDbSchemas& c) {
   std::string sql =
       "SELECT catalog_name, schema_name AS db_schema_name FROM information_schema.schemata "
       "WHERE catalog_name IN (SELECT database_name FROM duckdb_databases() WHERE NOT internal)";
-  if (c.has_catalog()) sql += " AND catalog_name = " + Quote(c.catalog());
+  if (c.has_catalog()) sql += " AND catalog_name = " + QuoteLiteral(c.catalog());
   if (c.has_db_schema_filter_pattern()) {
-    sql += " AND schema_name LIKE " + Quote(c.db_schema_filter_pattern()) + " ESCAPE '\\'";
+    sql += " AND schema_name LIKE " + QuoteLiteral(c.db_schema_filter_pattern()) + " ESCAPE '\\'";
   }
   return sql + " ORDER BY catalog_name, db_schema_name";
 }
@@ -116,17 +98,17 @@ std::string TablesSql(const pb::CommandGetTables& c) {
       "CASE table_type WHEN 'BASE TABLE' THEN 'TABLE' WHEN 'LOCAL TEMPORARY' THEN 'TABLE' "
       "ELSE table_type END AS table_type FROM information_schema.tables "
       "WHERE table_catalog IN (SELECT database_name FROM duckdb_databases() WHERE NOT internal)";
-  if (c.has_catalog()) sql += " AND table_catalog = " + Quote(c.catalog());
+  if (c.has_catalog()) sql += " AND table_catalog = " + QuoteLiteral(c.catalog());
   if (c.has_db_schema_filter_pattern()) {
-    sql += " AND table_schema LIKE " + Quote(c.db_schema_filter_pattern()) + " ESCAPE '\\'";
+    sql += " AND table_schema LIKE " + QuoteLiteral(c.db_schema_filter_pattern()) + " ESCAPE '\\'";
   }
   if (c.has_table_name_filter_pattern()) {
-    sql += " AND table_name LIKE " + Quote(c.table_name_filter_pattern()) + " ESCAPE '\\'";
+    sql += " AND table_name LIKE " + QuoteLiteral(c.table_name_filter_pattern()) + " ESCAPE '\\'";
   }
   std::string sorted = "SELECT * FROM (" + sql + ")";
   if (c.table_types_size() > 0) {
     std::string list;
-    for (const auto& t : c.table_types()) list += (list.empty() ? "" : ", ") + Quote(t);
+    for (const auto& t : c.table_types()) list += (list.empty() ? "" : ", ") + QuoteLiteral(t);
     sorted += " WHERE table_type IN (" + list + ")";
   }
   return sorted + " ORDER BY catalog_name, db_schema_name, table_name, table_type";
@@ -143,9 +125,9 @@ std::string PrimaryKeysSql(const pb::CommandGetPrimaryKeys& c) {
       "unnest(constraint_column_names) AS column_name, NULL::VARCHAR AS key_name, "
       "CAST(generate_subscripts(constraint_column_names, 1) AS INTEGER) AS key_sequence "
       "FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name = " +
-      Quote(c.table());
-  if (c.has_catalog()) sql += " AND database_name = " + Quote(c.catalog());
-  if (c.has_db_schema()) sql += " AND schema_name = " + Quote(c.db_schema());
+      QuoteLiteral(c.table());
+  if (c.has_catalog()) sql += " AND database_name = " + QuoteLiteral(c.catalog());
+  if (c.has_db_schema()) sql += " AND schema_name = " + QuoteLiteral(c.db_schema());
   return "SELECT * FROM (" + sql + ") ORDER BY catalog_name, db_schema_name, table_name, key_sequence";
 }
 
@@ -198,10 +180,10 @@ std::string XdbcTypeInfoSql(const pb::CommandGetXdbcTypeInfo& c) {
   for (const Row& r : rows) {
     if (!values.empty()) values += ",\n";
     bool has_prefix = std::string(r.prefix) != "NULL";
-    values += "(" + Quote(r.name) + ", " + std::to_string(r.data_type) + ", " + r.size + ", " +
+    values += "(" + QuoteLiteral(r.name) + ", " + std::to_string(r.data_type) + ", " + r.size + ", " +
               r.prefix + ", " + (has_prefix ? "''''" : "NULL") + ", " + r.params + ", 1, " +
               (r.case_sensitive ? "true" : "false") + ", 3, " + r.is_unsigned + ", " +
-              (r.fixed ? "true" : "false") + ", false, " + Quote(r.name) + ", " + r.min_scale +
+              (r.fixed ? "true" : "false") + ", false, " + QuoteLiteral(r.name) + ", " + r.min_scale +
               ", " + r.max_scale + ", " + std::to_string(r.sql_type) + ", " + r.subcode + ", " +
               r.radix + ", NULL)";
   }
@@ -411,8 +393,8 @@ struct FlightSqlService::Impl {
   Result<std::string> TableSchemaBytes(const std::string& catalog, const std::string& schema,
                                        const std::string& table) {
     MINK_ASSIGN_OR_RETURN(arrow::SchemaPtr s,
-                          SchemaOf("SELECT * FROM " + QuoteIdent(catalog) + "." +
-                                   QuoteIdent(schema) + "." + QuoteIdent(table)));
+                          SchemaOf("SELECT * FROM " + QuoteIdentifier(catalog) + "." +
+                                   QuoteIdentifier(schema) + "." + QuoteIdentifier(table)));
     return arrow::SerializeSchema(*s);
   }
 
@@ -626,23 +608,16 @@ Status FlightSqlService::DoPut(flight::FlightDataReader& reader, flight::PutResu
   if (c.name == "CommandStatementUpdate") {
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandStatementUpdate>(c));
     if (m.has_transaction_id()) return UnimplementedError("transactions are not supported");
-    int64_t count = -1;
-    auto statements = stream::ParseStatements(m.query());
-    if (statements.ok() && !statements->empty() &&
-        std::all_of(statements->begin(), statements->end(), [](const stream::Statement& s) {
-          return s.kind != stream::StatementKind::kQuery && s.kind != stream::StatementKind::kExplain &&
-                 s.kind != stream::StatementKind::kSubscribe;
-        })) {
-      // Continuous SQL's statements are the node's (docs/streaming-sql.md): the count is theirs.
-      MINK_ASSIGN_OR_RETURN(auto results, impl_->engine->cluster().ContinuousSql(m.query()));
-      count = static_cast<int64_t>(results.size());
-    } else {
+    // Continuous SQL's statements are the node's (docs/streaming-sql.md): the count is theirs.
+    MINK_ASSIGN_OR_RETURN(std::optional<int64_t> count, RunContinuousUpdate(impl_->engine->cluster(), m.query()));
+    if (!count) {
+      count = -1;  // DuckDB's statement
       MINK_ASSIGN_OR_RETURN(auto session, impl_->engine->Connect());
       MINK_ASSIGN_OR_RETURN(auto result, session->Execute(m.query()));
-      MINK_RETURN_IF_ERROR(run_update(*result, &count));
+      MINK_RETURN_IF_ERROR(run_update(*result, &*count));
     }
     pb::DoPutUpdateResult out;
-    out.set_record_count(count);
+    out.set_record_count(*count);
     writer.Write(flight::PutResult{out.SerializeAsString()});
     return Status::Ok();
   }
