@@ -37,12 +37,11 @@ import os
 import re
 import sys
 import time
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster_helpers  # noqa: E402
 import minktest  # noqa: E402
+from streaming_checks import T0, http_sql, listed, micros, window_name  # noqa: E402
 
 SESSION_TIMEOUT_S = 3
 TABLE = "shop.events"
@@ -59,7 +58,6 @@ CLOSER_MS = 3_600_000  # the closers, an hour after T0
 WRITE_ATTEMPTS = 10
 TAKEOVER_S = 20
 SETTLE_S = 30
-T0 = datetime.datetime(2026, 10, 18, 9, 30, 0)
 START = time.monotonic()
 
 
@@ -69,37 +67,6 @@ def log(msg):
 
 def iso(t_ms):
     return (T0 + datetime.timedelta(milliseconds=t_ms)).strftime("%Y-%m-%dT%H:%M:%S") + ".%03d" % (t_ms % 1000)
-
-
-def micros(text):
-    """A timestamp the node prints (2026-10-18T09:30:07.500000, or ...:00 for a window) as
-    microseconds after T0."""
-    dt = datetime.datetime.fromisoformat(text.rstrip("Z"))
-    return (dt.replace(tzinfo=None) - T0) // datetime.timedelta(microseconds=1)
-
-
-def window_name(k, w_us):
-    return f"{k}@{(T0 + datetime.timedelta(microseconds=w_us)).strftime('%H:%M:%S')}"
-
-
-def listed(items, limit=20):
-    items = sorted(items)
-    return ", ".join(map(str, items[:limit])) + (f" ... ({len(items)} in all)" if len(items) > limit else "")
-
-
-def http_sql(node, text):
-    """POST /api/v1/sql on `node`: (status, parsed JSON or the body's text)."""
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    request = urllib.request.Request(f"http://{node.http_listen}/api/v1/sql",
-                                     data=json.dumps({"sql": text}).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with opener.open(request, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(errors="replace")
-    except (urllib.error.URLError, OSError) as e:
-        return None, str(e)
 
 
 def read_rows(node, table, *flags):
@@ -202,7 +169,7 @@ def main():
         n1.mink("db", "create", "shop")
         n1.mink("table", "create", TABLE, "-C", "k STRING NOT NULL", "-C", "n BIGINT NOT NULL",
                 "-C", "ts TIMESTAMP(6) NOT NULL", "--bucket-key", "k", "--bucket-count", "3")
-        status, answer = http_sql(n1, """
+        status, answer = http_sql(n1.http_listen, """
             CREATE SOURCE events (WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) FROM MINK ('table' = 'shop.events');
             CREATE MATERIALIZED VIEW totals AS SELECT k, COUNT(*) AS c, SUM(n) AS total FROM events GROUP BY k;
             CREATE STREAM per_window AS SELECT k, tumble(ts, INTERVAL '10' SECOND) AS w, COUNT(*) AS c
@@ -336,7 +303,7 @@ def main():
         reader = survivors[0]
 
         def http_totals():
-            status, answer = http_sql(reader, "SELECT * FROM totals")
+            status, answer = http_sql(reader.http_listen, "SELECT * FROM totals")
             if status != 200 or not isinstance(answer, dict):
                 return (status, answer)
             return (status, {r["k"]: (int(r["c"]), int(r["total"])) for r in answer.get("data", [])})

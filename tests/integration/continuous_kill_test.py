@@ -13,6 +13,9 @@ Finally one event per key an hour later closes every window, and once the output
     only after a failed delivery report, and may then be there twice: counted as the input has it);
   - the topic `per-window` has every closed (k, window) exactly once, none missing, none of the
     closers' still open windows, with c and total as computed here from the input;
+  - the topic `per-window-alo`, written by a sink that reaches the node's Kafka listener as a
+    Kafka outside Mink (librdkafka to `localhost`, not the address the node advertises) and so
+    delivers at least once, has every closed window at least once with the right c and total;
   - the table continuous.per_window has the same windows, exactly once;
   - the table continuous.copied has exactly the events with an even n, each once (a multiset of
     (k, n, ts));
@@ -24,8 +27,7 @@ epoch's end is a snapshot of each partition's end, which can cut a round between
 so every round's events lie within 1.8 s of event time (less than the watermark's 2 s; rounds
 start 10 s apart with a random offset, so windows hold one or two rounds and rounds straddle
 window bounds), and an event whose delivery failed is sent again before the next round starts.
-The events start once the three pipelines run and the node's runner has had time to attach the
-sink to per_window (created in the same request after the stream).
+The events start once the pipelines run (the streams, the view and the sinks).
 
 The random seed is printed (MINK_TEST_SEED repeats a run's data and kill schedule).
 
@@ -41,11 +43,10 @@ import re
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
+from streaming_checks import T0, http_sql, listed, micros, window_name  # noqa: E402
 
 (ck,) = minktest.require_modules("confluent_kafka")
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition  # noqa: E402
@@ -60,7 +61,6 @@ BAND_MS = 1800          # a round's events lie within this much event time (< th
 WINDOW_MS = 10_000      # the rounds start this far apart (plus an offset below 9.5 s); the window size
 CLOSE_AFTER_MS = 3_600_000
 SETTLE_SECONDS = 30
-T0 = datetime.datetime(2026, 10, 18, 9, 30)  # UTC, naive: the node prints timestamps without a zone
 START = time.monotonic()
 
 Event = collections.namedtuple("Event", "id k n t partition")  # t: ms after T0
@@ -73,17 +73,6 @@ def log(msg):
 def iso(t_ms):
     """An event's ts as the producer writes it: milliseconds and a Z."""
     return (T0 + datetime.timedelta(milliseconds=t_ms)).strftime("%Y-%m-%dT%H:%M:%S") + ".%03dZ" % (t_ms % 1000)
-
-
-def micros(text):
-    """A timestamp the node prints (2026-10-18T09:30:07.500000, or ...:00 for a window) as
-    microseconds after T0."""
-    dt = datetime.datetime.fromisoformat(text.rstrip("Z"))
-    return (dt.replace(tzinfo=None) - T0) // datetime.timedelta(microseconds=1)
-
-
-def window_name(k, w_us):
-    return f"{k}@{(T0 + datetime.timedelta(microseconds=w_us)).strftime('%H:%M:%S')}"
 
 
 def generate(rng):
@@ -209,18 +198,6 @@ class Killer:
             raise RuntimeError(f"the background kill and restart failed: {self.error}")
 
 
-def http_sql(port, text):
-    """POST /api/v1/sql: (status, parsed JSON or the body's text)."""
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/sql", data=json.dumps({"sql": text}).encode(),
-                                     headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with opener.open(request, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(errors="replace")
-
-
 def consume(broker, topic, partitions, idle=3.0, seconds=30):
     """Every record of the topic from the beginning (a fresh group, nothing committed): until each
     partition's high watermark is reached and nothing came for `idle` s. Values, in order read."""
@@ -252,20 +229,17 @@ def read_rows(node, table, *flags):
             node.mink("read", table, "--format", "json", *flags, timeout=60).stdout.splitlines() if line.strip()]
 
 
-def listed(items, limit=20):
-    items = sorted(items)
-    return ", ".join(map(str, items[:limit])) + (f" ... ({len(items)} in all)" if len(items) > limit else "")
-
-
-def check_windows(checks, what, rows, expected):
-    """rows: the (k, w, c, total) of closed windows; expected: {(k, w_us): (c, total)}."""
+def check_windows(checks, what, rows, expected, at_least_once=False):
+    """rows: the (k, w, c, total) of closed windows; expected: {(k, w_us): (c, total)}. Each window
+    exactly once, or with `at_least_once` none missing (a window may come again)."""
     got = collections.defaultdict(list)
     for r in rows:
         got[(r["k"], micros(r["w"]))].append((int(r["c"]), int(r["total"])))
-    dups = {key: v for key, v in got.items() if len(v) > 1}
+    dups = {key: v for key, v in got.items() if len(v) > 1 and not at_least_once}
     missing = set(expected) - set(got)
     extra = set(got) - set(expected)
-    checks.ok(f"{what}: {len(expected)} closed windows, each exactly once ({len(rows)} rows)",
+    checks.ok(f"{what}: {len(expected)} closed windows, each {'at least' if at_least_once else 'exactly'} once "
+              f"({len(rows)} rows)",
               not dups and not missing and not extra,
               f"duplicated: [{listed(f'{window_name(*key)} x{len(v)} {v}' for key, v in dups.items())}]; "
               f"missing: [{listed(f'{window_name(*key)} {expected[key]}' for key in missing)}]; "
@@ -300,11 +274,12 @@ def main(node, checks):
     node.start(default_partitions=1, extra=["--http-listen", f"127.0.0.1:{http_port}"])
     admin = AdminClient({"bootstrap.servers": node.broker})
     for f in admin.create_topics([NewTopic("events", num_partitions=PARTITIONS, replication_factor=1),
-                                  NewTopic("per-window", num_partitions=1, replication_factor=1)]).values():
+                                  NewTopic("per-window", num_partitions=1, replication_factor=1),
+                                  NewTopic("per-window-alo", num_partitions=1, replication_factor=1)]).values():
         f.result(timeout=20)
     del admin  # no reconnects (and their log lines) while the node is down
     b = node.broker
-    status, answer = http_sql(http_port, f"""
+    status, answer = http_sql(f"127.0.0.1:{http_port}", f"""
         CREATE SOURCE events (k VARCHAR NOT NULL, n BIGINT NOT NULL, ts TIMESTAMP NOT NULL,
                               WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
           FROM KAFKA ('bootstrap.servers' = '{b}', 'topic' = 'events', 'startup.mode' = 'earliest') FORMAT JSON;
@@ -313,21 +288,21 @@ def main(node, checks):
           FROM events GROUP BY k, tumble(ts, INTERVAL '10' SECOND) EMIT ON WINDOW CLOSE;
         CREATE SINK per_window_out FROM per_window INTO KAFKA ('bootstrap.servers' = '{b}', 'topic' = 'per-window')
           FORMAT JSON;
+        CREATE SINK per_window_alo FROM per_window INTO KAFKA ('bootstrap.servers' = 'localhost:{node.kafka_port}',
+          'topic' = 'per-window-alo', 'delivery.guarantee' = 'at-least-once') FORMAT JSON;
         CREATE STREAM copied AS SELECT k, n, ts FROM events WHERE n % 2 = 0;
         CREATE MATERIALIZED VIEW totals AS SELECT k, COUNT(*) AS c, SUM(n) AS total FROM events GROUP BY k;""")
-    if not checks.expect("the source, two streams, the sink and the view are created (200, five answers)",
-                         (200, ["CREATE SOURCE", "CREATE STREAM", "CREATE SINK", "CREATE STREAM",
+    if not checks.expect("the source, two streams, two sinks and the view are created (200, six answers)",
+                         (200, ["CREATE SOURCE", "CREATE STREAM", "CREATE SINK", "CREATE SINK", "CREATE STREAM",
                                 "CREATE MATERIALIZED VIEW"]),
                          (status, [a.get("result_type") for a in answer] if status == 200 else answer)):
         return
-    # The node's runner may open per_window between the CREATE STREAM and the CREATE SINK; it
-    # attaches the sink at its next look at the catalog (every 200 ms), and windows closed before
-    # that reach the table but not the topic. The events start once every pipeline runs and
-    # the runner has looked again.
-    pipelines = ("per_window", "copied", "totals")
+    # The events start once every pipeline runs (a sink is a pipeline reading its stream's
+    # table from the start, so it would not miss windows closed before it started either).
+    pipelines = ("per_window", "per_window_out", "per_window_alo", "copied", "totals")
     started = minktest.wait_until(
         15, lambda: all(f"pipeline {p} runs here" in "\n".join(pipeline_log(node)) for p in pipelines), interval=0.2)
-    if not checks.ok("the three pipelines run on the node", started, "\n".join(pipeline_log(node)[-20:])):
+    if not checks.ok("the five pipelines run on the node", started, "\n".join(pipeline_log(node)[-20:])):
         return
     time.sleep(1)
 
@@ -425,6 +400,11 @@ def main(node, checks):
         except (TypeError, ValueError):
             checks.fail("per-window: every record a JSON object", repr(v))
     check_windows(checks, "topic per-window", topic_rows, expected_windows)
+    # The same windows through Kafka as a Kafka outside Mink (librdkafka to 'localhost', which is
+    # not the address the node advertises): an at-least-once sink, which never loses one.
+    alo_values, _, _ = consume(node.broker, "per-window-alo", 1)
+    check_windows(checks, "topic per-window-alo (at least once)", [json.loads(v) for v in alo_values],
+                  expected_windows, at_least_once=True)
     check_windows(checks, "table continuous.per_window", read_rows(node, "continuous.per_window"), expected_windows)
 
     copied = collections.Counter((r["k"], int(r["n"]), micros(r["ts"])) for r in read_rows(node, "continuous.copied"))
@@ -441,7 +421,7 @@ def main(node, checks):
     checks.expect("table continuous.totals (snapshot): one row per key", sorted(KEYS), sorted(r["k"] for r in snapshot))
     checks.expect("table continuous.totals (snapshot): c and total per key of every event", expected_totals,
                   {r["k"]: (int(r["c"]), int(r["total"])) for r in snapshot})
-    status, answer = http_sql(http_port, "SELECT * FROM totals")
+    status, answer = http_sql(f"127.0.0.1:{http_port}", "SELECT * FROM totals")
     checks.expect("SELECT * FROM totals over HTTP: c and total per key of every event", (200, expected_totals),
                   (status, {r["k"]: (int(r["c"]), int(r["total"])) for r in answer["data"]}
                    if status == 200 and isinstance(answer, dict) else answer))
