@@ -352,11 +352,24 @@ Result<StatementResult> Catalog::Describe(const Statement& s) const {
     if (it == st.continuous().end()) return false;
     std::string inputs;
     for (const auto& i : it->second.inputs) inputs += (inputs.empty() ? "" : ", ") + i;
-    out.rows.push_back({{"name", s.name},
-                        {"kind", it->second.kind},
-                        {"reads", inputs},
-                        {"definition", it->second.definition},
-                        {"sql", it->second.statement}});
+    std::vector<std::pair<std::string, std::string>> row = {{"name", s.name},
+                                                            {"kind", it->second.kind},
+                                                            {"reads", inputs},
+                                                            {"definition", it->second.definition},
+                                                            {"sql", it->second.statement}};
+    if (it->second.kind != "source") {
+      // The pipeline's counters as its last commit has them: how far it got, and the rows it
+      // dropped as late or skipped as malformed.
+      row.emplace_back("epoch", std::to_string(it->second.epoch));
+      const json progress = json::parse(it->second.progress.empty() ? "{}" : it->second.progress, nullptr, false);
+      for (const char* counter : {"rows_in", "rows_out", "late_rows", "skipped_records"}) {
+        row.emplace_back(counter, std::to_string(progress.is_object() ? progress.value(counter, int64_t{0}) : 0));
+      }
+      if (progress.is_object() && progress.value("watermark", INT64_MIN) != INT64_MIN) {
+        row.emplace_back("watermark_us", std::to_string(progress.value("watermark", INT64_MIN)));
+      }
+    }
+    out.rows.push_back(std::move(row));
     return true;
   });
   if (!found) return NotFoundError(s.name + " does not exist");

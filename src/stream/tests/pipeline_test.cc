@@ -164,6 +164,15 @@ TEST_F(PipelineTest, EpochsThatFailAfterWritingAreRepeatedAndWriteNothingTwice) 
   ASSERT_GT(windows.size(), 10u);
   EXPECT_EQ(Rows("continuous.per_window"), windows);
   EXPECT_EQ(Rows("shop.window_copies"), windows) << "the sink got each window once";
+  // DESCRIBE shows the pipeline's counters: every event read, none late.
+  auto describe = ParseStatement("DESCRIBE per_window");
+  ASSERT_TRUE(describe.ok());
+  auto described = catalog_->Execute(*describe, 1'000);
+  ASSERT_TRUE(described.ok()) << described.status();
+  std::map<std::string, std::string> fields(described->rows[0].begin(), described->rows[0].end());
+  EXPECT_EQ(fields["rows_in"], std::to_string(written_ + 1));
+  EXPECT_EQ(fields["late_rows"], "0");
+  EXPECT_NE(fields["watermark_us"], "");
   written_ += 1;  // the trailing row, k<written % 3> at a later time, counts in the view
   auto totals = Rows("continuous.totals", table::ReadMode::kSnapshot);
   // The trailing row's n and key: i = written_ - 1 + 1000 - ... (written as row written_+999).
