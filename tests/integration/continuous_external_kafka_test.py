@@ -14,12 +14,9 @@ per-minute volume example on node A whose source and sink name another cluster's
 Usage: continuous_external_kafka_test.py path/to/mink   (Debian's /usr/bin/python3)
 """
 
-import json
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,17 +28,8 @@ from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streaming")
 
+from streaming_checks import http_sql  # noqa: E402
 from minute_volume_seed import CLOSED, CLOSED_LATER, LATE_TRADE as LATER_TRADE, TRADES  # noqa: E402
-
-
-def sql(node, statement):
-    req = urllib.request.Request(f"http://{node.http_listen}/api/v1/sql", data=json.dumps({"sql": statement}).encode(),
-                                 method="POST", headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read().decode())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read().decode())
 
 
 def produce(checks, broker, values, what):
@@ -75,16 +63,16 @@ def run(checks, a, b):
         f.result(timeout=20)
     with open(os.path.join(SEEDS, "minute_volume.sql")) as f:
         statements = f.read().replace("kafka:9092", b.broker)
-    status, answer = sql(a, statements)
+    status, answer = http_sql(a.http_listen, statements)
     checks.expect("A runs the seed's statements against B's Kafka", (200, ["CREATE SOURCE", "CREATE STREAM", "CREATE SINK"]),
                   (status, [o.get("result_type") for o in answer] if isinstance(answer, list) else answer))
 
-    status, answer = sql(a, "CREATE SINK strict FROM minute_volume INTO KAFKA ('bootstrap.servers' = '" + b.broker +
+    status, answer = http_sql(a.http_listen, "CREATE SINK strict FROM minute_volume INTO KAFKA ('bootstrap.servers' = '" + b.broker +
                          "', 'topic' = 'minute-volume', 'delivery.guarantee' = 'exactly-once') FORMAT JSON")
     checks.ok("a sink asking exactly-once of the outside Kafka is refused, naming it and why",
               status == 400 and "sink strict cannot deliver exactly once into the Kafka outside Mink at " + b.broker
               in answer.get("error", "") and "at-least-once" in answer.get("error", ""), f"{status} {answer}")
-    status, answer = sql(a, "SHOW SINKS")
+    status, answer = http_sql(a.http_listen, "SHOW SINKS")
     checks.expect("and nothing was created", ["minute_volume_out"],
                   [r["name"] for r in answer.get("data", [])] if status == 200 else answer)
 

@@ -41,7 +41,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster_helpers  # noqa: E402
 import minktest  # noqa: E402
-from streaming_checks import T0, http_sql, listed, micros, window_name  # noqa: E402
+from streaming_checks import T0, http_sql, listed, micros, pipeline_log, read_rows, window_name  # noqa: E402
 
 SESSION_TIMEOUT_S = 3
 TABLE = "shop.events"
@@ -67,20 +67,6 @@ def log(msg):
 
 def iso(t_ms):
     return (T0 + datetime.timedelta(milliseconds=t_ms)).strftime("%Y-%m-%dT%H:%M:%S") + ".%03d" % (t_ms % 1000)
-
-
-def read_rows(node, table, *flags):
-    return [json.loads(line) for line in
-            node.mink("read", table, "--format", "json", *flags, timeout=60).stdout.splitlines() if line.strip()]
-
-
-def pipeline_log(node):
-    """The node log's lines about streams and pipelines."""
-    try:
-        with open(node.log_path, errors="replace") as f:
-            return [line.rstrip() for line in f if re.search(r"stream|pipeline", line, re.I)]
-    except OSError:
-        return []
 
 
 def starts(node, pipeline):

@@ -46,7 +46,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
-from streaming_checks import T0, http_sql, listed, micros, window_name  # noqa: E402
+from streaming_checks import T0, http_sql, listed, micros, pipeline_log, read_rows, window_name  # noqa: E402
 
 (ck,) = minktest.require_modules("confluent_kafka")
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition  # noqa: E402
@@ -224,11 +224,6 @@ def consume(broker, topic, partitions, idle=3.0, seconds=30):
         c.close()
 
 
-def read_rows(node, table, *flags):
-    return [json.loads(line) for line in
-            node.mink("read", table, "--format", "json", *flags, timeout=60).stdout.splitlines() if line.strip()]
-
-
 def check_windows(checks, what, rows, expected, at_least_once=False):
     """rows: the (k, w, c, total) of closed windows; expected: {(k, w_us): (c, total)}. Each window
     exactly once, or with `at_least_once` none missing (a window may come again)."""
@@ -247,15 +242,6 @@ def check_windows(checks, what, rows, expected, at_least_once=False):
     wrong = [f"{window_name(*key)}: expected (c, total) {expected[key]}, got {v}"
              for key, v in got.items() if key in expected and any(x != expected[key] for x in v)]
     checks.ok(f"{what}: c and total of every window as the input has them", not wrong, listed(wrong))
-
-
-def pipeline_log(node):
-    """The node log's lines about streams and pipelines (every start so far)."""
-    try:
-        with open(node.log_path, errors="replace") as f:
-            return [line.rstrip() for line in f if re.search(r"stream|pipeline", line, re.I)]
-    except OSError:
-        return []
 
 
 def main(node, checks):

@@ -3,6 +3,7 @@ them (after T0) and as the node prints them."""
 
 import datetime
 import json
+import re
 import urllib.error
 import urllib.request
 
@@ -42,3 +43,18 @@ def window_name(k, w_us):
 def listed(items, limit=20):
     items = sorted(items)
     return ", ".join(map(str, items[:limit])) + (f" ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+def read_rows(node, table, *flags):
+    """A table's rows through `mink read` (JSON lines), parsed."""
+    return [json.loads(line) for line in
+            node.mink("read", table, "--format", "json", *flags, timeout=60).stdout.splitlines() if line.strip()]
+
+
+def pipeline_log(node):
+    """The node log's lines about streams and pipelines (every start so far)."""
+    try:
+        with open(node.log_path, errors="replace") as f:
+            return [line.rstrip() for line in f if re.search(r"stream|pipeline", line, re.I)]
+    except OSError:
+        return []

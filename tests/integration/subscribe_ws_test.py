@@ -20,25 +20,14 @@ import os
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
+from streaming_checks import http_sql  # noqa: E402
 
 (websockets,) = minktest.require_modules("websockets")
 
 QUICK_START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streaming", "quick_start.sql")
-
-
-def post_sql(listen, sql):
-    req = urllib.request.Request(f"http://{listen}/api/v1/sql", data=json.dumps({"sql": sql}).encode(),
-                                 method="POST", headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read().decode())
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
 
 
 async def receive(uri, frames, seconds, count):
@@ -154,7 +143,7 @@ def main():
     def body(checks):
         node.start(extra=["--http-listen", listen])
         with open(QUICK_START) as f:
-            status, answer = post_sql(listen, f.read())
+            status, answer = http_sql(listen, f.read())
         checks.expect("POST /api/v1/sql creates the quick start", 200, status)
         checks.ok("one answer per statement", isinstance(answer, list) and len(answer) == 2, repr(answer))
         follow(checks, listen)
