@@ -60,8 +60,10 @@ Status Accumulator::Add(const Scalar& value, int64_t weight) {
     return Status::Ok();
   }
   if (kind_ == AggregateKind::kSum || kind_ == AggregateKind::kAvg) {
-    if (value.is_int()) {
-      int_sum_ += static_cast<__int128>(value.int_value()) * weight;
+    if (value.is_decimal()) RaiseScale(value.decimal_scale());
+    __int128 unscaled = 0;
+    if (value.UnscaledAt(std::max(sum_scale_, 0), &unscaled)) {
+      int_sum_ += unscaled * weight;
     } else if (value.is_double()) {
       double_sum_ += value.double_value() * static_cast<double>(weight);
       doubles_ += weight;
@@ -70,10 +72,19 @@ Status Accumulator::Add(const Scalar& value, int64_t weight) {
   return Status::Ok();
 }
 
+void Accumulator::RaiseScale(int scale) {
+  const int from = std::max(sum_scale_, 0);
+  for (int i = from; i < scale; ++i) int_sum_ *= 10;
+  sum_scale_ = std::max(sum_scale_, scale);
+}
+
 void Accumulator::Merge(const Accumulator& other) {
   rows_ += other.rows_;
   count_ += other.count_;
-  int_sum_ += other.int_sum_;
+  RaiseScale(other.sum_scale_);
+  __int128 theirs = other.int_sum_;
+  for (int i = std::max(other.sum_scale_, 0); i < std::max(sum_scale_, 0); ++i) theirs *= 10;
+  int_sum_ += theirs;
   double_sum_ += other.double_sum_;
   doubles_ += other.doubles_;
   for (const auto& [v, n] : other.values_) values_[v] += n;
@@ -89,6 +100,7 @@ void Accumulator::Encode(std::string* out) const {
   std::memcpy(&bits, &double_sum_, 8);
   PutU64(out, bits);
   PutI64(out, doubles_);
+  PutU8(out, static_cast<uint8_t>(sum_scale_ + 1));
   PutU32(out, static_cast<uint32_t>(values_.size()));
   for (const auto& [v, n] : values_) {
     v.Encode(out);
@@ -96,16 +108,17 @@ void Accumulator::Encode(std::string* out) const {
   }
 }
 
-bool Accumulator::Decode(ByteReader* in, AggregateKind kind, Accumulator* out) {
-  uint8_t k = 0;
+bool Accumulator::Decode(ByteReader* in, AggregateKind kind, uint8_t version, Accumulator* out) {
+  uint8_t k = 0, scale = 0;
   uint64_t low = 0, high = 0, bits = 0;
   uint32_t values = 0;
   Accumulator a(kind);
   if (!in->ReadU8(&k) || k != static_cast<uint8_t>(kind) || !in->ReadI64(&a.rows_) || !in->ReadI64(&a.count_) ||
       !in->ReadU64(&low) || !in->ReadU64(&high) || !in->ReadU64(&bits) || !in->ReadI64(&a.doubles_) ||
-      !in->ReadU32(&values)) {
+      (version >= 2 && !in->ReadU8(&scale)) || scale > 39 || !in->ReadU32(&values)) {
     return false;
   }
+  a.sum_scale_ = static_cast<int>(scale) - 1;
   a.int_sum_ = static_cast<__int128>((static_cast<unsigned __int128>(high) << 64) | low);
   std::memcpy(&a.double_sum_, &bits, 8);
   for (uint32_t i = 0; i < values; ++i) {
@@ -127,7 +140,8 @@ Scalar Accumulator::Value() const {
     case AggregateKind::kMax: return values_.empty() ? Scalar() : values_.rbegin()->first;
     case AggregateKind::kSum: {
       if (count_ == 0) return Scalar();
-      if (doubles_ != 0) return Scalar::Double(static_cast<double>(int_sum_) + double_sum_);
+      if (doubles_ != 0) return Scalar::Double(ExactSum().AsDouble() + double_sum_);
+      if (sum_scale_ >= 0) return ExactSum();
       if (int_sum_ > std::numeric_limits<int64_t>::max() || int_sum_ < std::numeric_limits<int64_t>::min()) {
         return Scalar::Double(static_cast<double>(int_sum_));
       }
@@ -135,7 +149,7 @@ Scalar Accumulator::Value() const {
     }
     case AggregateKind::kAvg:
       if (count_ == 0) return Scalar();
-      return Scalar::Double((static_cast<double>(int_sum_) + double_sum_) / static_cast<double>(count_));
+      return Scalar::Double((ExactSum().AsDouble() + double_sum_) / static_cast<double>(count_));
   }
   return Scalar();
 }

@@ -8,6 +8,7 @@
 //
 // Not thread-safe; one operator owns it.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,22 +38,30 @@ class Accumulator {
   // Adds everything `other` (of the same kind) holds.
   void Merge(const Accumulator& other);
 
-  // The aggregate's value: COUNT an integer; SUM an integer over integers (a double once a
-  // double was added; null without values); AVG a double or null; MIN, MAX the value or null.
+  // The aggregate's value: COUNT an integer; SUM an integer over integers, a decimal (at the
+  // largest scale added) once a decimal was added, a double once a double was (null without
+  // values); AVG a double or null; MIN, MAX the value or null.
   Scalar Value() const;
   // Rows it holds (added minus retracted, nulls included).
   int64_t rows() const { return rows_; }
 
   // Checkpoint bytes (docs/formats/continuous-state.md).
   void Encode(std::string* out) const;
-  // An accumulator of `kind` from `in`; false when the bytes are not one.
-  static bool Decode(ByteReader* in, AggregateKind kind, Accumulator* out);
+  // An accumulator of `kind` from `in`, written by checkpoint `version`; false when the bytes
+  // are not one.
+  static bool Decode(ByteReader* in, AggregateKind kind, uint8_t version, Accumulator* out);
 
  private:
+  // Keeps int_sum_ at `scale` places when that is more than it has.
+  void RaiseScale(int scale);
+  // The integers' and decimals' sum, as a decimal.
+  Scalar ExactSum() const { return Scalar::Decimal(int_sum_, std::max(sum_scale_, 0)); }
+
   AggregateKind kind_;
   int64_t rows_ = 0;
   int64_t count_ = 0;  // non-null values
-  __int128 int_sum_ = 0;
+  __int128 int_sum_ = 0;  // integers and decimals, unscaled at sum_scale_ (0 while it is -1)
+  int sum_scale_ = -1;    // -1: no decimal added yet
   double double_sum_ = 0;
   int64_t doubles_ = 0;  // non-null double values among them
   std::map<Scalar, int64_t> values_;  // MIN, MAX, COUNT DISTINCT: value -> how many

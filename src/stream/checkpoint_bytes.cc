@@ -15,17 +15,19 @@ std::string SealCheckpoint(std::string bytes) {
   return bytes;
 }
 
-Result<std::string_view> OpenCheckpoint(std::string_view bytes, std::string_view magic) {
+Result<std::string_view> OpenCheckpoint(std::string_view bytes, std::string_view magic, uint8_t* version) {
   const std::string what = "checkpoint of operator " + std::string(magic) + ": ";
   if (bytes.size() < magic.size() + 1 + 4 || bytes.substr(0, magic.size()) != magic) {
     return DataLossError(what + "not one (magic)");
   }
   const uint32_t crc = LoadU32(bytes.data() + bytes.size() - 4);
   if (codec::Crc32c(bytes.substr(0, bytes.size() - 4)) != crc) return DataLossError(what + "its CRC does not match");
-  if (static_cast<uint8_t>(bytes[magic.size()]) != kCheckpointVersion) {
-    return DataLossError(what + "version " + std::to_string(static_cast<uint8_t>(bytes[magic.size()])) +
-                         ", this build reads " + std::to_string(kCheckpointVersion));
+  const auto found = static_cast<uint8_t>(bytes[magic.size()]);
+  if (found < 1 || found > kCheckpointVersion) {
+    return DataLossError(what + "version " + std::to_string(found) + ", this build reads 1 to " +
+                         std::to_string(kCheckpointVersion));
   }
+  if (version != nullptr) *version = found;
   return bytes.substr(magic.size() + 1, bytes.size() - magic.size() - 1 - 4);
 }
 

@@ -74,7 +74,8 @@ std::string KeyedAggregate::Checkpoint() const {
 
 Result<std::unique_ptr<KeyedAggregate>> KeyedAggregate::Restore(std::string_view bytes,
                                                                 const std::vector<AggregateKind>& aggregates) {
-  MINK_ASSIGN_OR_RETURN(std::string_view body, OpenCheckpoint(bytes, "MKKA"));
+  uint8_t version = 0;
+  MINK_ASSIGN_OR_RETURN(std::string_view body, OpenCheckpoint(bytes, "MKKA", &version));
   ByteReader in(body);
   const Status bad = DataLossError("checkpoint of operator MKKA: cut short or malformed");
   uint32_t n = 0;
@@ -99,7 +100,7 @@ Result<std::unique_ptr<KeyedAggregate>> KeyedAggregate::Restore(std::string_view
       if (!DecodeRow(&in, &g.emitted.emplace())) return bad;
     }
     for (AggregateKind k : aggregates) {
-      if (!Accumulator::Decode(&in, k, &g.accumulators.emplace_back())) return bad;
+      if (!Accumulator::Decode(&in, k, version, &g.accumulators.emplace_back())) return bad;
     }
     keyed->groups_.emplace(std::move(key), std::move(g));
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "table/arrow_rows.h"
 
@@ -15,6 +16,12 @@ LogicalType Type(TypeKind kind, int precision = 0) {
   LogicalType t;
   t.kind = kind;
   t.precision = precision;
+  return t;
+}
+
+LogicalType DecimalType(int precision, int scale) {
+  LogicalType t = Type(TypeKind::kDecimal, precision);
+  t.scale = scale;
   return t;
 }
 
@@ -34,7 +41,10 @@ LogicalType AggregateType(AggregateKind kind, const LogicalType& argument) {
     case AggregateKind::kCountRows:
     case AggregateKind::kCount:
     case AggregateKind::kCountDistinct: return Type(TypeKind::kBigInt);
-    case AggregateKind::kSum: return argument.IsInteger() ? Type(TypeKind::kBigInt) : Type(TypeKind::kDouble);
+    case AggregateKind::kSum:
+      if (argument.IsInteger()) return Type(TypeKind::kBigInt);
+      if (argument.kind == TypeKind::kDecimal) return DecimalType(38, argument.scale);  // as DuckDB's
+      return Type(TypeKind::kDouble);
     case AggregateKind::kAvg: return Type(TypeKind::kDouble);
     case AggregateKind::kMin:
     case AggregateKind::kMax: return argument;
@@ -61,8 +71,8 @@ Result<LogicalType> LogicalTypeOfArrow(const arrow::DataType& type) {
     case arrow::TypeId::kUInt16:
     case arrow::TypeId::kUInt32: return Type(TypeKind::kBigInt);
     case arrow::TypeId::kFloat32: return Type(TypeKind::kFloat);
-    case arrow::TypeId::kFloat64:
-    case arrow::TypeId::kDecimal128: return Type(TypeKind::kDouble);
+    case arrow::TypeId::kFloat64: return Type(TypeKind::kDouble);
+    case arrow::TypeId::kDecimal128: return DecimalType(type.precision(), type.scale());
     case arrow::TypeId::kUtf8: return Type(TypeKind::kString);
     case arrow::TypeId::kBinary: return Type(TypeKind::kBytes);
     case arrow::TypeId::kDate32: return Type(TypeKind::kDate);
@@ -212,10 +222,18 @@ table::Value ValueOf(const Scalar& scalar, const LogicalType& type) {
     case TypeKind::kDouble: return table::Value::Double(scalar.is_string() ? 0.0 : scalar.AsDouble());
     case TypeKind::kString:
     case TypeKind::kBytes: return table::Value::Bytes(scalar.is_string() ? scalar.string_value() : scalar.ToString());
-    default:
-      if (scalar.is_int()) return table::Value::Int(scalar.int_value());
+    case TypeKind::kDecimal: {
+      __int128 unscaled = 0;
+      if (scalar.UnscaledAt(type.scale, &unscaled)) return table::Value::Decimal(unscaled);
+      if (!scalar.is_double()) return table::Value();
+      return table::Value::Decimal(static_cast<__int128>(std::llround(scalar.double_value() * std::pow(10.0, type.scale))));
+    }
+    default: {
+      __int128 whole = 0;
+      if (scalar.UnscaledAt(0, &whole)) return table::Value::Int(static_cast<int64_t>(whole));
       if (scalar.is_double()) return table::Value::Int(static_cast<int64_t>(scalar.double_value()));
       return table::Value();
+    }
   }
 }
 

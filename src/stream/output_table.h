@@ -9,8 +9,8 @@
 //   - a projection is a log table.
 // Column types come from DuckDB: the per-batch query's columns over the input's schema give the
 // keys' and the aggregates' arguments' types; a window bound is a TIMESTAMP of the precision its
-// sizes need (TIMESTAMP(0) for whole seconds, (3) for milliseconds, else (6)); COUNT a BIGINT; AVG
-// and the SUM of non-integers DOUBLE. Decimals are kept as DOUBLE (the operators' values are).
+// sizes need (TIMESTAMP(0) for whole seconds, (3) for milliseconds, else (6)); COUNT a BIGINT; the
+// SUM of DECIMAL(p, s) a DECIMAL(38, s), of other non-integers a DOUBLE; AVG a DOUBLE (as DuckDB's).
 
 #include <string>
 #include <vector>

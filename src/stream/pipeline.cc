@@ -128,6 +128,9 @@ Status Pipeline::Load() {
     input_ = JoinInputs(std::move(input_), std::move(right));
   }
   MINK_ASSIGN_OR_RETURN(layout_, LayoutOf(*session_, query_->shape(), object.kind == "view"));
+  // The table as created keeps its column types (one an earlier build made holds decimals as DOUBLE).
+  MINK_ASSIGN_OR_RETURN(const OutputLayout stored, LayoutOfTable(*context_.tables, OutputTableName(name_)));
+  if (stored.names == layout_.names) layout_.types = stored.types;
   MINK_ASSIGN_OR_RETURN(writer_, OutputWriter::Make(context_.tables, OutputTableName(name_), layout_, false,
                                                     output.value("writer", int64_t{-1}),
                                                     output.value("sequence", int64_t{0}), context_.clock));

@@ -1,6 +1,6 @@
 #include "stream/scalar.h"
 
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -13,7 +13,46 @@ namespace {
 // Null first, then numbers, then strings.
 int Rank(const Scalar& s) { return s.is_null() ? 0 : s.is_string() ? 2 : 1; }
 
+constexpr int kMaxScale = 38;
+constexpr __int128 kInt128Max = static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1);
+
+__int128 Pow10(int exponent) {
+  __int128 p = 1;
+  for (int i = 0; i < exponent; ++i) p *= 10;
+  return p;
+}
+
+bool Exact(const Scalar& s) { return s.is_int() || s.is_decimal(); }
+int ScaleOf(const Scalar& s) { return s.is_decimal() ? s.decimal_scale() : 0; }
+
 }  // namespace
+
+double Scalar::AsDouble() const {
+  if (is_int()) return static_cast<double>(int_value());
+  if (is_decimal()) {
+    return static_cast<double>(static_cast<long double>(decimal_unscaled()) /
+                               static_cast<long double>(Pow10(decimal_scale())));
+  }
+  return double_value();
+}
+
+bool Scalar::UnscaledAt(int scale, __int128* out) const {
+  if (!Exact(*this) || scale < 0 || scale > kMaxScale) return false;
+  const __int128 v = is_int() ? int_value() : decimal_unscaled();
+  const int from = ScaleOf(*this);
+  if (scale >= from) {
+    const __int128 factor = Pow10(scale - from);
+    if (v > kInt128Max / factor || v < -(kInt128Max / factor)) return false;
+    *out = v * factor;
+    return true;
+  }
+  const __int128 factor = Pow10(from - scale);
+  __int128 q = v / factor;
+  const __int128 r = v % factor;
+  if (2 * (r < 0 ? -r : r) >= factor) q += v < 0 ? -1 : 1;
+  *out = q;
+  return true;
+}
 
 std::partial_ordering Scalar::operator<=>(const Scalar& other) const {
   const int a = Rank(*this), b = Rank(other);
@@ -21,6 +60,11 @@ std::partial_ordering Scalar::operator<=>(const Scalar& other) const {
   if (a == 0) return std::partial_ordering::equivalent;
   if (a == 2) return string_value() <=> other.string_value();
   if (is_int() && other.is_int()) return int_value() <=> other.int_value();
+  if (Exact(*this) && Exact(other)) {
+    const int scale = std::max(ScaleOf(*this), ScaleOf(other));
+    __int128 x = 0, y = 0;
+    if (UnscaledAt(scale, &x) && other.UnscaledAt(scale, &y)) return x <=> y;
+  }
   return AsDouble() <=> other.AsDouble();
 }
 
@@ -30,6 +74,12 @@ void Scalar::Encode(std::string* out) const {
   } else if (is_int()) {
     PutU8(out, 1);
     PutI64(out, int_value());
+  } else if (is_decimal()) {
+    PutU8(out, 4);
+    const auto bits = static_cast<unsigned __int128>(decimal_unscaled());
+    PutU64(out, static_cast<uint64_t>(bits));
+    PutU64(out, static_cast<uint64_t>(bits >> 64));
+    PutU8(out, static_cast<uint8_t>(decimal_scale()));
   } else if (is_double()) {
     PutU8(out, 2);
     uint64_t bits;
@@ -69,6 +119,13 @@ bool Scalar::Decode(ByteReader* in, Scalar* out) {
       *out = String(std::string(bytes));
       return true;
     }
+    case 4: {
+      uint64_t low, high;
+      uint8_t scale;
+      if (!in->ReadU64(&low) || !in->ReadU64(&high) || !in->ReadU8(&scale) || scale > kMaxScale) return false;
+      *out = Decimal(static_cast<__int128>((static_cast<unsigned __int128>(high) << 64) | low), scale);
+      return true;
+    }
     default: return false;
   }
 }
@@ -77,6 +134,7 @@ std::string Scalar::ToString() const {
   if (is_null()) return "null";
   if (is_int()) return std::to_string(int_value());
   if (is_string()) return "'" + string_value() + "'";
+  if (is_decimal()) return arrow::FormatDecimal(decimal_unscaled(), decimal_scale());
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.17g", double_value());
   return buf;
@@ -130,9 +188,9 @@ Result<std::vector<Scalar>> ScalarsOf(const arrow::ArrayDataPtr& column) {
     case TypeId::kFloat64:
       return Convert<arrow::DoubleArray>(column, [](const auto& a, int64_t i) { return Scalar::Double(a.Value(i)); });
     case TypeId::kDecimal128: {
-      const double unit = std::pow(10.0, column->type->scale());
-      return Convert<arrow::Decimal128Array>(column, [unit](const auto& a, int64_t i) {
-        return Scalar::Double(static_cast<double>(a.Value(i)) / unit);
+      const int scale = column->type->scale();
+      return Convert<arrow::Decimal128Array>(column, [scale](const auto& a, int64_t i) {
+        return Scalar::Decimal(a.Value(i), scale);
       });
     }
     case TypeId::kUtf8:

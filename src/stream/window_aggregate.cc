@@ -206,7 +206,8 @@ std::string WindowAggregate::Checkpoint() const {
 
 Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Restore(std::string_view bytes, const WindowSpec& spec,
                                                                   const std::vector<AggregateKind>& aggregates) {
-  MINK_ASSIGN_OR_RETURN(std::string_view body, OpenCheckpoint(bytes, kWindowMagic));
+  uint8_t version = 0;
+  MINK_ASSIGN_OR_RETURN(std::string_view body, OpenCheckpoint(bytes, kWindowMagic, &version));
   ByteReader in(body);
   const Status bad = DataLossError("checkpoint of operator MKWA: cut short or malformed");
   uint8_t kind = 0;
@@ -237,7 +238,7 @@ Result<std::unique_ptr<WindowAggregate>> WindowAggregate::Restore(std::string_vi
       return bad;
     }
     for (AggregateKind k : aggregates) {
-      if (!Accumulator::Decode(&in, k, &group.accumulators.emplace_back())) return bad;
+      if (!Accumulator::Decode(&in, k, version, &group.accumulators.emplace_back())) return bad;
     }
     if (spec.kind == WindowKind::kSession) w->sessions_[at.key][at.start] = at.end;
     w->open_.emplace(std::move(at), std::move(group));

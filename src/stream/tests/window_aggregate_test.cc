@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "stream/checkpoint_bytes.h"
+
 namespace mink::stream {
 namespace {
 
@@ -191,6 +193,60 @@ TEST(WindowAggregate, SumsOfDoublesAndTheirNulls) {
   EXPECT_EQ(*AggregateKindOf("Count", true, false), AggregateKind::kCountRows);
   EXPECT_EQ(*AggregateKindOf("count", false, true), AggregateKind::kCountDistinct);
   EXPECT_NE(AggregateKindOf("median", false, false).status().message().find("median"), std::string::npos);
+}
+
+TEST(WindowAggregate, DecimalsStayExactThroughRetractionsAndCheckpoints) {
+  // Ordered and compared exactly, across scales and against integers.
+  EXPECT_EQ(Scalar::Decimal(150, 2), Scalar::Decimal(15, 1));
+  EXPECT_EQ(Scalar::Decimal(300, 2), Scalar::Int(3));
+  EXPECT_LT(Scalar::Decimal(-5, 2), Scalar::Int(0));
+  EXPECT_LT(Scalar::Decimal(100000000000000001, 17), Scalar::Decimal(100000000000000002, 17))
+      << "closer than a double can tell";
+  EXPECT_EQ(Scalar::Decimal(-5, 2).ToString(), "-0.05");
+  __int128 rounded = 0;
+  ASSERT_TRUE(Scalar::Decimal(125, 2).UnscaledAt(1, &rounded));
+  EXPECT_EQ(static_cast<int64_t>(rounded), 13) << "half away from zero";
+
+  // 0.10 three times, one retracted, and 0.005 at a finer scale: exactly 0.205.
+  Accumulator sum(AggregateKind::kSum), max(AggregateKind::kMax);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sum.Add(Scalar::Decimal(10, 2), 1).ok());
+  ASSERT_TRUE(sum.Add(Scalar::Decimal(10, 2), -1).ok());
+  ASSERT_TRUE(sum.Add(Scalar::Decimal(5, 3), 1).ok());
+  EXPECT_EQ(sum.Value().ToString(), "0.205");
+  ASSERT_TRUE(max.Add(Scalar::Decimal(1999, 2), 1).ok());
+  ASSERT_TRUE(max.Add(Scalar::Decimal(2001, 2), 1).ok());
+  ASSERT_TRUE(max.Add(Scalar::Decimal(2001, 2), -1).ok());
+  EXPECT_EQ(max.Value().ToString(), "19.99");
+
+  std::string bytes;
+  sum.Encode(&bytes);
+  max.Encode(&bytes);
+  ByteReader in(bytes);
+  Accumulator sum_back, max_back;
+  ASSERT_TRUE(Accumulator::Decode(&in, AggregateKind::kSum, kCheckpointVersion, &sum_back));
+  ASSERT_TRUE(Accumulator::Decode(&in, AggregateKind::kMax, kCheckpointVersion, &max_back));
+  EXPECT_EQ(sum_back.Value().ToString(), "0.205");
+  EXPECT_EQ(max_back.Value().ToString(), "19.99");
+  Accumulator merged(AggregateKind::kSum);
+  ASSERT_TRUE(merged.Add(Scalar::Int(2), 1).ok());
+  merged.Merge(sum_back);
+  EXPECT_EQ(merged.Value().ToString(), "2.205") << "an integer sum raised to the decimals' scale";
+
+  // Version 1 wrote no decimal scale: its integer sum reads back as an integer sum.
+  std::string v1;
+  PutU8(&v1, static_cast<uint8_t>(AggregateKind::kSum));
+  PutI64(&v1, 1);
+  PutI64(&v1, 1);
+  PutU64(&v1, 7);
+  PutU64(&v1, 0);
+  PutU64(&v1, 0);
+  PutI64(&v1, 0);
+  PutU32(&v1, 0);
+  ByteReader old(v1);
+  Accumulator from_v1;
+  ASSERT_TRUE(Accumulator::Decode(&old, AggregateKind::kSum, 1, &from_v1));
+  EXPECT_EQ(from_v1.Value(), Scalar::Int(7));
+  EXPECT_TRUE(old.remaining() == 0);
 }
 
 }  // namespace
