@@ -190,6 +190,19 @@ Result<QueryPlan> Catalog::Plan(const Statement& s) const {
   if (!s.emit.empty() && s.emit != "ON WINDOW CLOSE" && s.emit != "CHANGES") {
     return InvalidArgumentError(what + ": EMIT " + s.emit + " is not supported (ON WINDOW CLOSE, CHANGES)");
   }
+  if ((!s.allowed_lateness.empty() || !s.late_data_to.empty()) && !shape->window) {
+    return InvalidArgumentError(what + ": " + (s.allowed_lateness.empty() ? "LATE DATA TO" : "ALLOW LATENESS") +
+                                " needs a window in GROUP BY (rows are late when their windows have closed)");
+  }
+  int64_t lateness = 0;
+  if (!s.allowed_lateness.empty()) {
+    auto micros = IntervalMicros(*session, s.allowed_lateness, "ALLOW LATENESS");
+    if (!micros.ok()) return refused(micros.status());
+    if (*micros < 0) return InvalidArgumentError(what + ": ALLOW LATENESS " + s.allowed_lateness + " is negative");
+    lateness = *micros;
+  }
+  if (!s.late_data_to.empty()) MINK_RETURN_IF_ERROR(CheckLateName(s.name, s.late_data_to).WithContext(what));
+  std::optional<OutputLayout> late_layout;
   // What it reads: the source (and an interval join's right input), each with its watermark.
   std::vector<std::string> reads = {shape->source};
   if (shape->interval_join) reads.push_back(shape->interval_join->right_source);
@@ -216,6 +229,11 @@ Result<QueryPlan> Catalog::Plan(const Statement& s) const {
                                   " declares none (WATERMARK FOR column AS ...)");
     }
     MINK_RETURN_IF_ERROR(session->RegisterBatches(name, input->schema(), {}));
+    if (!s.late_data_to.empty() && name == shape->source) {
+      auto late = LayoutOfRows(*input->schema());
+      if (!late.ok()) return refused(late.status().WithContext("LATE DATA TO " + s.late_data_to));
+      late_layout = std::move(*late);
+    }
   }
   if (!shape->lookup_table.empty()) {
     auto lookup = TableLookup::Make(tables_, *shape);
@@ -224,20 +242,25 @@ Result<QueryPlan> Catalog::Plan(const Statement& s) const {
   }
   auto layout = LayoutOf(*session, *shape, kind == "view");
   if (!layout.ok()) return refused(layout.status());
-  return QueryPlan{kind, std::move(*shape), std::move(*layout), std::move(reads)};
+  return QueryPlan{kind, std::move(*shape), std::move(*layout), std::move(reads), lateness, std::move(late_layout)};
 }
 
 Result<StatementResult> Catalog::CreateQuery(const Statement& s) {
   MINK_ASSIGN_OR_RETURN(QueryPlan plan, Plan(s));
   json columns = json::array();
   for (const auto& o : plan.shape.outputs) columns.push_back(o.name);
-  const json definition = {{"query", s.query},              {"emit", s.emit},
-                           {"source", plan.shape.source},   {"columns", columns},
-                           {"table", OutputTableName(s.name)}};
+  json definition = {{"query", s.query},
+                     {"emit", s.emit},
+                     {"source", plan.shape.source},
+                     {"columns", columns},
+                     {"table", OutputTableName(s.name)},
+                     {"allowed_lateness_us", plan.allowed_lateness}};
+  if (plan.late_layout) definition["late_table"] = OutputTableName(s.late_data_to);
   const metadata::Command create(
       metadata::CreateContinuousObject{s.name, plan.kind, s.text, definition.dump(), plan.reads, s.or_replace});
   MINK_RETURN_IF_ERROR(meta_->Read([&](const metadata::State& st) { return st.Validate(create); }));
   MINK_RETURN_IF_ERROR(CreateOutputTable(s.name, plan.layout));
+  if (plan.late_layout) MINK_RETURN_IF_ERROR(CreateOutputTable(s.late_data_to, *plan.late_layout));
   MINK_RETURN_IF_ERROR(meta_->Append(create).status());
   return StatementResult{StatementName(s), s.name, {}};
 }
@@ -290,9 +313,31 @@ Result<StatementResult> Catalog::Explain(const Statement& s) const {
                              std::to_string(plan.shape.interval_join->bound) + " us, both sides buffered until the "
                              "lower watermark passes");
   }
+  if (plan.shape.window) {
+    add("late rows", (plan.allowed_lateness > 0 ? "windows stay open " + std::to_string(plan.allowed_lateness) +
+                                                       " us after the watermark passes their ends; rows later than that are "
+                                                 : std::string("rows whose windows have closed are ")) +
+                         "dropped and counted" +
+                         (plan.late_layout ? ", and written to " + OutputTableName(inner.late_data_to) : std::string()));
+  }
   add("per-batch query (DuckDB)", plan.shape.batch_sql);
   add("delivery", "exactly-once into " + OutputTableName(inner.name) + " (epochs committed with their positions)");
   return out;
+}
+
+Status Catalog::CheckLateName(const std::string& owner, const std::string& late) const {
+  if (late == owner) return InvalidArgumentError("LATE DATA TO " + late + " names the stream itself");
+  return meta_->Read([&](const metadata::State& st) -> Status {
+    for (const auto& [name, o] : st.continuous()) {
+      if (name == late) return InvalidArgumentError("LATE DATA TO " + late + ": " + late + " is a " + o.kind);
+      if (name == owner) continue;
+      const json d = json::parse(o.definition, nullptr, false);
+      if (d.is_object() && d.value("late_table", "") == OutputTableName(late)) {
+        return InvalidArgumentError("LATE DATA TO " + late + ": " + name + "'s late rows go there");
+      }
+    }
+    return Status::Ok();
+  });
 }
 
 Status Catalog::CreateOutputTable(const std::string& name, const OutputLayout& layout) {
@@ -323,13 +368,23 @@ Result<StatementResult> Catalog::CreateSink(const Statement& s) {
 }
 
 Result<StatementResult> Catalog::Drop(const Statement& s) {
-  const bool exists = meta_->Read([&](const metadata::State& st) { return st.continuous().count(s.name) > 0; });
+  std::string late_table;
+  const bool exists = meta_->Read([&](const metadata::State& st) {
+    auto it = st.continuous().find(s.name);
+    if (it == st.continuous().end()) return false;
+    const json d = json::parse(it->second.definition, nullptr, false);
+    if (d.is_object()) late_table = d.value("late_table", "");
+    return true;
+  });
   if (!exists && s.if_exists) return StatementResult{StatementName(s), s.name, {}};
   MINK_RETURN_IF_ERROR(
       meta_->Append(metadata::Command(metadata::DropContinuousObject{s.name, KindName(s.object)})).status());
   if (s.object == ObjectKind::kStream || s.object == ObjectKind::kView) {
-    Status dropped = tables_->DropTable(OutputTableName(s.name));
-    if (!dropped.ok() && dropped.code() != StatusCode::kNotFound) return dropped;
+    for (const std::string& table : {OutputTableName(s.name), late_table}) {
+      if (table.empty()) continue;
+      Status dropped = tables_->DropTable(table);
+      if (!dropped.ok() && dropped.code() != StatusCode::kNotFound) return dropped;
+    }
   }
   return StatementResult{StatementName(s), s.name, {}};
 }

@@ -10,7 +10,10 @@
 //            not_null], ...], "watermark": {"column", "expression"} (when declared),
 //            "format": "JSON"|"", "start_ms": creation time (GENERATOR's rows start there)}
 //   stream, view: {"query": text, "emit": words after EMIT, "source": name, "columns": [names],
-//            "table": its output table (continuous.<name>, created with it, dropped with it)}
+//            "table": its output table (continuous.<name>, created with it, dropped with it),
+//            "allowed_lateness_us": ALLOW LATENESS (0 without), "late_table": LATE DATA TO's
+//            table continuous.<late name> (a log of the source's columns, created and dropped
+//            with it; absent without)}
 //   sink: {"from": name, "connector": ..., "options": {...}, "format": ...}
 //
 // Sources: GENERATOR (rows.per.second); MINK ('table' = 'db.table', an existing table); KAFKA
@@ -21,6 +24,7 @@
 //
 // Thread-safe (the metadata log orders appends).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +53,8 @@ struct QueryPlan {
   QueryShape shape;
   OutputLayout layout;
   std::vector<std::string> reads;
+  int64_t allowed_lateness = 0;              // µs (ALLOW LATENESS)
+  std::optional<OutputLayout> late_layout;   // LATE DATA TO's table
 };
 
 class Catalog {
@@ -76,9 +82,12 @@ class Catalog {
   // InvalidArgument naming what the connector cannot do for `what`.
   Status CheckConnector(const Statement& s, const std::string& what) const;
 
-  // Creates the output table of a stream or view (output_table.h), replacing one left by an
-  // earlier object of that name.
+  // Creates the output table of a stream or view (output_table.h), or of its late rows, named
+  // `name` in the continuous database, replacing one left by an earlier object of that name.
   Status CreateOutputTable(const std::string& name, const OutputLayout& layout);
+  // InvalidArgument when LATE DATA TO's name is taken by an object other than `owner` or by
+  // another stream's late rows.
+  Status CheckLateName(const std::string& owner, const std::string& late) const;
 
   metadata::MetadataLog* const meta_;
   table::TableStore* const tables_;

@@ -2,16 +2,18 @@
 
 #include <algorithm>
 
+#include "arrow_format/builder.h"
 #include "arrow_format/ipc.h"
+#include "sql/quote.h"
 #include "stream/checkpoint_bytes.h"
 
 namespace mink::stream {
 Result<std::unique_ptr<ContinuousQuery>> ContinuousQuery::Make(sql::Database* db, const std::string& query,
-                                                               std::string_view checkpoint) {
+                                                               std::string_view checkpoint, LatePolicy late) {
   MINK_ASSIGN_OR_RETURN(auto session, db->Connect());
   MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
   MINK_ASSIGN_OR_RETURN(QueryShape shape, ShapeOf(*session, query));
-  std::unique_ptr<ContinuousQuery> q(new ContinuousQuery(std::move(session), std::move(shape)));
+  std::unique_ptr<ContinuousQuery> q(new ContinuousQuery(std::move(session), std::move(shape), late));
   if (!checkpoint.empty()) MINK_RETURN_IF_ERROR(q->Restore(checkpoint));
   return q;
 }
@@ -24,6 +26,22 @@ inline constexpr char kJoinMagic[] = "MKIJ";
 Result<std::string> BufferBytes(const arrow::SchemaPtr& schema, const std::vector<arrow::RecordBatchPtr>& batches) {
   if (schema == nullptr) return std::string();
   return arrow::WriteStream(schema, batches);
+}
+
+// `batch` with one more column last, kRowNumber: each row's number in it.
+Result<arrow::RecordBatchPtr> Numbered(const arrow::RecordBatchPtr& batch) {
+  std::vector<arrow::Field> fields = batch->schema()->fields();
+  for (const auto& f : fields) {
+    if (f.name() == kRowNumber) return InvalidArgumentError(std::string("a source column may not be named ") + kRowNumber);
+  }
+  fields.emplace_back(kRowNumber, arrow::Int64(), false);
+  arrow::Int64Builder numbers;
+  for (int64_t i = 0; i < batch->num_rows(); ++i) numbers.Append(i);
+  MINK_ASSIGN_OR_RETURN(auto column, numbers.Finish());
+  std::vector<arrow::ArrayDataPtr> columns = batch->columns();
+  columns.push_back(std::move(column));
+  return arrow::RecordBatch::Make(std::make_shared<arrow::Schema>(std::move(fields)), batch->num_rows(),
+                                  std::move(columns));
 }
 
 // Whether any row of `batch` has its `time` column (a timestamp) at or after `cutoff` µs, or
@@ -107,8 +125,8 @@ Status ContinuousQuery::Restore(std::string_view checkpoint) {
   return Status::Ok();
 }
 
-ContinuousQuery::ContinuousQuery(std::unique_ptr<sql::Session> session, QueryShape shape)
-    : session_(std::move(session)), shape_(std::move(shape)) {
+ContinuousQuery::ContinuousQuery(std::unique_ptr<sql::Session> session, QueryShape shape, LatePolicy late)
+    : session_(std::move(session)), shape_(std::move(shape)), late_(late) {
   if (shape_.window) {
     window_ = std::make_unique<WindowAggregate>(*shape_.window, shape_.aggregates);
   } else if (shape_.aggregated()) {
@@ -169,7 +187,14 @@ Result<std::vector<Row>> ContinuousQuery::Add(const arrow::RecordBatchPtr& batch
     if (weight < 0) return InvalidArgumentError("an interval join takes additions only (its inputs are logs)");
     return Join(batch, false);
   }
-  MINK_RETURN_IF_ERROR(session_->RegisterBatches(shape_.source, batch->schema(), {batch}));
+  // Late rows are told apart by their numbers (only additions are kept: a late retraction's
+  // row was late when it came).
+  const bool numbered = late_.keep && window_ && weight > 0;
+  arrow::RecordBatchPtr registered = batch;
+  if (numbered) {
+    MINK_ASSIGN_OR_RETURN(registered, Numbered(batch));
+  }
+  MINK_RETURN_IF_ERROR(session_->RegisterBatches(shape_.source, registered->schema(), {registered}));
   if (!shape_.lookup_table.empty()) {
     // A temporal join: the table's rows for this batch's keys, as the view the query joins.
     if (!lookup_) return FailedPreconditionError("the temporal join of " + shape_.lookup_table + " has no lookup");
@@ -182,8 +207,9 @@ Result<std::vector<Row>> ContinuousQuery::Add(const arrow::RecordBatchPtr& batch
     }
     MINK_RETURN_IF_ERROR(session_->RegisterBatches("__lookup", lookup_schema_, std::move(found)));
   }
-  MINK_ASSIGN_OR_RETURN(auto results, session_->Collect(shape_.batch_sql));
+  MINK_ASSIGN_OR_RETURN(auto results, session_->Collect(numbered ? shape_.numbered_batch_sql : shape_.batch_sql));
   std::vector<Row> out;
+  std::vector<int64_t> late;
   const size_t keys = shape_.keys.size();
   const size_t time_column = keys;
   const size_t first_argument = keys + (window_ ? 1 : 0);
@@ -195,18 +221,32 @@ Result<std::vector<Row>> ContinuousQuery::Add(const arrow::RecordBatchPtr& batch
         continue;
       }
       const Row key(row.begin(), row.begin() + static_cast<long>(keys));
-      const Row inputs(row.begin() + static_cast<long>(first_argument), row.end());
+      const Row inputs(row.begin() + static_cast<long>(first_argument), row.end() - (numbered ? 1 : 0));
       if (window_) {
         const Scalar& time = row[time_column];
         if (!time.is_int()) return InvalidArgumentError("a row's event time is null");
         max_event_time_ = std::max(max_event_time_, time.int_value());
-        MINK_RETURN_IF_ERROR(window_->Add(key, time.int_value(), inputs, weight).status());
+        MINK_ASSIGN_OR_RETURN(bool counted, window_->Add(key, time.int_value(), inputs, weight));
+        if (!counted && numbered) late.push_back(row.back().int_value());
       } else {
         MINK_RETURN_IF_ERROR(keyed_->Add(key, inputs, weight));
       }
     }
   }
+  if (!late.empty()) MINK_RETURN_IF_ERROR(KeepLate(late));
   return out;
+}
+
+Status ContinuousQuery::KeepLate(const std::vector<int64_t>& late) {
+  std::string numbers;
+  for (int64_t n : late) numbers += (numbers.empty() ? "" : ", ") + std::to_string(n);
+  MINK_ASSIGN_OR_RETURN(auto rows, session_->Collect(std::string("SELECT * EXCLUDE (") + kRowNumber + ") FROM " +
+                                                     sql::QuoteIdentifier(shape_.source) + " WHERE " + kRowNumber +
+                                                     " IN (" + numbers + ") ORDER BY " + kRowNumber));
+  for (auto& b : rows) {
+    if (b->num_rows() > 0) late_batches_.push_back(std::move(b));
+  }
+  return Status::Ok();
 }
 
 Row ContinuousQuery::Output(const std::vector<Scalar>& key, const std::optional<Window>& window,
@@ -227,7 +267,9 @@ Row ContinuousQuery::Output(const std::vector<Scalar>& key, const std::optional<
 std::vector<Row> ContinuousQuery::Advance(int64_t watermark) {
   std::vector<Row> out;
   if (!window_) return out;
-  for (const auto& r : window_->Advance(watermark)) out.push_back(Output(r.key, r.window, r.values));
+  // Windows stay open for the allowed lateness after the watermark passes their ends.
+  const int64_t closing = watermark < INT64_MIN + late_.allowed_lateness ? INT64_MIN : watermark - late_.allowed_lateness;
+  for (const auto& r : window_->Advance(closing)) out.push_back(Output(r.key, r.window, r.values));
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arrow_format/record_batch.h"
@@ -28,6 +29,15 @@ namespace mink::stream {
 
 using Row = std::vector<Scalar>;
 
+// What a windowed query does with a row whose windows the watermark has closed (a late row;
+// docs/streaming-sql.md, Late rows): it is dropped and counted, and with `keep` handed out by
+// TakeLateRows. `allowed_lateness` (µs) keeps each window open that much longer after the
+// watermark passes its end, so rows that late still count.
+struct LatePolicy {
+  int64_t allowed_lateness = 0;
+  bool keep = false;
+};
+
 struct RowChange {
   std::optional<Row> before;  // none: a new row
   std::optional<Row> after;   // none: the row is gone
@@ -37,7 +47,7 @@ class ContinuousQuery {
  public:
   // `checkpoint`: the bytes Checkpoint gave, to continue from ("" starts empty).
   static Result<std::unique_ptr<ContinuousQuery>> Make(sql::Database* db, const std::string& query,
-                                                       std::string_view checkpoint = {});
+                                                       std::string_view checkpoint = {}, LatePolicy late = {});
 
   const QueryShape& shape() const { return shape_; }
 
@@ -61,8 +71,12 @@ class ContinuousQuery {
   // An interval join: drops the buffered rows older than `watermark` minus its bound (the lower
   // of the two inputs' watermarks: no row to come can meet them).
   Status Evict(int64_t watermark);
-  // A windowed query: the rows of the windows the watermark closes.
+  // A windowed query: the rows of the windows the watermark closes (those that ended before
+  // the watermark minus the allowed lateness).
   std::vector<Row> Advance(int64_t watermark);
+  // With LatePolicy::keep: the late rows added since the last call, as the source's batches
+  // had them (a retraction that comes late is only counted).
+  std::vector<arrow::RecordBatchPtr> TakeLateRows() { return std::exchange(late_batches_, {}); }
   // An aggregate without a window: the rows that changed since the last call.
   std::vector<RowChange> TakeChanges();
 
@@ -75,7 +89,7 @@ class ContinuousQuery {
   std::string Checkpoint() const;
 
  private:
-  ContinuousQuery(std::unique_ptr<sql::Session> session, QueryShape shape);
+  ContinuousQuery(std::unique_ptr<sql::Session> session, QueryShape shape, LatePolicy late);
   Status Restore(std::string_view checkpoint);
   Row Output(const std::vector<Scalar>& key, const std::optional<Window>& window, const Row& values) const;
 
@@ -84,6 +98,10 @@ class ContinuousQuery {
   std::unique_ptr<WindowAggregate> window_;
   std::unique_ptr<KeyedAggregate> keyed_;
   int64_t max_event_time_ = INT64_MIN;
+  LatePolicy late_;
+  std::vector<arrow::RecordBatchPtr> late_batches_;
+  // Keeps the rows of the batch just added (registered numbered in kRowNumber) that `late` names.
+  Status KeepLate(const std::vector<int64_t>& late);
   Lookup lookup_;
   arrow::SchemaPtr lookup_schema_;
   // An interval join's buffered rows of each side (empty: none yet).

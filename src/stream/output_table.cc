@@ -197,6 +197,18 @@ Result<OutputLayout> LayoutOfTable(const table::TableStore& tables, const std::s
   return out;
 }
 
+Result<OutputLayout> LayoutOfRows(const arrow::Schema& schema) {
+  OutputLayout out;
+  for (const auto& f : schema.fields()) {
+    auto t = LogicalTypeOfArrow(*f.type());
+    if (!t.ok()) return InvalidArgumentError(f.name() + ": " + t.status().message());
+    out.names.push_back(f.name());
+    out.types.push_back(*t);
+    out.divisors.push_back(1);
+  }
+  return out;
+}
+
 table::TableSpec OutputLayout::Spec() const {
   table::TableSpec spec;
   auto in_key = [&](const std::string& name) {

@@ -59,6 +59,10 @@ Result<OutputLayout> LayoutOf(sql::Session& session, const QueryShape& shape, bo
 // key, its primary key.
 Result<OutputLayout> LayoutOfTable(const table::TableStore& tables, const std::string& table);
 
+// The layout of a log table holding rows of `schema` as they are (a stream's late rows);
+// InvalidArgument naming a column of a type Mink cannot store.
+Result<OutputLayout> LayoutOfRows(const arrow::Schema& schema);
+
 // The Mink type of an Arrow type DuckDB answers with.
 Result<table::LogicalType> LogicalTypeOfArrow(const arrow::DataType& type);
 

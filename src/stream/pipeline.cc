@@ -96,7 +96,16 @@ Status Pipeline::Load() {
   if (!state_key_.empty()) {
     MINK_ASSIGN_OR_RETURN(checkpoint, context_.store->Get(state_key_));
   }
-  MINK_ASSIGN_OR_RETURN(query_, ContinuousQuery::Make(context_.db, definition.value("query", ""), checkpoint));
+  const std::string late_table = definition.value("late_table", "");
+  const LatePolicy late{definition.value("allowed_lateness_us", int64_t{0}), !late_table.empty()};
+  MINK_ASSIGN_OR_RETURN(query_, ContinuousQuery::Make(context_.db, definition.value("query", ""), checkpoint, late));
+  if (late.keep) {
+    const json late_output = progress.value("late_output", json::object());
+    MINK_ASSIGN_OR_RETURN(OutputLayout late_layout, LayoutOfTable(*context_.tables, late_table));
+    MINK_ASSIGN_OR_RETURN(late_writer_, OutputWriter::Make(context_.tables, late_table, std::move(late_layout), false,
+                                                           late_output.value("writer", int64_t{-1}),
+                                                           late_output.value("sequence", int64_t{0}), context_.clock));
+  }
   MINK_RETURN_IF_ERROR(session_->RegisterBatches(source, input_->schema(), {}));
   if (!query_->shape().lookup_table.empty()) {
     MINK_ASSIGN_OR_RETURN(auto lookup, TableLookup::Make(context_.tables, query_->shape()));
@@ -145,6 +154,7 @@ Result<bool> Pipeline::RunEpoch() {
     MINK_ASSIGN_OR_RETURN(positions_, input_->Start());
     MINK_ASSIGN_OR_RETURN(next_, input_->End(positions_, now));
     MINK_RETURN_IF_ERROR(writer_->Prepare());
+    if (late_writer_) MINK_RETURN_IF_ERROR(late_writer_->Prepare());
     MINK_RETURN_IF_ERROR(Commit(state_key_));
     return true;
   }
@@ -191,6 +201,15 @@ Result<bool> Pipeline::RunEpoch() {
       }
     }
   }
+  if (late_writer_) {
+    // The epoch's late rows, as the source had them.
+    std::vector<Row> late;
+    for (const auto& batch : query_->TakeLateRows()) {
+      MINK_ASSIGN_OR_RETURN(auto rows, RowsOf(*batch));
+      for (auto& r : rows) late.push_back(std::move(r));
+    }
+    if (!late.empty()) MINK_RETURN_IF_ERROR(late_writer_->Write(late, {}));
+  }
   MINK_RETURN_IF_ERROR(writer_->Write(upserts, deletes));
   if (context_.fault) MINK_RETURN_IF_ERROR(context_.fault("written"));
   stats_.rows_out += static_cast<int64_t>(upserts.size() + deletes.size());
@@ -229,7 +248,7 @@ Status Pipeline::SinkRows(const InputBatch& in, std::vector<Row>* upserts, std::
 }
 
 Status Pipeline::Commit(const std::string& state_key) {
-  const json progress = {{"positions", PositionsJson(positions_)},
+  json progress = {{"positions", PositionsJson(positions_)},
                          {"next", PositionsJson(next_)},
                          {"watermark", stats_.watermark},
                          {"right_watermark", right_watermark_ ? right_watermark_->watermark() : INT64_MIN},
@@ -242,6 +261,11 @@ Status Pipeline::Commit(const std::string& state_key) {
                          {"rows_in", stats_.rows_in},
                          {"rows_out", stats_.rows_out},
                          {"node", context_.node_id}};
+  if (late_writer_) {
+    progress["late_output"] = {{"table", late_writer_->target()},
+                               {"writer", late_writer_->writer()},
+                               {"sequence", late_writer_->next_sequence()}};
+  }
   MINK_RETURN_IF_ERROR(context_.meta
                            ->Append(metadata::Command(
                                metadata::CommitContinuousProgress{name_, stats_.epoch + 1, progress.dump()}))

@@ -91,6 +91,7 @@ class Pipeline {
   std::unique_ptr<SourceWatermark> right_watermark_;  // an interval join's right input's
   OutputLayout layout_;
   std::unique_ptr<RowWriter> writer_;
+  std::unique_ptr<OutputWriter> late_writer_;  // LATE DATA TO's table, when given
 
   // The progress of the last commit.
   Positions positions_, next_;

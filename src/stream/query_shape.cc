@@ -191,10 +191,16 @@ class Shaper {
     }
     json batch = parsed;
     json& batch_node = batch["statements"][0]["node"];
-    batch_node["select_list"] = std::move(columns);
+    batch_node["select_list"] = columns;
     batch_node["group_expressions"] = json::array();
     batch_node["group_sets"] = json::array();
     MINK_ASSIGN_OR_RETURN(shape.batch_sql, Deparse(session_, batch));
+    if (window) {
+      // The same with each row's number in its batch last (late rows are told apart by it).
+      MINK_ASSIGN_OR_RETURN(json row_number, ItemOf(std::string("SELECT ") + kRowNumber));
+      batch_node["select_list"].push_back(std::move(row_number));
+      MINK_ASSIGN_OR_RETURN(shape.numbered_batch_sql, Deparse(session_, batch));
+    }
     for (const auto& key : key_nodes) {
       MINK_ASSIGN_OR_RETURN(std::string sql, ExpressionSql(key));
       shape.keys.push_back(std::move(sql));
@@ -377,14 +383,7 @@ class Shaper {
   // Microseconds of a constant interval argument (DuckDB evaluates it).
   Result<int64_t> Micros(const json& argument, const std::string& what) {
     MINK_ASSIGN_OR_RETURN(std::string sql, ExpressionSql(argument));
-    auto text = TextOf(session_, "SELECT CAST(round(epoch(CAST((" + sql + ") AS INTERVAL)) * 1000000) AS BIGINT)");
-    if (!text.ok()) return InvalidArgumentError(what + " " + sql + " is not a constant interval");
-    int64_t v = 0;
-    try {
-      v = std::stoll(*text);
-    } catch (...) {
-      return InvalidArgumentError(what + " " + sql + " is not a constant interval");
-    }
+    MINK_ASSIGN_OR_RETURN(int64_t v, IntervalMicros(session_, sql, what));
     if (v <= 0) return InvalidArgumentError(what + " " + sql + " is not positive");
     return v;
   }
@@ -419,5 +418,15 @@ class Shaper {
 }  // namespace
 
 Result<QueryShape> ShapeOf(sql::Session& session, const std::string& query) { return Shaper(session).Shape(query); }
+
+Result<int64_t> IntervalMicros(sql::Session& session, const std::string& sql, const std::string& what) {
+  auto text = TextOf(session, "SELECT CAST(round(epoch(CAST((" + sql + ") AS INTERVAL)) * 1000000) AS BIGINT)");
+  if (!text.ok()) return InvalidArgumentError(what + " " + sql + " is not a constant interval");
+  try {
+    return static_cast<int64_t>(std::stoll(*text));
+  } catch (...) {
+    return InvalidArgumentError(what + " " + sql + " is not a constant interval");
+  }
+}
 
 }  // namespace mink::stream

@@ -21,6 +21,9 @@
 
 namespace mink::stream {
 
+// The column a batch's rows are numbered in for numbered_batch_sql.
+inline constexpr char kRowNumber[] = "__row";
+
 struct ShapeOutput {
   enum class Kind { kKey, kWindowStart, kWindowEnd, kAggregate, kProjected };
   std::string name;  // the column's name in the result (its alias, else DuckDB's name for it)
@@ -36,6 +39,9 @@ struct QueryShape {
   std::vector<std::string> arguments;       // SQL of each aggregate's argument ("" for COUNT(*))
   std::vector<ShapeOutput> outputs;         // the select list, in order
   std::string batch_sql;                    // the per-batch query (above)
+  // A windowed query's per-batch query with one more column last, kRowNumber: the row's number
+  // in a batch registered with that column (ContinuousQuery keeps late rows by it).
+  std::string numbered_batch_sql;
 
   // A temporal join (`JOIN db.t FOR SYSTEM_TIME AS OF s.ts AS c ON c.id = s.customer ...`): each
   // batch's rows look up the primary-key table `lookup_table` by its columns `lookup_columns`,
@@ -64,5 +70,9 @@ struct QueryShape {
 // unsupported aggregate; a join other than a temporal join of a table; ORDER BY or LIMIT; a
 // window's size that is not a positive constant interval).
 Result<QueryShape> ShapeOf(sql::Session& session, const std::string& query);
+
+// Microseconds of constant interval `sql` ("INTERVAL '10' SECOND"), as DuckDB evaluates it;
+// InvalidArgument naming `what` when it is not one.
+Result<int64_t> IntervalMicros(sql::Session& session, const std::string& sql, const std::string& what);
 
 }  // namespace mink::stream

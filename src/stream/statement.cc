@@ -343,28 +343,59 @@ class Parser {
     return Format(s);
   }
 
-  // AS <query> [EMIT words...]
+  // Whether the token at `i` starts a clause after a stream's query: EMIT, ALLOW LATENESS,
+  // LATE DATA TO.
+  bool ClauseAt(size_t i) const {
+    const Token& t = tokens_[i];
+    if (IsWord(t, "EMIT")) return true;
+    if (i + 1 >= tokens_.size()) return false;
+    return (IsWord(t, "ALLOW") && IsWord(tokens_[i + 1], "LATENESS")) ||
+           (IsWord(t, "LATE") && IsWord(tokens_[i + 1], "DATA"));
+  }
+
+  // AS <query> [EMIT words...] [ALLOW LATENESS <interval>] [LATE DATA TO <name>], the clauses in
+  // any order.
   Status QueryObject(Statement* s) {
     s->kind = s->object == ObjectKind::kView ? StatementKind::kCreateView : StatementKind::kCreateStream;
     MINK_RETURN_IF_ERROR(Expect("AS"));
     const size_t from = pos_;
-    size_t emit = tokens_.size() - 1;
+    size_t end = tokens_.size() - 1;
     int depth = 0;
     for (size_t i = from; i + 1 < tokens_.size(); ++i) {
       const Token& t = tokens_[i];
       if (t.kind == Token::Kind::kSymbol && t.text == "(") ++depth;
       if (t.kind == Token::Kind::kSymbol && t.text == ")") --depth;
-      if (depth == 0 && IsWord(t, "EMIT")) emit = i;
-    }
-    s->query = Slice(from, emit);
-    if (s->query.empty()) return Unexpected("a query");
-    pos_ = emit;
-    if (Accept("EMIT")) {
-      while (Peek().kind == Token::Kind::kWord) {
-        s->emit += (s->emit.empty() ? "" : " ") + Upper(Peek().text);
-        ++pos_;
+      if (depth == 0 && i > from && ClauseAt(i)) {
+        end = i;
+        break;
       }
-      if (s->emit.empty()) return Unexpected("what to emit (ON WINDOW CLOSE, CHANGES)");
+    }
+    s->query = Slice(from, end);
+    if (s->query.empty()) return Unexpected("a query");
+    pos_ = end;
+    while (Peek().kind != Token::Kind::kEnd) {
+      if (Accept("EMIT")) {
+        if (!s->emit.empty()) return InvalidArgumentError("EMIT is given twice");
+        while (Peek().kind == Token::Kind::kWord && !ClauseAt(pos_)) {
+          s->emit += (s->emit.empty() ? "" : " ") + Upper(Peek().text);
+          ++pos_;
+        }
+        if (s->emit.empty()) return Unexpected("what to emit (ON WINDOW CLOSE, CHANGES)");
+      } else if (Accept("ALLOW")) {
+        MINK_RETURN_IF_ERROR(Expect("LATENESS"));
+        if (!s->allowed_lateness.empty()) return InvalidArgumentError("ALLOW LATENESS is given twice");
+        const size_t start = pos_;
+        while (Peek().kind != Token::Kind::kEnd && !ClauseAt(pos_)) ++pos_;
+        s->allowed_lateness = Slice(start, pos_);
+        if (s->allowed_lateness.empty()) return Unexpected("an interval (ALLOW LATENESS INTERVAL '10' SECOND)");
+      } else if (Accept("LATE")) {
+        MINK_RETURN_IF_ERROR(Expect("DATA"));
+        MINK_RETURN_IF_ERROR(Expect("TO"));
+        if (!s->late_data_to.empty()) return InvalidArgumentError("LATE DATA TO is given twice");
+        MINK_ASSIGN_OR_RETURN(s->late_data_to, Name("the name of the table of late rows"));
+      } else {
+        return Unexpected("EMIT, ALLOW LATENESS, LATE DATA TO or the end of the statement");
+      }
     }
     return Status::Ok();
   }

@@ -7,7 +7,8 @@
 //   CREATE SOURCE trades (symbol VARCHAR NOT NULL, ts TIMESTAMP NOT NULL,
 //                         WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
 //     FROM KAFKA ('topic' = 'trades') FORMAT JSON;
-//   CREATE STREAM s AS SELECT ... EMIT ON WINDOW CLOSE;
+//   CREATE STREAM s AS SELECT ... EMIT ON WINDOW CLOSE ALLOW LATENESS INTERVAL '10' SECOND
+//     LATE DATA TO s_late;
 //   CREATE SINK out FROM s INTO KAFKA ('topic' = 'minute-volume') FORMAT JSON;
 //
 // Keywords are case-insensitive; names keep their case unless quoted ("Name"). Errors name the
@@ -71,6 +72,8 @@ struct Statement {
   std::string from;                                           // a sink's FROM
   std::string query;  // CREATE STREAM/VIEW's query, EXPLAIN's statement, a plain query
   std::string emit;   // upper case words after EMIT: "ON WINDOW CLOSE", "CHANGES", ...
+  std::string allowed_lateness;  // ALLOW LATENESS's interval as written: "INTERVAL '10' SECOND"
+  std::string late_data_to;      // LATE DATA TO's name: the table continuous.<name> of late rows
   std::string text;   // the statement as written (without the final ';')
 };
 

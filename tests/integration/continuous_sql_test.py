@@ -21,6 +21,8 @@ test's own, with its Kafka listener in place of Apache Kafka and its HTTP API (-
     sink reads.
   - Refused through mink-query, exit 1 or 2 with the reason, nothing written: a view over a source that does not
     exist, a Kafka topic the cluster does not have, dropping a source a view reads.
+  - A second stream with LATE DATA TO: a trade of a closed minute lands once in its table
+    continuous.late_trades, as it came; it changes no window, and DESCRIBE counts it as late.
   - After a restart: SHOW answers the same, the view goes on counting (its row at once, never
     below what it had, and growing), the sink topic still has exactly the four messages and the output table the
     four windows (no duplicates).
@@ -49,6 +51,13 @@ QUERY = None
 SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streaming")
 
 from minute_volume_seed import CLOSED, CLOSED_LATER, LATE_TRADE, TRADES  # noqa: E402
+
+LATE_STREAM = """CREATE STREAM minute_trades AS
+    SELECT symbol, tumble(ts, INTERVAL '1' MINUTE) AS minute, COUNT(*) AS trades
+    FROM trades GROUP BY symbol, tumble(ts, INTERVAL '1' MINUTE)
+    EMIT ON WINDOW CLOSE LATE DATA TO late_trades"""
+# Of 09:30, once the watermark is past 09:33.
+VERY_LATE_TRADE = b'{"symbol": "AAPL", "price": 190.00, "volume": 10, "ts": "2026-10-18T09:30:30Z"}'
 
 # Refused with their reasons, nothing written.
 REFUSALS = [
@@ -211,6 +220,16 @@ def output_rows(node, table, *args):
     return [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
 
 
+def wait_for_rows(node, table, count, seconds):
+    """The rows of `table` once it has `count` (or what it has after `seconds`)."""
+    deadline = time.monotonic() + seconds
+    rows = output_rows(node, table)
+    while len(rows) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+        rows = output_rows(node, table)
+    return rows
+
+
 def window_rows(node):
     """continuous.minute_volume's rows, in log order."""
     return output_rows(node, "continuous.minute_volume")
@@ -267,6 +286,11 @@ def run(checks, node):
                   (shell.returncode, [r["name"] for r in lines[0].get("data", [])] if lines else shell.stderr,
                    lines[1] if len(lines) > 1 else None))
 
+    # A second stream over the trades keeps its late rows in a table (LATE DATA TO).
+    status, answer = sql(node, LATE_STREAM)
+    checks.expect("HTTP: a stream with LATE DATA TO is created", 200, status)
+    want["STREAMS"] = ["minute_trades", "minute_volume"]
+
     produce(checks, node, TRADES, "the five trades")
     reader = SinkReader(node)
     try:
@@ -278,9 +302,20 @@ def run(checks, node):
         got = reader.read(4, 20)
         checks.expect("past the record that is not JSON, the later trade closes MSFT's 09:32 minute",
                       CLOSED + [CLOSED_LATER], got)
+        produce(checks, node, [VERY_LATE_TRADE], "a trade of a minute that has closed")
+        late = wait_for_rows(node, "continuous.late_trades", 1, 20)
+        checks.expect("the late trade is in continuous.late_trades as it came, once",
+                      [("AAPL", 190.0, 10, "2026-10-18 09:30:30")],
+                      [(r.get("symbol"), r.get("price"), int(r.get("volume", 0)),
+                        str(r.get("ts", "")).replace("T", " ")[:19]) for r in late])
+        got = reader.read(5, 3)
+        checks.expect("the late trade closes no window and changes none", CLOSED + [CLOSED_LATER], got)
         checks.expect("the sink reader saw no errors", [], reader.errors)
     finally:
         reader.close()
+    rc, out, err = query(node, "DESCRIBE minute_volume")
+    checks.ok("DESCRIBE counts the late trade the stream dropped",
+              rc == 0 and int(out[0]["data"][0]["late_rows"]) >= 1, repr(out if rc == 0 else err))
 
     # The outputs as Mink tables.
     checks.expect("the stream's output table continuous.minute_volume lists the four closed windows",

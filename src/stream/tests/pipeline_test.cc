@@ -386,5 +386,82 @@ TEST_F(PipelineTest, ATemporalJoinIsRefusedWithTheReason) {
   }
 }
 
+// Late rows: ALLOW LATENESS keeps a window open that much past the watermark, so a row that late
+// still counts; a row later than that is dropped, counted, and with LATE DATA TO written once to
+// its table as the source had it, though epochs fail after writing and are repeated.
+TEST_F(PipelineTest, LateRowsCountWithinTheLatenessAndGoToTheirTableOnce) {
+  Run("CREATE STREAM lenient AS SELECT tumble(ts, INTERVAL '10' SECOND) AS w, COUNT(*) AS c, SUM(n) AS total "
+      "FROM events GROUP BY tumble(ts, INTERVAL '10' SECOND) EMIT ON WINDOW CLOSE ALLOW LATENESS INTERVAL '5' SECOND "
+      "LATE DATA TO late_events");
+  bool fail = false;
+  PipelineContext context{node_->meta.get(), node_->tables.get(), store_.get(), db_.get(), 1};
+  context.fault = [&fail](const std::string& step) {
+    if (step == "written" && fail) {
+      fail = false;
+      return UnavailableError("crash after writing");
+    }
+    return Status::Ok();
+  };
+  std::unique_ptr<Pipeline> pipeline;
+  auto epochs = [&] {
+    fail = true;  // each round's first epoch with rows fails once after writing
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      if (pipeline == nullptr) {
+        auto opened = Pipeline::Open("lenient", context);
+        ASSERT_TRUE(opened.ok()) << opened.status();
+        pipeline = std::move(*opened);
+      }
+      if (!pipeline->RunEpoch().ok()) pipeline.reset();
+    }
+  };
+  // Event times in seconds after a whole ten; the watermark is the highest minus 2 s, and a
+  // window [s, s + 10) closes when it reaches s + 15.
+  Write(0, 3);
+  Write(13, 1);
+  epochs();  // watermark 11: past [0, 10)'s end, within its lateness
+  Write(3, 1);
+  Write(18, 1);
+  epochs();  // 3 s is within the lateness of [0, 10); the watermark 16 closes it
+  Write(4, 1);
+  Write(14, 1);
+  Write(30, 1);
+  epochs();  // 4 s is late; the watermark 28 closes [10, 20)
+  const std::string at = "make_timestamp(" + std::to_string(1'790'000'000LL * 1'000'000) + ")";
+  auto oracle = db_->Connect();
+  ASSERT_TRUE(oracle.ok());
+  ASSERT_TRUE((*oracle)->Run("SET TimeZone = 'UTC'").ok());
+  EXPECT_EQ(Rows("continuous.lenient"),
+            RowTexts(**oracle, "SELECT CAST(" + at + " AS TIMESTAMP_S) AS w, 4 AS c, 6 AS total UNION ALL SELECT "
+                               "CAST(" + at + " + INTERVAL 10 SECOND AS TIMESTAMP_S), 3, 45"));
+  EXPECT_EQ(Rows("continuous.late_events"),
+            RowTexts(**oracle, "SELECT 'k1' AS k, 4 AS n, " + at + " + INTERVAL 4 SECOND AS ts"));
+  auto describe = ParseStatement("DESCRIBE lenient");
+  ASSERT_TRUE(describe.ok());
+  auto described = catalog_->Execute(*describe, 1'000);
+  ASSERT_TRUE(described.ok()) << described.status();
+  std::map<std::string, std::string> fields(described->rows[0].begin(), described->rows[0].end());
+  EXPECT_EQ(fields["late_rows"], "1");
+
+  // Dropping the stream drops its late rows' table; the policy needs a window and a free name.
+  Run("DROP STREAM lenient");
+  EXPECT_FALSE(node_->tables->DescribeTable("continuous.late_events").ok());
+  for (const auto& [sql, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"CREATE STREAM p AS SELECT k FROM events LATE DATA TO l",
+            "stream p: LATE DATA TO needs a window in GROUP BY (rows are late when their windows have closed)"},
+           {"CREATE STREAM p AS SELECT tumble(ts, INTERVAL '1' SECOND) AS w, COUNT(*) AS c FROM events GROUP BY "
+            "tumble(ts, INTERVAL '1' SECOND) LATE DATA TO totals",
+            "stream p: LATE DATA TO totals: totals is a view"},
+           {"CREATE STREAM p AS SELECT tumble(ts, INTERVAL '1' SECOND) AS w, COUNT(*) AS c FROM events GROUP BY "
+            "tumble(ts, INTERVAL '1' SECOND) ALLOW LATENESS INTERVAL '-1' SECOND",
+            "stream p: ALLOW LATENESS INTERVAL '-1' SECOND is negative"},
+       }) {
+    auto statement = ParseStatement(sql);
+    ASSERT_TRUE(statement.ok()) << statement.status();
+    auto refused = catalog_->Execute(*statement, 1'000);
+    ASSERT_FALSE(refused.ok()) << sql;
+    EXPECT_EQ(refused.status().message(), reason);
+  }
+}
+
 }  // namespace
 }  // namespace mink::stream

@@ -90,6 +90,16 @@ TEST(Statement, OtherForms) {
   EXPECT_EQ(create->query, "SELECT a, (SELECT 1) AS emit_x FROM t");
   EXPECT_EQ(create->emit, "CHANGES");
 
+  // The late-row clauses, in any order after the query; words named like them inside it stay.
+  auto late = ParseStatement(
+      "CREATE STREAM s AS SELECT late, COUNT(*) AS c FROM t GROUP BY late, tumble(ts, INTERVAL '1' MINUTE) "
+      "LATE DATA TO s_late EMIT ON WINDOW CLOSE ALLOW LATENESS INTERVAL '30' SECOND");
+  ASSERT_TRUE(late.ok()) << late.status();
+  EXPECT_EQ(late->query, "SELECT late, COUNT(*) AS c FROM t GROUP BY late, tumble(ts, INTERVAL '1' MINUTE)");
+  EXPECT_EQ(late->late_data_to, "s_late");
+  EXPECT_EQ(late->emit, "ON WINDOW CLOSE");
+  EXPECT_EQ(late->allowed_lateness, "INTERVAL '30' SECOND");
+
   auto mink_source = ParseStatement(
       "CREATE SOURCE orders (id BIGINT NOT NULL, amount DECIMAL(10, 2), at TIMESTAMP(3), WATERMARK FOR at) "
       "FROM MINK ('table' = 'shop.orders')");
@@ -144,6 +154,12 @@ TEST(Statement, ErrorsNameTheLineAndWhatWasExpected) {
   auto emit = ParseStatement("CREATE STREAM s AS SELECT 1 EMIT");
   ASSERT_FALSE(emit.ok());
   EXPECT_NE(emit.status().message().find("what to emit"), std::string::npos);
+  auto late_twice = ParseStatement("CREATE STREAM s AS SELECT 1 LATE DATA TO a LATE DATA TO b");
+  ASSERT_FALSE(late_twice.ok());
+  EXPECT_EQ(late_twice.status().message(), "LATE DATA TO is given twice");
+  auto no_name = ParseStatement("CREATE STREAM s AS SELECT 1 LATE DATA TO");
+  ASSERT_FALSE(no_name.ok());
+  EXPECT_EQ(no_name.status().message(), "line 1: expected the name of the table of late rows, found the end of the statement");
 
   EXPECT_FALSE(ParseStatement("SELECT 1; SELECT 2").ok()) << "one statement expected";
 }
