@@ -25,7 +25,10 @@ class Scalar {
   static Scalar Double(double v) { return Scalar(v); }
   static Scalar String(std::string v) { return Scalar(std::move(v)); }
   // unscaled × 10^-scale.
-  static Scalar Decimal(__int128 unscaled, int scale) { return Scalar(DecimalValue{unscaled, scale}); }
+  static Scalar Decimal(__int128 unscaled, int scale) {
+    const auto bits = static_cast<unsigned __int128>(unscaled);
+    return Scalar(DecimalValue{static_cast<uint64_t>(bits), static_cast<uint64_t>(bits >> 64), scale});
+  }
 
   bool is_null() const { return std::holds_alternative<std::monostate>(v_); }
   bool is_int() const { return std::holds_alternative<int64_t>(v_); }
@@ -35,7 +38,10 @@ class Scalar {
   int64_t int_value() const { return std::get<int64_t>(v_); }
   double double_value() const { return std::get<double>(v_); }
   const std::string& string_value() const { return std::get<std::string>(v_); }
-  __int128 decimal_unscaled() const { return std::get<DecimalValue>(v_).unscaled; }
+  __int128 decimal_unscaled() const {
+    const DecimalValue& d = std::get<DecimalValue>(v_);
+    return static_cast<__int128>((static_cast<unsigned __int128>(d.high) << 64) | d.low);
+  }
   int decimal_scale() const { return std::get<DecimalValue>(v_).scale; }
   // A number as a double (rounded when it is a decimal or a large integer).
   double AsDouble() const;
@@ -58,8 +64,10 @@ class Scalar {
   explicit Scalar(int64_t v) : v_(v) {}
   explicit Scalar(double v) : v_(v) {}
   explicit Scalar(std::string v) : v_(std::move(v)) {}
+  // Two halves rather than an __int128, whose 16-byte alignment would make every Scalar larger.
   struct DecimalValue {
-    __int128 unscaled;
+    uint64_t low;
+    uint64_t high;
     int scale;
   };
   explicit Scalar(DecimalValue v) : v_(v) {}
