@@ -19,6 +19,7 @@ pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # libcpp-httpli
 pkg_check_modules(AVRO REQUIRED IMPORTED_TARGET avro-c)  # libavro-dev: reading Iceberg manifests
 pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka)  # librdkafka-dev: Kafka outside Mink
 find_package(Snappy CONFIG REQUIRED)  # Snappy::snappy (libsnappy-dev)
+find_package(prometheus-cpp CONFIG REQUIRED)  # prometheus-cpp::core (prometheus-cpp-dev): metrics
 find_package(FlatBuffers CONFIG REQUIRED)  # flatbuffers::flatbuffers and flatbuffers::flatc
 if(MINK_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)

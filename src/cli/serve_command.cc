@@ -29,6 +29,12 @@ int RunServe(const std::map<std::string, std::string>& flags, const std::string&
     return 2;
   }
   log::SetLevel(level);
+  log::Format format;
+  if (!log::ParseFormat(config->log_format, &format)) {
+    std::fprintf(stderr, "mink serve: unknown log format '%s' (text, json)\n", config->log_format.c_str());
+    return 2;
+  }
+  log::SetFormat(format);
   // Signals are taken synchronously by this thread; every other thread inherits the mask.
   sigset_t signals;
   sigemptyset(&signals);

@@ -87,6 +87,11 @@ const std::vector<Setting>& Settings() {
       {{"wal-uri", "Object store for WAL objects", "storage URI with bucket id minus one"},
        Text(&ServeConfig::wal_uri)},
       {{"log-level", "debug, info, warn or error", "info"}, Text(&ServeConfig::log_level)},
+      {{"log-format", "text, or json: one object per line (time, level, component, message)", "text"},
+       Text(&ServeConfig::log_format)},
+      {{"metrics",
+        "Record metrics, served as GET /metrics on the HTTP listener (false: every update is skipped)", "true"},
+       Boolean(&ServeConfig::metrics)},
       {{"session-timeout",
         "A node is live while its last heartbeat (one a second) is younger than this; near "
         "Kafka's broker session timeout, so clients' retries outlast a node's expiry",
@@ -160,8 +165,9 @@ const std::vector<Setting>& Settings() {
         ""},
        Text(&ServeConfig::iceberg_rest_token)},
       {{"http.listen",
-        "Serve the HTTP API on this host:port (off unless set): POST /api/v1/sql runs continuous SQL "
-        "statements and queries over streams and materialized views",
+        "Serve the HTTP API on this host:port (off unless set, so that nodes on one host do not "
+        "contend for a port): GET /metrics (Prometheus), /health and /ready for orchestrators, "
+        "POST /api/v1/sql runs continuous SQL statements and queries over streams and materialized views",
         ""},
        Text(&ServeConfig::http_listen)},
   };

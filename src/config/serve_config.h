@@ -24,6 +24,8 @@ struct ServeConfig {
   std::string storage_uri = "-2@file://./data/objects";
   std::string wal_uri;                    // default: storage_uri with bucket id minus one
   std::string log_level = "info";
+  std::string log_format = "text";        // text or json
+  bool metrics = true;                    // record metrics (GET /metrics on the HTTP listener)
 
   std::chrono::milliseconds wal_flush_interval{10};
   uint64_t wal_max_bytes = 8 << 20;
@@ -52,8 +54,9 @@ struct ServeConfig {
   // the bearer token it asks for ("": none).
   std::string iceberg_rest_listen;
   std::string iceberg_rest_token;
-  // The node's HTTP API (POST /api/v1/sql: continuous SQL and queries over streams and views;
-  // docs/streaming-sql.md): where ("": off).
+  // The node's HTTP API: GET /metrics, /health and /ready (docs/operations.md), POST
+  // /api/v1/sql (continuous SQL and queries over streams and views; docs/streaming-sql.md):
+  // where ("": off).
   std::string http_listen;
 };
 

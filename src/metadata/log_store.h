@@ -75,6 +75,8 @@ class LogStore {
 
   // Commands with seq > after_seq, ascending, at most `limit`.
   virtual Result<std::vector<CommandRecord>> ReadAfter(int64_t after_seq, int limit) = 0;
+  // The highest seq in the log (0 when it holds none): how far a node that applied less lags.
+  virtual Result<int64_t> LastSeq() = 0;
   // Inserts one command. Aborted when a command with that seq exists (another writer won).
   virtual Status Insert(const CommandRecord& record) = 0;
   // Runs `fn` while holding the database's append lock when it has one (PostgreSQL: an advisory
@@ -133,6 +135,7 @@ class ForwardingLogStore : public LogStore {
   Result<std::vector<CommandRecord>> ReadAfter(int64_t after_seq, int limit) override {
     return inner_->ReadAfter(after_seq, limit);
   }
+  Result<int64_t> LastSeq() override { return inner_->LastSeq(); }
   Status Insert(const CommandRecord& record) override { return inner_->Insert(record); }
   Status WithAppendLock(const std::function<Status()>& fn) override {
     return inner_->WithAppendLock(fn);

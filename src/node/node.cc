@@ -6,6 +6,8 @@
 
 #include "base/log.h"
 #include "base/strings.h"
+#include "metrics/metrics.h"
+#include "object_store/metered_store.h"
 #include "object_store/storage_uri.h"
 
 namespace mink::node {
@@ -59,9 +61,12 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   if (wal_uri.bucket_id == data_uri.bucket_id) {
     return InvalidArgumentError("--wal-uri needs a bucket id different from --storage-uri's");
   }
+  metrics::SetEnabled(config.metrics);
   storage::StoreSet stores;
   MINK_ASSIGN_OR_RETURN(stores.data, object_store::OpenObjectStore(data_uri));
   MINK_ASSIGN_OR_RETURN(stores.wal, object_store::OpenObjectStore(wal_uri));
+  stores.data = std::make_shared<object_store::MeteredStore>(std::move(stores.data), "data");
+  stores.wal = std::make_shared<object_store::MeteredStore>(std::move(stores.wal), "wal");
   stores.data_bucket_id = data_uri.bucket_id;
   stores.wal_bucket_id = wal_uri.bucket_id;
 
@@ -159,6 +164,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   // Continuous SQL: the pipelines of the streams and views whose output this node writes, and
   // the HTTP API.
   MINK_ASSIGN_OR_RETURN(node->pipeline_store_, object_store::OpenObjectStore(data_uri));
+  node->pipeline_store_ = std::make_shared<object_store::MeteredStore>(std::move(node->pipeline_store_), "state");
   stream::PipelineContext pipelines;
   pipelines.meta = node->meta_.get();
   pipelines.tables = node->tables_.get();
@@ -171,10 +177,19 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     node->sql_endpoint_ = std::make_unique<stream::SqlEndpoint>(node->continuous_.get(), node->meta_.get(),
                                                                 node->tables_.get(), node->continuous_db_.get());
     stream::SqlEndpoint* endpoint = node->sql_endpoint_.get();
+    MetricSources sources;
+    sources.node_id = config.node_id;
+    sources.meta = node->meta_.get();
+    sources.storage = node->storage_.get();
+    sources.membership = node->membership_.get();
+    sources.group_offsets = node->groups_ ? node->meta_->store()->group_offsets() : nullptr;
+    node->operations_ = std::make_unique<OperationsEndpoint>(
+        sources, node->tables_.get(), [endpoint](const http::ServerRequest& r) { return endpoint->Handle(r); });
+    OperationsEndpoint* operations = node->operations_.get();
     MINK_ASSIGN_OR_RETURN(
         node->http_,
         http::ApiServer::Start(
-            config.http_listen, [endpoint](const http::ServerRequest& r) { return endpoint->Handle(r); },
+            config.http_listen, [operations](const http::ServerRequest& r) { return operations->Handle(r); },
             [endpoint](const http::ServerRequest& r, http::WebSocket& socket) { endpoint->Subscribe(r, socket); }));
     MINK_LOG_INFO("node", "HTTP API listening on {}", config.http_listen);
   }

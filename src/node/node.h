@@ -13,6 +13,7 @@
 #include "node/cluster_follower.h"
 #include "node/kafka_cluster_view.h"
 #include "node/flight_forwarder.h"
+#include "node/operations_endpoint.h"
 #include "sql/database.h"
 #include "http/api_server.h"
 #include "stream/catalog.h"
@@ -70,7 +71,8 @@ class Node {
   std::shared_ptr<object_store::ObjectStore> pipeline_store_;  // the pipelines' state
   std::unique_ptr<stream::PipelineRunner> pipelines_;
   std::unique_ptr<stream::SqlEndpoint> sql_endpoint_;
-  std::unique_ptr<http::ApiServer> http_;  // serves sql_endpoint_: POST /api/v1/sql, GET /ws/<name>
+  std::unique_ptr<OperationsEndpoint> operations_;  // /metrics, /health, /ready, then sql_endpoint_
+  std::unique_ptr<http::ApiServer> http_;  // serves operations_ and sql_endpoint_ (GET /ws/<name>)
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

@@ -127,6 +127,8 @@ class StreamStore {
   Status RunRetention();
   MaintenanceStats maintenance_stats() const;
   ReadStats read_stats() const { return reader_->stats(); }
+  // Records and bytes this node's commits appended to each stream (WalWriter::CommittedTotals).
+  std::map<uint64_t, WalWriter::AppendTotals> append_totals() const { return writer_->CommittedTotals(); }
 
   const NodeIdentity& node() const { return node_; }
   // The store for objects other than WAL objects (stream objects, KV snapshots).

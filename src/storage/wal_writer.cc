@@ -26,6 +26,14 @@ WalWriter::WalWriter(const StorageOptions& options, metadata::MetadataLog* meta,
       wal_bucket_id_(wal_bucket_id),
       node_(node),
       tail_(tail),
+      upload_seconds_(metrics::HistogramOf("mink_wal_upload_duration_seconds",
+                                           "Time to upload one WAL object, retries included.",
+                                           metrics::LatencyBuckets())),
+      commit_seconds_(metrics::HistogramOf("mink_wal_commit_duration_seconds",
+                                           "Time to commit a group of uploaded WAL objects to the metadata log.",
+                                           metrics::LatencyBuckets())),
+      uploaded_bytes_(metrics::CounterOf("mink_wal_uploaded_bytes_total", "Bytes of WAL objects uploaded.")),
+      upload_retries_(metrics::CounterOf("mink_wal_upload_retries_total", "WAL object uploads that failed and were retried.")),
       // One thread more than uploads in flight: the thread committing keeps its slot's upload
       // from waiting.
       uploads_(std::max(1, options.wal_max_inflight_uploads) + 1, "wal-upload") {
@@ -247,15 +255,19 @@ void WalWriter::Upload(const std::shared_ptr<Sealed>& sealed) {
   Backoff backoff(std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
   const auto deadline = sealed->sealed_at + options_.upload_deadline;
   Status s;
+  const int64_t start = metrics::NowNanos();
   for (int attempt = 1;; ++attempt) {
     s = wal_store_->PutUnpublished(sealed->key, sealed->bytes);
     if (s.ok() || SteadyNow() >= deadline) break;
+    upload_retries_.Add();
     if (attempt == 1 || attempt % 10 == 0) {
       MINK_LOG_WARN("storage", "upload of {} failed (attempt {}), retrying: {}", sealed->key,
                     attempt, s.ToString());
     }
     std::this_thread::sleep_for(backoff.Next());
   }
+  upload_seconds_.Observe(metrics::SecondsSince(start));
+  if (s.ok()) uploaded_bytes_.Add(static_cast<double>(sealed->size));
   std::string().swap(sealed->bytes);
   std::unique_lock<std::mutex> lock(mutex_);
   sealed->state = s.ok() ? Sealed::State::kUploaded : Sealed::State::kFailed;
@@ -384,7 +396,9 @@ void WalWriter::Commit(const std::vector<std::shared_ptr<Sealed>>& all) {
     }
     return Command(std::move(cmd));
   };
+  const int64_t start = metrics::NowNanos();
   Result<int64_t> committed = group.empty() ? Result<int64_t>(0) : meta_->Append(build);
+  if (!group.empty()) commit_seconds_.Observe(metrics::SecondsSince(start));
   for (size_t i = 0; i < group.size(); ++i) {
     for (size_t r = 0; r < group[i]->runs.size(); ++r) {
       SealedRun& run = group[i]->runs[r];
@@ -394,6 +408,12 @@ void WalWriter::Commit(const std::vector<std::shared_ptr<Sealed>>& all) {
                 false);
       } else if (verdict[i][r].ok()) {
         tail_->Add(run.stream_id, run.batches);
+        {
+          std::lock_guard<std::mutex> totals(totals_mutex_);
+          AppendTotals& t = totals_[run.stream_id];
+          t.records += run.end_offset - run.start_offset;
+          t.bytes += static_cast<int64_t>(run.length);
+        }
         for (auto& cb : run.callbacks) cb(Status::Ok());
       } else {
         FailRun(&run, verdict[i][r], fenced[i][r]);
@@ -440,6 +460,11 @@ void WalWriter::Settle(uint64_t stream_id, int64_t appends) {
   if (it == unsettled_.end()) return;
   it->second -= appends;
   if (it->second <= 0) unsettled_.erase(it);
+}
+
+std::map<uint64_t, WalWriter::AppendTotals> WalWriter::CommittedTotals() const {
+  std::lock_guard<std::mutex> lock(totals_mutex_);
+  return totals_;
 }
 
 void WalWriter::Stop() {

@@ -26,6 +26,7 @@
 #include "base/clock.h"
 #include "base/thread_pool.h"
 #include "metadata/metadata_log.h"
+#include "metrics/metrics.h"
 #include "object_store/object_store.h"
 #include "storage/batch_format.h"
 #include "storage/caches.h"
@@ -60,6 +61,14 @@ class WalWriter {
   // Assigns the batch its offsets and queues it; returns its base offset. `done` is called once
   // with OK when the batch is committed, or with the reason it never will be.
   Result<int64_t> Append(uint64_t stream_id, BatchInput input, AppendCallback done);
+
+  // What this node's commits appended to each stream (acknowledged records and their encoded
+  // bytes) since the process started, for /metrics.
+  struct AppendTotals {
+    int64_t records = 0;
+    int64_t bytes = 0;
+  };
+  std::map<uint64_t, AppendTotals> CommittedTotals() const;
 
   // Seals what is open and finishes everything in flight (uploads and commits are bounded by
   // upload_deadline and the metadata append timeout), then stops the threads.
@@ -138,6 +147,11 @@ class WalWriter {
   uint64_t next_object_seq_ = 0;
   int64_t last_timestamp_ms_ = 0;
   bool stopping_ = false;
+
+  mutable std::mutex totals_mutex_;
+  std::map<uint64_t, AppendTotals> totals_;  // CommittedTotals
+  metrics::Histogram upload_seconds_, commit_seconds_;
+  metrics::Counter uploaded_bytes_, upload_retries_;
 
   ThreadPool uploads_;
   std::thread sealer_;

@@ -171,6 +171,9 @@ class TableStore {
                               int32_t bucket) const;
   // How many buckets each node owns now (BucketOwnership::BucketsPerNode).
   std::map<int32_t, int64_t> BucketsPerNode() const { return ownership_.BucketsPerNode(); }
+  // Bucket streams the assignment gives this node that it has not opened yet (a node is ready
+  // for traffic at 0).
+  size_t BucketsToOpen() const { return ownership_.Pending().take.size(); }
   // A bucket's log: its stored batches, offsets, trimming, waiting for commits.
   BucketLog& bucket_log() { return bucket_log_; }
   // LogWriter::AppendToBucket.

@@ -14,6 +14,7 @@
 #include "arrow/Flight.grpc.pb.h"
 #include "base/log.h"
 #include "flight/protocol/wire.h"
+#include "flight/server/call_metrics.h"
 
 namespace mink::flight {
 namespace {
@@ -330,6 +331,9 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& lis
   grpc::ServerBuilder builder;
   builder.AddListeningPort(host_port, grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(&impl->service);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(MakeCallMetrics());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   // gRPC sets SO_REUSEPORT by default, which would let a second server share a taken port.

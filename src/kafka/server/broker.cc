@@ -1,9 +1,11 @@
 #include "kafka/server/broker.h"
 
+#include <map>
 #include <mutex>
 #include <set>
 
 #include "base/log.h"
+#include "metrics/metrics.h"
 #include "kafka/server/group_coordinator.h"
 
 namespace mink::kafka {
@@ -11,6 +13,31 @@ namespace mink::kafka {
 namespace {
 
 int16_t Code(ErrorCode c) { return ToWire(c); }
+
+// The series of one Kafka API: requests answered and their latency (from the decoded request
+// to the answer handed back, long polls and produce acknowledgements included).
+struct ApiSeries {
+  metrics::Counter requests;
+  metrics::Histogram duration;
+};
+
+const ApiSeries& SeriesOf(int16_t api_key) {
+  static std::mutex mutex;
+  static std::map<int16_t, ApiSeries>* series = new std::map<int16_t, ApiSeries>();  // lives on
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = series->find(api_key);
+  if (it == series->end()) {
+    const metrics::Labels labels = {{"api", ApiName(api_key)}};
+    it = series->emplace(api_key,
+                         ApiSeries{metrics::CounterOf("mink_kafka_requests_total", "Kafka requests answered, by API.",
+                                                      labels),
+                                   metrics::HistogramOf("mink_kafka_request_duration_seconds",
+                                                        "Kafka request latency, by API (long polls included).",
+                                                        metrics::LatencyBuckets(), labels)})
+             .first;
+  }
+  return it->second;
+}
 
 }  // namespace
 
@@ -34,8 +61,19 @@ void Broker::Stop() {
   ahead_pool_.Stop();  // queued read-aheads see stopping_ and skip their work
 }
 
-void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Respond respond) {
+void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Respond answer) {
   const int16_t version = request.header.api_version;
+  // Counted and timed when answered (maybe later, on another thread).
+  Respond respond = [series = &SeriesOf(request.header.api_key), start = metrics::NowNanos(),
+                     key = request.header.api_key, version, client_id = client.client_id, host = client.host,
+                     answer = std::move(answer)](std::optional<Response> response) {
+    const double seconds = metrics::SecondsSince(start);
+    series->requests.Add();
+    series->duration.Observe(seconds);
+    MINK_LOG_DEBUG("kafka", "{} v{} from {} ({}) answered in {:.3f} ms", ApiName(key), version, client_id, host,
+                   seconds * 1e3);
+    answer(std::move(response));
+  };
   std::visit(
       [&](const auto& body) {
         using T = std::decay_t<decltype(body)>;

@@ -363,6 +363,12 @@ Result<std::vector<CommandRecord>> PostgresLogStore::ReadAfter(int64_t after_seq
   return out;
 }
 
+Result<int64_t> PostgresLogStore::LastSeq() {
+  MINK_ASSIGN_OR_RETURN(Rows rows, Query("SELECT COALESCE(MAX(seq), 0) FROM commands", {}, "read the last seq"));
+  if (rows.count() != 1) return InternalError("read the last seq: no row");
+  return rows.Int(0, 0);
+}
+
 Status PostgresLogStore::Insert(const CommandRecord& r) {
   return InTransaction([&]() -> Status {
     MINK_RETURN_IF_ERROR(

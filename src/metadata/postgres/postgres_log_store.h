@@ -36,6 +36,7 @@ class PostgresLogStore final : public LogStore, public GroupOffsetStore {
   Status Migrate() override;
   Result<int> SchemaVersion() override;
   Result<std::vector<CommandRecord>> ReadAfter(int64_t after_seq, int limit) override;
+  Result<int64_t> LastSeq() override;
   Status Insert(const CommandRecord& record) override;
   Status WithAppendLock(const std::function<Status()>& fn) override;
   void WaitForCommands(int64_t after_seq, std::chrono::milliseconds timeout) override;

@@ -312,6 +312,14 @@ Result<std::vector<CommandRecord>> SqliteLogStore::ReadAfter(int64_t after_seq, 
   return out;
 }
 
+Result<int64_t> SqliteLogStore::LastSeq() {
+  Connection lock(this);
+  Stmt stmt(*statements_, "SELECT COALESCE(MAX(seq), 0) FROM commands");
+  MINK_RETURN_IF_ERROR(stmt.prepared());
+  if (stmt.Step() != SQLITE_ROW) return SqliteError(db_, "read the last seq");
+  return stmt.Int(0);
+}
+
 Status SqliteLogStore::Insert(const CommandRecord& r) {
   // Tailers are woken once the (possibly enclosing) transaction has committed.
   return InTransaction(

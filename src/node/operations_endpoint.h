@@ -1,0 +1,39 @@
+#pragma once
+// OperationsEndpoint: what an operator's tools ask a node over its HTTP listener
+// (docs/operations.md), before anything else the listener serves:
+//   GET /health   200 "ok": the process is up and serving HTTP;
+//   GET /ready    200 "ready" once the node is ready for traffic: its metadata is caught up
+//                 with the log (within a second) and every bucket it is to serve is open;
+//                 else 503 naming what is not;
+//   GET /metrics  the Prometheus text format: what the node records (requests, latencies,
+//                 object-store calls), the state it gathers then (node_metrics.h), the process's.
+// Other paths go to `next` (the continuous SQL API). Every request is logged at debug.
+//
+// Thread-safe.
+
+#include <functional>
+
+#include "http/http_server.h"
+#include "node/node_metrics.h"
+#include "table/table_store.h"
+
+namespace mink::node {
+
+class OperationsEndpoint {
+ public:
+  OperationsEndpoint(MetricSources sources, const table::TableStore* tables,
+                     std::function<http::ServerResponse(const http::ServerRequest&)> next)
+      : sources_(sources), tables_(tables), next_(std::move(next)) {}
+
+  http::ServerResponse Handle(const http::ServerRequest& request) const;
+
+ private:
+  http::ServerResponse Route(const http::ServerRequest& request) const;
+  http::ServerResponse Ready() const;
+
+  const MetricSources sources_;
+  const table::TableStore* const tables_;
+  const std::function<http::ServerResponse(const http::ServerRequest&)> next_;
+};
+
+}  // namespace mink::node
