@@ -74,6 +74,7 @@ struct Flags {
   // Idempotent producers (at most 5 requests in flight per connection); without, librdkafka's
   // defaults: no idempotence, up to 1,000,000 requests in flight.
   bool idempotent = true;
+  bool metrics = true;  // the node's --metrics: the cost of recording them is on vs off
 };
 
 int64_t NowMicros() {
@@ -629,6 +630,7 @@ int Run(const Flags& flags) {
   config.wal_eager_uploads = flags.eager_uploads;
   config.wal_seal_bytes = flags.seal_bytes;
   config.default_partitions = flags.partitions;
+  config.metrics = flags.metrics;
   auto started = node::Node::Start(config);
   if (!started.ok()) Die("starting the node: " + started.status().ToString());
   std::unique_ptr<node::Node> node = std::move(*started);
@@ -753,6 +755,7 @@ int main(int argc, char** argv) {
                  "times phase 4 reads the topic from the beginning; the summary takes the median")
       ->check(CLI::Range(1, 20));
   app.add_option("--e2e-rate", flags.e2e_rate, "records/s in phase 5")->check(CLI::Range(1, 100000));
+  app.add_option("--metrics", flags.metrics, "the node records metrics (true, false: their cost)");
   CLI11_PARSE(app, argc, argv);
   flags.idempotent = !no_idempotence;
   return mink::bench::Run(flags);

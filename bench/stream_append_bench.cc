@@ -41,6 +41,7 @@
 #include "base/memory.h"
 #include "metadata/log_store.h"
 #include "metadata/metadata_log.h"
+#include "metrics/metrics.h"
 #include "object_store/file_store.h"
 #include "object_store/forwarding_store.h"
 #include "storage/batch_format.h"
@@ -83,6 +84,7 @@ struct Flags {
   int64_t snapshot_every = metadata::MetadataOptions{}.snapshot_every;
   int maintenance_every_ms = 0;  // > 0: compaction and garbage collection run during the phases
   bool json = false;
+  bool metrics = true;  // record metrics (the WAL's latencies): their cost is on vs off
 };
 
 // Fills `f`; nullopt to run, else the exit status after --help (0) or a bad flag (printed).
@@ -143,6 +145,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "compaction, 60 s GC, 5 min grace); 0, the default, runs neither")
       ->check(CLI::Range(0, 600'000));
   app.add_flag("--json", f->json, "also print one JSON line with every figure");
+  app.add_option("--metrics", f->metrics, "record metrics (true, false: their cost)");
   try {
     app.parse(argc, argv);
     if (f->record_bytes * static_cast<size_t>(f->records_per_batch) > (64u << 20)) {
@@ -717,6 +720,7 @@ int Main(int argc, char** argv) {
   Flags flags;
   if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
   log::SetLevel(log::Level::kWarn);
+  metrics::SetEnabled(flags.metrics);
   InstallStopSignals();
 
   std::string parent = flags.dir;

@@ -84,5 +84,15 @@ TEST(ServeConfig, NamesAreDerivedFromTheKey) {
   EXPECT_EQ(info.Env(), "MINK_WAL_FLUSH_INTERVAL");
 }
 
+TEST(ServeConfig, TheHarnessFileSendsTheLakeToTheRestCatalog) {
+  auto c = LoadServeConfig({}, std::string(MINK_SOURCE_DIR) + "/harness/mink.toml", {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->lake_catalog, "rest");
+  EXPECT_EQ(c->lake_uri, "http://iceberg-rest:8181");
+  EXPECT_EQ(c->lake_warehouse, "-3@s3://mink-lake?endpoint=http://rustfs:9000&path-style=true&region=us-east-1");
+  EXPECT_EQ(c->log_format, "json");
+  EXPECT_TRUE(c->metrics);
+}
+
 }  // namespace
 }  // namespace mink::config
