@@ -67,6 +67,9 @@ Status NotFoundError(std::string m) { return Status(StatusCode::kNotFound, std::
 Status AlreadyExistsError(std::string m) {
   return Status(StatusCode::kAlreadyExists, std::move(m));
 }
+Status PermissionDeniedError(std::string m) {
+  return Status(StatusCode::kPermissionDenied, std::move(m));
+}
 Status ResourceExhaustedError(std::string m) {
   return Status(StatusCode::kResourceExhausted, std::move(m));
 }

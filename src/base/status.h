@@ -65,6 +65,7 @@ Status InvalidArgumentError(std::string message);
 Status DeadlineExceededError(std::string message);
 Status NotFoundError(std::string message);
 Status AlreadyExistsError(std::string message);
+Status PermissionDeniedError(std::string message);
 Status ResourceExhaustedError(std::string message);
 Status FailedPreconditionError(std::string message);
 Status AbortedError(std::string message);

@@ -93,4 +93,14 @@ Result<client::TableDescription> DescribeTable(flight::FlightClient& client,
   return description;
 }
 
+int RunNodeAction(std::string_view command, const ClientOptions& options, const std::string& action,
+                  const nlohmann::json& body, nlohmann::json* result) {
+  auto client = ConnectToNode(options);
+  if (!client.ok()) return ReportError(command, client.status());
+  auto answer = client::RunAction(**client, action, body);
+  if (!answer.ok()) return ReportError(command, answer.status());
+  if (result != nullptr) *result = std::move(*answer);
+  return kExitOk;
+}
+
 }  // namespace mink::cli

@@ -40,6 +40,11 @@ void AddBootstrapOption(CLI::App* command, ClientOptions* options);
 // "cannot reach node at HOST:PORT: ...".
 Result<std::unique_ptr<flight::FlightClient>> ConnectToNode(const ClientOptions& options);
 
+// Connects and runs one action; on failure prints "mink <command>: ..." and returns its exit
+// code, else kExitOk with the answer in *result (when given).
+int RunNodeAction(std::string_view command, const ClientOptions& options, const std::string& action,
+                  const nlohmann::json& body, nlohmann::json* result);
+
 // The node's description of a table (describe-table), its name filled in.
 Result<client::TableDescription> DescribeTable(flight::FlightClient& client,
                                                const std::string& table);

@@ -21,5 +21,7 @@ void AddWriteCommand(CLI::App* app, int* exit_code);
 void AddReadCommand(CLI::App* app, int* exit_code);
 // mink lookup
 void AddLookupCommand(CLI::App* app, int* exit_code);
+// mink user create|delete|list
+void AddUserCommands(CLI::App* app, int* exit_code);
 
 }  // namespace mink::cli

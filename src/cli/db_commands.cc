@@ -18,15 +18,9 @@ struct DbOptions {
   bool cascade = false;
 };
 
-// Connects and runs one action; prints the error and returns its exit code on failure.
-int Run(const char* command, const DbOptions& o, const char* action, const json& body,
-        json* result) {
-  auto client = ConnectToNode(o.client);
-  if (!client.ok()) return ReportError(command, client.status());
-  auto answer = client::RunAction(**client, action, body);
-  if (!answer.ok()) return ReportError(command, answer.status());
-  if (result != nullptr) *result = std::move(*answer);
-  return kExitOk;
+// Runs one action of the node (RunNodeAction).
+int Run(const char* command, const DbOptions& o, const char* action, const json& body, json* result) {
+  return RunNodeAction(command, o.client, action, body, result);
 }
 
 }  // namespace

@@ -92,6 +92,11 @@ const std::vector<Setting>& Settings() {
       {{"metrics",
         "Record metrics, served as GET /metrics on the HTTP listener (false: every update is skipped)", "true"},
        Boolean(&ServeConfig::metrics)},
+      {{"auth.enabled",
+        "Clients must authenticate: Kafka clients with SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) as a user "
+        "`mink user create` made; off, anyone who reaches a listener is let in",
+        "false"},
+       Boolean(&ServeConfig::auth_enabled)},
       {{"session-timeout",
         "A node is live while its last heartbeat (one a second) is younger than this; near "
         "Kafka's broker session timeout, so clients' retries outlast a node's expiry",

@@ -26,6 +26,8 @@ struct ServeConfig {
   std::string log_level = "info";
   std::string log_format = "text";        // text or json
   bool metrics = true;                    // record metrics (GET /metrics on the HTTP listener)
+  // Clients authenticate (docs/operations.md, Security): Kafka with SASL against `mink user`'s users.
+  bool auth_enabled = false;
 
   std::chrono::milliseconds wal_flush_interval{10};
   uint64_t wal_max_bytes = 8 << 20;

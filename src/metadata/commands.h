@@ -3,7 +3,7 @@
 // (node_commands.h), streams and objects (stream_commands.h), the catalog (catalog_commands.h),
 // writers (writer_commands.h), KV snapshots (kv_commands.h), the lake (lake_commands.h) and
 // the lake catalog's own namespaces and tables (lake_catalog_commands.h) and continuous SQL's
-// objects (continuous_commands.h). Each command has a kind (its
+// objects (continuous_commands.h) and users (user_commands.h). Each command has a kind (its
 // `kKind`) and a JSON body (the domains' *_commands.cc convert both ways); the state machine
 // (state.h) validates and applies them. Commands are deterministic: everything that validation
 // or application needs is in the command or in the state, never in the clock or the
@@ -20,6 +20,7 @@
 #include "metadata/lake_commands.h"
 #include "metadata/node_commands.h"
 #include "metadata/stream_commands.h"
+#include "metadata/user_commands.h"
 #include "metadata/writer_commands.h"
 
 namespace mink::metadata {
@@ -31,7 +32,8 @@ using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObje
                              AssignStreams, ReleaseStreams, LeaveCluster, AllocateAutoIncrement,
                              CommitLakeSnapshot, CreateLakeNamespace, DropLakeNamespace,
                              UpdateLakeNamespace, CommitLakeCatalog, RenameLakeTable,
-                             CreateContinuousObject, DropContinuousObject, CommitContinuousProgress>;
+                             CreateContinuousObject, DropContinuousObject, CommitContinuousProgress,
+                             CreateUser, DeleteUser>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

@@ -59,6 +59,13 @@ void FromJson(const json& j, AllocateWriterId* c);
 json ToJson(const CommitKvSnapshot& c);
 void FromJson(const json& j, CommitKvSnapshot* c);
 
+json ToJson(const CreateUser& c);
+void FromJson(const json& j, CreateUser* c);
+json ToJson(const DeleteUser& c);
+void FromJson(const json& j, DeleteUser* c);
+// A user's credentials as user.create's body holds them (state snapshots too).
+json UserCredentialsJson(const std::vector<ScramCredential>& credentials);
+
 json ToJson(const LakeFile& f);
 void FromJson(const json& j, LakeFile* f);
 json ToJson(const LakeManifest& m);

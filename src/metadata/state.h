@@ -122,6 +122,12 @@ struct ContinuousObjectState {
   std::string progress;  // and where it continues (CommitContinuousProgress)
 };
 
+// A user (user_commands.h).
+struct UserState {
+  std::vector<ScramCredential> credentials;
+  int64_t created_ms = 0;
+};
+
 // A table of the lake catalog that Mink does not tier: its current metadata file.
 struct LakeCatalogTableState {
   std::string metadata_location;
@@ -174,6 +180,7 @@ class State {
     return lake_namespaces_;
   }
   const std::map<std::string, ContinuousObjectState>& continuous() const { return continuous_; }
+  const std::map<std::string, UserState>& users() const { return users_; }
   const std::map<LakeTableName, LakeCatalogTableState>& lake_catalog_tables() const {
     return lake_catalog_tables_;
   }
@@ -261,6 +268,11 @@ class State {
   void ApplyCommand(const DropContinuousObject& c, int64_t time_ms);
   Status CheckCommand(const CommitContinuousProgress& c) const;
   void ApplyCommand(const CommitContinuousProgress& c, int64_t time_ms);
+  // Users (state_users.cc).
+  Status CheckCommand(const CreateUser& c) const;
+  void ApplyCommand(const CreateUser& c, int64_t time_ms);
+  Status CheckCommand(const DeleteUser& c) const;
+  void ApplyCommand(const DeleteUser& c, int64_t time_ms);
   // The lake catalog (state_lake_catalog.cc): a key not yet used; keeping an outcome.
   Status CheckOutcome(const IdempotentOutcome& outcome) const;
   void KeepOutcome(const IdempotentOutcome& outcome, int64_t time_ms);
@@ -298,6 +310,7 @@ class State {
   std::map<LakeTableName, LakeCatalogTableState> lake_catalog_tables_;
   std::map<std::string, IdempotentRecord> idempotent_outcomes_;
   std::map<std::string, ContinuousObjectState> continuous_;
+  std::map<std::string, UserState> users_;
 };
 
 }  // namespace mink::metadata

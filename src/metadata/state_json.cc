@@ -232,7 +232,14 @@ std::string State::Serialize() const {
     out += ':';
     AppendJsonInt(&out, since);
   }
-  out += "},\"version\":1}";
+  out += '}';
+  if (!users_.empty()) {
+    json users = json::array();
+    for (const auto& [name, u] : users_) users.push_back({name, UserCredentialsJson(u.credentials), u.created_ms});
+    out += ",\"users\":";
+    out += users.dump();
+  }
+  out += ",\"version\":1}";
   return out;
 }
 
@@ -337,6 +344,11 @@ Result<State> State::Deserialize(const std::string& text) {
           ContinuousObjectState{o.at(1).get<std::string>(), o.at(2).get<std::string>(), o.at(3).get<std::string>(),
                                 o.at(4).get<std::vector<std::string>>(), o.at(5).get<int64_t>(),
                                 o.size() > 6 ? o.at(6).get<int64_t>() : 0, o.size() > 7 ? o.at(7).get<std::string>() : ""};
+    }
+    for (const auto& u : j.value("users", json::array())) {
+      CreateUser c;
+      FromJson(json{{"name", u.at(0)}, {"credentials", u.at(1)}}, &c);
+      s.users_[c.name] = UserState{std::move(c.credentials), u.at(2).get<int64_t>()};
     }
     for (const auto& o : j.value("idempotent_outcomes", json::array())) {
       s.idempotent_outcomes_[o.at(0).get<std::string>()] =

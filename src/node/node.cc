@@ -104,7 +104,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   MINK_ASSIGN_OR_RETURN(node->continuous_db_, sql::Database::Open(continuous_db));
   node->continuous_ = std::make_unique<stream::Catalog>(node->meta_.get(), node->tables_.get(), node->continuous_db_.get());
   node->flight_service_ = std::make_unique<flight::TableFlightService>(
-      node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get());
+      node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get(), node->meta_.get());
+  if (config.auth_enabled) node->users_ = std::make_unique<auth::UserDirectory>(node->meta_.get());
   MINK_ASSIGN_OR_RETURN(node->flight_,
                         flight::FlightServer::Start(config.listen, node->flight_service_.get()));
   if (!config.kafka_listen.empty()) {
@@ -137,6 +138,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     kafka::KafkaServerOptions ko;
     ko.listen = config.kafka_listen;
     ko.max_frame_bytes = config.kafka_max_request_bytes;
+    ko.users = node->users_.get();
     MINK_ASSIGN_OR_RETURN(node->kafka_, kafka::KafkaServer::Start(ko, node->broker_.get()));
   }
   std::string kafka_advertise;

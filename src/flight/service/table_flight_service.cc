@@ -6,6 +6,7 @@
 #include "arrow_format/ipc.h"
 #include "base/clock.h"
 #include "flight/service/continuous_action.h"
+#include "flight/service/user_actions.h"
 #include "table/arrow_rows.h"
 
 namespace mink::flight {
@@ -565,6 +566,8 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
                        {"buckets", buckets == owned.end() ? 0 : buckets->second}});
     }
     out = {{"nodes", nodes}, {"session_timeout_ms", membership_->session_timeout().count()}};
+  } else if (IsUserAction(action.type)) {
+    MINK_ASSIGN_OR_RETURN(out, RunUserAction(users_, action.type, body));
   } else if (action.type == "init-writer") {
     MINK_ASSIGN_OR_RETURN(int64_t id, tables_->InitWriter());
     out = {{"writer_id", id}};
@@ -597,6 +600,9 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
       {"column-stats", "{\"table\"}: per bucket of a log table, min/max and null count of its "
                        "integer-valued columns over the log below \"end\""},
       {"init-writer", "{}: a writer id for idempotent writes"},
+      {"create-user", "{\"name\", \"password\", \"replace\"}: a user; its password's SCRAM credentials are stored"},
+      {"delete-user", "{\"name\"}: delete a user"},
+      {"list-users", "{}: every user's name, SCRAM mechanisms and creation time"},
       {"list-nodes", "{}: every node that heartbeats: id, epoch, advertised Flight and Kafka "
                      "addresses, whether it is live and the coordinator, the buckets it owns"},
   };

@@ -7,6 +7,7 @@
 
 #include "cluster/membership.h"
 #include "flight/server/flight_handler.h"
+#include "metadata/metadata_log.h"
 #include "stream/catalog.h"
 #include "table/table_store.h"
 
@@ -15,10 +16,16 @@ namespace mink::flight {
 class TableFlightService final : public FlightHandler {
  public:
   // `advertise` is the location handed out in FlightInfo endpoints (grpc://host:port);
-  // `membership` (may be null) answers list-nodes; `continuous` (may be null) continuous-sql.
+  // `membership` (may be null) answers list-nodes; `continuous` (may be null) continuous-sql;
+  // `users` (may be null) the users actions (user_actions.h).
   TableFlightService(table::TableStore* tables, std::string advertise,
-                     const cluster::Membership* membership = nullptr, stream::Catalog* continuous = nullptr)
-      : tables_(tables), advertise_(std::move(advertise)), membership_(membership), continuous_(continuous) {}
+                     const cluster::Membership* membership = nullptr, stream::Catalog* continuous = nullptr,
+                     metadata::MetadataLog* users = nullptr)
+      : tables_(tables),
+        advertise_(std::move(advertise)),
+        membership_(membership),
+        continuous_(continuous),
+        users_(users) {}
 
   Result<std::vector<FlightInfo>> ListFlights(const std::string& criteria) override;
   Result<FlightInfo> GetFlightInfo(const FlightDescriptor& descriptor) override;
@@ -39,6 +46,7 @@ class TableFlightService final : public FlightHandler {
   const std::string advertise_;
   const cluster::Membership* const membership_;
   stream::Catalog* const continuous_;
+  metadata::MetadataLog* const users_;
 };
 
 }  // namespace mink::flight

@@ -21,6 +21,9 @@ constexpr ApiInfo kApis[] = {
     {ApiKey::kSyncGroup, "SyncGroup", 0, 4, 4, true},
     {ApiKey::kDescribeGroups, "DescribeGroups", 0, 5, 5, true},
     {ApiKey::kListGroups, "ListGroups", 0, 4, 3, true},
+    // librdkafka asks for version 0 to be listed, then uses 1 with SaslAuthenticate. After a v0
+    // handshake a client would send raw SASL tokens, which this listener does not take.
+    {ApiKey::kSaslHandshake, "SaslHandshake", 0, 1, 32767, true},
     {ApiKey::kApiVersions, "ApiVersions", 0, 3, 3, true},
     {ApiKey::kCreateTopics, "CreateTopics", 0, 7, 5, true},
     {ApiKey::kDeleteTopics, "DeleteTopics", 0, 6, 4, true},
@@ -32,6 +35,7 @@ constexpr ApiInfo kApis[] = {
     {ApiKey::kTxnOffsetCommit, "TxnOffsetCommit", 0, 3, 3, false},
     {ApiKey::kDescribeConfigs, "DescribeConfigs", 0, 2, 4, true},
     {ApiKey::kAlterConfigs, "AlterConfigs", 0, 1, 2, true},
+    {ApiKey::kSaslAuthenticate, "SaslAuthenticate", 0, 2, 2, true},
     {ApiKey::kCreatePartitions, "CreatePartitions", 0, 1, 2, true},
     {ApiKey::kDeleteGroups, "DeleteGroups", 0, 2, 2, true},
 };

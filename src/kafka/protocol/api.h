@@ -22,6 +22,7 @@ enum class ApiKey : int16_t {
   kSyncGroup = 14,
   kDescribeGroups = 15,
   kListGroups = 16,
+  kSaslHandshake = 17,
   kApiVersions = 18,
   kCreateTopics = 19,
   kDeleteTopics = 20,
@@ -33,6 +34,7 @@ enum class ApiKey : int16_t {
   kTxnOffsetCommit = 28,
   kDescribeConfigs = 32,
   kAlterConfigs = 33,
+  kSaslAuthenticate = 36,
   kCreatePartitions = 37,
   kDeleteGroups = 42,
 };

@@ -62,6 +62,12 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "GROUP_AUTHORIZATION_FAILED";
     case ErrorCode::kInvalidTimestamp:
       return "INVALID_TIMESTAMP";
+    case ErrorCode::kUnsupportedSaslMechanism:
+      return "UNSUPPORTED_SASL_MECHANISM";
+    case ErrorCode::kIllegalSaslState:
+      return "ILLEGAL_SASL_STATE";
+    case ErrorCode::kSaslAuthenticationFailed:
+      return "SASL_AUTHENTICATION_FAILED";
     case ErrorCode::kUnsupportedVersion:
       return "UNSUPPORTED_VERSION";
     case ErrorCode::kTopicAlreadyExists:

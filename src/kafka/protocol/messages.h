@@ -30,6 +30,7 @@
 #include "kafka/protocol/offset_commit.h"
 #include "kafka/protocol/offset_fetch.h"
 #include "kafka/protocol/produce.h"
+#include "kafka/protocol/sasl.h"
 #include "kafka/protocol/sync_group.h"
 #include "kafka/protocol/transactions.h"
 
@@ -60,7 +61,9 @@
   X(DescribeConfigs)               \
   X(AlterConfigs)                  \
   X(CreatePartitions)              \
-  X(DeleteGroups)
+  X(DeleteGroups)                  \
+  X(SaslHandshake)                 \
+  X(SaslAuthenticate)
 
 
 namespace mink::kafka {

@@ -118,6 +118,10 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
           MINK_LOG_INFO("kafka", "refused CreatePartitions from client {}: a topic's partition "
                         "count is its table's bucket count, fixed at creation", client.client_id);
           respond(ErrorResponseFor(request.body, version, ErrorCode::kInvalidPartitions));
+        } else if constexpr (std::is_same_v<T, SaslHandshakeRequest> ||
+                             std::is_same_v<T, SaslAuthenticateRequest>) {
+          // The connection answers these (sasl_session.h); one reaching here has no exchange.
+          respond(ErrorResponseFor(request.body, version, ErrorCode::kIllegalSaslState));
         } else {
           HandleGroup(request, client, std::move(respond));
         }

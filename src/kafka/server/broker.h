@@ -48,6 +48,7 @@ struct BrokerOptions {
 struct ClientInfo {
   std::string client_id;
   std::string host;
+  std::string user;  // authenticated with SASL; "" with authentication off
 };
 
 class Broker {

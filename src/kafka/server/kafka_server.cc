@@ -11,6 +11,7 @@
 #include "base/thread_priority.h"
 #include "base/thread_pool.h"
 #include "kafka/protocol/frame.h"
+#include "kafka/server/sasl_session.h"
 #include "kafka/server/serial_queue.h"
 
 namespace mink::kafka {
@@ -63,6 +64,7 @@ int64_t MillisBetween(SteadyTime from, SteadyTime to) {
 struct Slot {
   bool ready = false;
   bool respond = true;  // false: acks=0 produce, nothing goes back
+  bool close_after = false;  // a failed authentication: the connection ends once this is sent
   std::string frame;
   // A fetch's records are not copied into `frame`: they are written from the response itself,
   // gathered in at their splice positions.
@@ -93,7 +95,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
         broker_(broker),
         pools_(pools),
         queue_(std::make_shared<SerialQueue>()),
-        options_(options) {
+        options_(options),
+        sasl_(options.users) {
     asio::error_code ec;
     auto remote = socket_.remote_endpoint(ec);
     peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
@@ -166,10 +169,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
       MINK_LOG_WARN("kafka", "closing connection from {}: {}", peer_, parsed.status().message());
       return Shutdown();
     }
+    if (SaslSession::IsSasl(header->api_key)) return Authenticate(*parsed);
+    if (!sasl_.Allows(header->api_key)) {
+      MINK_LOG_INFO("kafka", "closing connection from {} (client {}): {} before authenticating", peer_,
+                    header->client_id.value_or(""), ApiName(header->api_key));
+      return Shutdown();
+    }
     auto slot = std::make_shared<Slot>();
     slots_.push_back(slot);
     auto request = std::make_shared<ParsedRequest>(std::move(*parsed));
-    ClientInfo client{request->header.client_id.value_or(""), host_};
+    ClientInfo client{request->header.client_id.value_or(""), host_, sasl_.user()};
     ThreadPool* pool = IsGroupApi(header->api_key) ? pools_.groups : pools_.data;
     const SteadyTime received = SteadyNow();
     queue_->Submit(pool, [self = shared_from_this(), request, client, slot, received] {
@@ -212,6 +221,24 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ReadSize();
   }
 
+  // Answers a SaslHandshake or SaslAuthenticate here, in order with the requests before it.
+  void Authenticate(const ParsedRequest& request) {
+    SaslSession::Answer answer = sasl_.Handle(request.body, peer_);
+    auto slot = std::make_shared<Slot>();
+    std::vector<Splice> splices;
+    Status s = AppendResponseFrame(request.header.correlation_id, request.header.api_version, answer.response,
+                                   &slot->frame, &splices);
+    if (!s.ok()) {
+      MINK_LOG_ERROR("kafka", "cannot encode a SASL response: {}", s.ToString());
+      return Shutdown();
+    }
+    slot->ready = true;
+    slot->close_after = answer.close;
+    slots_.push_back(slot);
+    Flush();
+    if (!answer.close) ReadSize();
+  }
+
   // `designed`: DesignedWaitMs of the request.
   void NoteIfSlow(int16_t api, int16_t version, int64_t designed, const ClientInfo& client,
                   SteadyTime received, SteadyTime started) const {
@@ -251,9 +278,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto slot = slots_.front();
     if (slot->splices.empty()) {
       asio::async_write(socket_, asio::buffer(slot->frame), asio::bind_executor(strand_,
-          [self = shared_from_this()](const asio::error_code& ec, size_t) {
+          [self = shared_from_this(), close = slot->close_after](const asio::error_code& ec, size_t) {
             self->writing_ = false;
-            if (ec) return self->Shutdown();
+            if (ec || close) return self->Shutdown();
             self->slots_.pop_front();
             self->Flush();
           }));
@@ -288,6 +315,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   DispatchPools pools_;
   std::shared_ptr<SerialQueue> queue_;
   const KafkaServerOptions& options_;
+  SaslSession sasl_;  // strand only
   std::string peer_, host_;
   char size_[4];
   std::string payload_;

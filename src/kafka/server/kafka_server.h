@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "auth/user_directory.h"
 #include "kafka/server/broker.h"
 
 namespace mink::kafka {
@@ -24,6 +25,9 @@ struct KafkaServerOptions {
   // requests waiting for the object store cannot hold it up.
   int group_threads = 2;
   size_t max_inflight_per_connection = 64;  // reading pauses beyond this many open requests
+  // Authentication on: every connection authenticates with SASL (sasl_session.h) against these
+  // users before any request but ApiVersions. Null: off.
+  const auth::UserDirectory* users = nullptr;
 };
 
 class KafkaServer {

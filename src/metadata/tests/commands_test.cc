@@ -84,6 +84,8 @@ std::vector<Command> OneOfEachKind() {
                              {"ticks"}, true},
       DropContinuousObject{"totals", "view"},
       CommitContinuousProgress{"totals", 3, "{\"positions\":{}}"},
+      CreateUser{"alice", {ScramCredential{"SCRAM-SHA-256", "c2FsdA==", 4096, "c3RvcmVk", "c2VydmVy"}}, true},
+      DeleteUser{"alice"},
   };
 }
 

@@ -239,6 +239,7 @@ TEST_F(StateTest, SerializeWritesCanonicalJson) {
   MustApply(&s_, CreateDatabase{"shop"});
   MustApply(&s_, CreateTable{"shop", "orders", 1, "{\"d\":\"x\\ty\"}", 2, true, 0, 1, 1});
   MustApply(&s_, CreatePartition{1, "us", 1, s_.next_stream_id(), 1, 1});
+  MustApply(&s_, CreateUser{"ana", {ScramCredential{"SCRAM-SHA-512", "c2FsdA==", 4096, "c3Q=", "c2U="}}, false});
   ASSERT_FALSE(s_.unreferenced().empty());
   ASSERT_FALSE(s_.kv_snapshots().empty());
   const std::string text = s_.Serialize();
@@ -247,8 +248,25 @@ TEST_F(StateTest, SerializeWritesCanonicalJson) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->Serialize(), text);
   EXPECT_EQ(loaded->FindStream(2)->name, s_.FindStream(2)->name);
+  EXPECT_EQ(loaded->users().at("ana").credentials, s_.users().at("ana").credentials);
   State empty;
   EXPECT_EQ(nlohmann::json::parse(empty.Serialize()).dump(), empty.Serialize());
+}
+
+TEST_F(StateTest, UsersKeepCredentialsAndRefuseWhatIsWrong) {
+  const ScramCredential good{"SCRAM-SHA-256", "c2FsdA==", 4096, "c3Q=", "c2U="};
+  MustApply(&s_, CreateUser{"ana", {good}, false});
+  EXPECT_EQ(s_.Validate(CreateUser{"ana", {good}, false}).code(), StatusCode::kAlreadyExists);
+  EXPECT_TRUE(s_.Validate(CreateUser{"ana", {good}, true}).ok()) << "a new password";
+  EXPECT_EQ(s_.Validate(CreateUser{"a b", {good}, false}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s_.Validate(CreateUser{"bo", {}, false}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s_.Validate(CreateUser{"bo", {ScramCredential{"MD5", "s", 4096, "k", "k"}}, false}).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(s_.Validate(CreateUser{"bo", {ScramCredential{"SCRAM-SHA-256", "s", 100, "k", "k"}}, false}).code(),
+            StatusCode::kInvalidArgument);
+  MustApply(&s_, DeleteUser{"ana"});
+  EXPECT_TRUE(s_.users().empty());
+  EXPECT_EQ(s_.Validate(DeleteUser{"ana"}).code(), StatusCode::kNotFound);
 }
 
 TEST_F(StateTest, CatalogDatabasesTablesAndPartitions) {

@@ -16,9 +16,6 @@ namespace {
 constexpr std::string_view kEmptySha256 =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-Status PermissionDeniedError(std::string message) {
-  return Status(StatusCode::kPermissionDenied, std::move(message));
-}
 
 bool IsOk(long status) { return status >= 200 && status < 300; }
 

@@ -383,6 +383,21 @@ Response DeleteGroupsErrorSlots() {
   return r;
 }
 
+// A failed authentication as SaslSession answers it: the code, a message, no token.
+Response SaslHandshakeErrorSlots() {
+  SaslHandshakeResponse r;
+  r.error_code = kCode;
+  r.mechanisms = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
+  return r;
+}
+
+Response SaslAuthenticateErrorSlots() {
+  SaslAuthenticateResponse r;
+  r.error_code = kCode;
+  r.error_message = "Authentication failed during authentication due to invalid credentials with SASL mechanism PLAIN";
+  return r;
+}
+
 std::function<Response()> ErrorSlotsBuilder(ApiKey key) {
   switch (key) {
     case ApiKey::kProduce:
@@ -429,6 +444,10 @@ std::function<Response()> ErrorSlotsBuilder(ApiKey key) {
       return CreatePartitionsErrorSlots;
     case ApiKey::kDeleteGroups:
       return DeleteGroupsErrorSlots;
+    case ApiKey::kSaslHandshake:
+      return SaslHandshakeErrorSlots;
+    case ApiKey::kSaslAuthenticate:
+      return SaslAuthenticateErrorSlots;
     default:
       return nullptr;  // the transaction APIs are not advertised
   }

@@ -245,6 +245,16 @@ Request SampleRequest(ApiKey key) {
       m.validate_only = true;
       return m;
     }
+    case ApiKey::kSaslHandshake: {
+      SaslHandshakeRequest m;
+      m.mechanism = "SCRAM-SHA-256";
+      return m;
+    }
+    case ApiKey::kSaslAuthenticate: {
+      SaslAuthenticateRequest m;
+      m.auth_bytes = std::string("n,,n=alice,r=fyko+d2lbbFgONRv9qkxdawL\0x", 38);
+      return m;
+    }
   }
   return std::monostate{};
 }
@@ -464,6 +474,20 @@ Response SampleResponse(ApiKey key) {
       CreatePartitionsResponse m;
       m.throttle_time_ms = 10;
       m.results = {{"orders", 0, std::nullopt}, {"audit", 37, "invalid"}};
+      return m;
+    }
+    case ApiKey::kSaslHandshake: {
+      SaslHandshakeResponse m;
+      m.error_code = 33;
+      m.mechanisms = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
+      return m;
+    }
+    case ApiKey::kSaslAuthenticate: {
+      SaslAuthenticateResponse m;
+      m.error_code = 58;
+      m.error_message = "Authentication failed";
+      m.auth_bytes = "v=rmF9pqV8S7suAoZWja4dJRkFsKQ=";
+      m.session_lifetime_ms = 3600000;
       return m;
     }
   }

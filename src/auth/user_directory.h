@@ -1,0 +1,28 @@
+#pragma once
+// UserDirectory: the cluster's users as the metadata log holds them (user_commands.h), for
+// checking who connects. Thread-safe (it reads the metadata state).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "metadata/metadata_log.h"
+
+namespace mink::auth {
+
+class UserDirectory {
+ public:
+  explicit UserDirectory(metadata::MetadataLog* meta) : meta_(meta) {}
+
+  // The user's credential for a SCRAM mechanism; none for an unknown user.
+  std::optional<metadata::ScramCredential> Credential(std::string_view user, std::string_view mechanism) const;
+  // OK when `password` is `user`'s; PermissionDenied "invalid user name or password" otherwise
+  // (the same answer for an unknown user, so names cannot be probed).
+  Status CheckPassword(std::string_view user, std::string_view password) const;
+
+ private:
+  metadata::MetadataLog* const meta_;
+};
+
+}  // namespace mink::auth
