@@ -355,17 +355,9 @@ def run(checks, node):
 
 
 def main():
-    minktest.hard_deadline(120)
     global QUERY
-    if len(sys.argv) < 3:
-        print(f"usage: {sys.argv[0]} path/to/mink path/to/mink-query", file=sys.stderr)
-        sys.exit(2)
+    node = minktest.node_from_argv("continuous-sql", 120, http=True, usage="path/to/mink path/to/mink-query")
     QUERY = os.path.abspath(sys.argv[2])
-    node = minktest.MinkNode(sys.argv[1], "continuous-sql")
-    http_port = minktest.free_port()
-    while http_port in (node.flight_port, node.kafka_port):
-        http_port = minktest.free_port()
-    node.http_listen = f"127.0.0.1:{http_port}"
 
     def body(checks):
         node.start(extra=["--http-listen", node.http_listen])

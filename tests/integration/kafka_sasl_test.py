@@ -128,11 +128,7 @@ def run(checks, node):
 
 
 def main():
-    minktest.hard_deadline(150)
-    if len(sys.argv) < 2:
-        print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
-        sys.exit(2)
-    node = minktest.MinkNode(sys.argv[1], "kafka-sasl")
+    node = minktest.node_from_argv("kafka-sasl", 150)
 
     def body(checks):
         run(checks, node)

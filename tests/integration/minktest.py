@@ -309,6 +309,23 @@ class Checks:
         sys.exit(0)
 
 
+def node_from_argv(name, budget_seconds, http=False, usage="path/to/mink"):
+    """The frame's start: a hard deadline, sys.argv[1] as the mink binary (else the usage and
+    exit 2), and a MinkNode named `name` (not started); with `http`, node.http_listen is a free
+    loopback address of its own."""
+    hard_deadline(budget_seconds)
+    if len(sys.argv) < 1 + len(usage.split()):
+        print(f"usage: {sys.argv[0]} {usage}", file=sys.stderr)
+        sys.exit(2)
+    node = MinkNode(sys.argv[1], name)
+    if http:
+        port = free_port()
+        while port in (node.flight_port, node.kafka_port):
+            port = free_port()
+        node.http_listen = f"127.0.0.1:{port}"
+    return node
+
+
 def run_on_node(node, body, what):
     """The frame of a test on one node: `body(checks)` (the node started or not, as it likes),
     any exception a failure with its trace, then the checks' verdict (with the node's log when

@@ -185,15 +185,7 @@ def run(checks, node):
 
 
 def main():
-    minktest.hard_deadline(150)
-    if len(sys.argv) < 2:
-        print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
-        sys.exit(2)
-    node = minktest.MinkNode(sys.argv[1], "operations")
-    port = minktest.free_port()
-    while port in (node.flight_port, node.kafka_port):
-        port = minktest.free_port()
-    node.http_listen = f"127.0.0.1:{port}"
+    node = minktest.node_from_argv("operations", 150, http=True)
 
     def body(checks):
         run(checks, node)

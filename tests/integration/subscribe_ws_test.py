@@ -130,15 +130,8 @@ def stop_with_subscriber(checks, node, listen):
 
 
 def main():
-    minktest.hard_deadline(150)
-    if len(sys.argv) < 2:
-        print(f"usage: {sys.argv[0]} path/to/mink", file=sys.stderr)
-        sys.exit(2)
-    node = minktest.MinkNode(sys.argv[1], "subscribe-ws")
-    http_port = minktest.free_port()
-    while http_port in (node.flight_port, node.kafka_port):
-        http_port = minktest.free_port()
-    listen = f"127.0.0.1:{http_port}"
+    node = minktest.node_from_argv("subscribe-ws", 150, http=True)
+    listen = node.http_listen
 
     def body(checks):
         node.start(extra=["--http-listen", listen])
