@@ -7,6 +7,8 @@
 
 #include <cctype>
 
+#include "base/strings.h"
+
 namespace mink::auth {
 namespace scram {
 namespace {
@@ -30,13 +32,7 @@ std::string Hmac(std::string_view mechanism, std::string_view key, std::string_v
   return std::string(reinterpret_cast<char*>(out), size);
 }
 
-std::string Base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
+std::string Base64(std::string_view bytes) { return Base64Encode(bytes); }
 
 bool FromBase64(std::string_view text, std::string* out) {
   if (text.size() % 4 != 0) return false;

@@ -26,6 +26,8 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
 Result<uint64_t> ParseByteSize(std::string_view text);
 
 std::string HexEncode(std::string_view bytes);
+// RFC 4648 base64 with padding ("Zm9v" for "foo").
+std::string Base64Encode(std::string_view bytes);
 Result<std::string> HexDecode(std::string_view hex);
 
 }  // namespace mink

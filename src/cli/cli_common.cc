@@ -42,6 +42,7 @@ void AddBootstrapOption(CLI::App* command, ClientOptions* options) {
 Result<std::unique_ptr<flight::FlightClient>> ConnectToNode(const ClientOptions& options) {
   flight::FlightClientOptions client_options;
   client_options.connect_timeout = std::chrono::milliseconds(5'000);
+  client_options.headers = client::AuthorizationHeaders();
   auto client = flight::FlightClient::Connect(options.bootstrap, client_options);
   if (!client.ok() && client.status().code() == StatusCode::kInvalidArgument) {
     return InvalidArgumentError("bad node address: " + client.status().message());

@@ -1,9 +1,22 @@
 #include "client/action.h"
 
+#include <cstdlib>
 #include <exception>
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
+
 namespace mink::client {
+
+std::vector<std::pair<std::string, std::string>> AuthorizationHeaders() {
+  if (const char* token = std::getenv(kTokenEnv); token != nullptr && *token != '\0') {
+    return {{"authorization", std::string("Bearer ") + token}};
+  }
+  const char* user = std::getenv(kUserEnv);
+  const char* password = std::getenv(kPasswordEnv);
+  if (user == nullptr || *user == '\0') return {};
+  return {{"authorization", "Basic " + Base64Encode(std::string(user) + ":" + (password ? password : ""))}};
+}
 
 Result<nlohmann::json> RunAction(flight::FlightClient& client, const std::string& type,
                                  const nlohmann::json& body) {

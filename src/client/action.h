@@ -4,6 +4,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/result.h"
 #include "flight/client/flight_client.h"
@@ -12,6 +14,14 @@ namespace mink::client {
 
 inline constexpr char kDefaultBootstrap[] = "grpc://127.0.0.1:9123";
 inline constexpr char kBootstrapEnv[] = "MINK_BOOTSTRAP";
+// Who a client is to a node that asks clients to authenticate: MINK_TOKEN (a bearer token), else
+// MINK_USER and MINK_PASSWORD (HTTP Basic).
+inline constexpr char kTokenEnv[] = "MINK_TOKEN";
+inline constexpr char kUserEnv[] = "MINK_USER";
+inline constexpr char kPasswordEnv[] = "MINK_PASSWORD";
+
+// The headers that say who the client is, from the environment (none when it says nothing).
+std::vector<std::pair<std::string, std::string>> AuthorizationHeaders();
 
 // DoAction with a JSON body; returns the (first) result parsed as JSON ({} when there is none or
 // it is empty). An answer that is not JSON is Internal "the node answered <type> with bad JSON".

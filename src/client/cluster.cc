@@ -48,6 +48,7 @@ Result<std::shared_ptr<flight::FlightClient>> Cluster::ClientFor(const std::stri
   if (it != clients_.end()) return it->second;
   flight::FlightClientOptions options;
   options.connect_timeout = std::chrono::milliseconds(0);  // lazily; calls report failures
+  options.headers = AuthorizationHeaders();
   MINK_ASSIGN_OR_RETURN(std::unique_ptr<flight::FlightClient> client,
                         flight::FlightClient::Connect(address, options));
   std::shared_ptr<flight::FlightClient> shared = std::move(client);

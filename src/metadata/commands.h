@@ -33,7 +33,7 @@ using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObje
                              CommitLakeSnapshot, CreateLakeNamespace, DropLakeNamespace,
                              UpdateLakeNamespace, CommitLakeCatalog, RenameLakeTable,
                              CreateContinuousObject, DropContinuousObject, CommitContinuousProgress,
-                             CreateUser, DeleteUser>;
+                             CreateUser, DeleteUser, SetClusterSecret>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

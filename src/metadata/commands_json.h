@@ -63,6 +63,8 @@ json ToJson(const CreateUser& c);
 void FromJson(const json& j, CreateUser* c);
 json ToJson(const DeleteUser& c);
 void FromJson(const json& j, DeleteUser* c);
+json ToJson(const SetClusterSecret& c);
+void FromJson(const json& j, SetClusterSecret* c);
 // A user's credentials as user.create's body holds them (state snapshots too).
 json UserCredentialsJson(const std::vector<ScramCredential>& credentials);
 

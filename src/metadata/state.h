@@ -181,6 +181,7 @@ class State {
   }
   const std::map<std::string, ContinuousObjectState>& continuous() const { return continuous_; }
   const std::map<std::string, UserState>& users() const { return users_; }
+  const std::string& cluster_secret() const { return cluster_secret_; }  // "" until set
   const std::map<LakeTableName, LakeCatalogTableState>& lake_catalog_tables() const {
     return lake_catalog_tables_;
   }
@@ -273,6 +274,8 @@ class State {
   void ApplyCommand(const CreateUser& c, int64_t time_ms);
   Status CheckCommand(const DeleteUser& c) const;
   void ApplyCommand(const DeleteUser& c, int64_t time_ms);
+  Status CheckCommand(const SetClusterSecret& c) const;
+  void ApplyCommand(const SetClusterSecret& c, int64_t time_ms);
   // The lake catalog (state_lake_catalog.cc): a key not yet used; keeping an outcome.
   Status CheckOutcome(const IdempotentOutcome& outcome) const;
   void KeepOutcome(const IdempotentOutcome& outcome, int64_t time_ms);
@@ -311,6 +314,7 @@ class State {
   std::map<std::string, IdempotentRecord> idempotent_outcomes_;
   std::map<std::string, ContinuousObjectState> continuous_;
   std::map<std::string, UserState> users_;
+  std::string cluster_secret_;
 };
 
 }  // namespace mink::metadata

@@ -84,6 +84,10 @@ std::string State::Serialize() const {
   out.reserve(256 + 96 * segments + 64 * objects_.size() + 48 * unreferenced_.size());
   out += "{\"applied_seq\":";
   AppendJsonInt(&out, applied_seq_);
+  if (!cluster_secret_.empty()) {
+    out += ",\"cluster_secret\":";
+    AppendJsonString(&out, cluster_secret_);
+  }
   if (!continuous_.empty()) {
     json objects = json::array();
     for (const auto& [name, o] : continuous_) {
@@ -345,6 +349,7 @@ Result<State> State::Deserialize(const std::string& text) {
                                 o.at(4).get<std::vector<std::string>>(), o.at(5).get<int64_t>(),
                                 o.size() > 6 ? o.at(6).get<int64_t>() : 0, o.size() > 7 ? o.at(7).get<std::string>() : ""};
     }
+    s.cluster_secret_ = j.value("cluster_secret", "");
     for (const auto& u : j.value("users", json::array())) {
       CreateUser c;
       FromJson(json{{"name", u.at(0)}, {"credentials", u.at(1)}}, &c);

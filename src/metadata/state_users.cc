@@ -1,4 +1,5 @@
-// The users domain of the state machine: users and their SCRAM credentials.
+// The users domain of the state machine: users and their SCRAM credentials, and the cluster's
+// secret that signs bearer tokens.
 
 #include <cctype>
 #include <string>
@@ -38,5 +39,13 @@ Status State::CheckCommand(const DeleteUser& c) const {
 }
 
 void State::ApplyCommand(const DeleteUser& c, int64_t /*time_ms*/) { users_.erase(c.name); }
+
+Status State::CheckCommand(const SetClusterSecret& c) const {
+  if (!cluster_secret_.empty()) return AlreadyExistsError("the cluster's secret is set");
+  if (c.secret.size() < 43) return InvalidArgumentError("the cluster's secret is base64 of at least 32 bytes");
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const SetClusterSecret& c, int64_t /*time_ms*/) { cluster_secret_ = c.secret; }
 
 }  // namespace mink::metadata

@@ -36,6 +36,10 @@ json ToJson(const DeleteUser& c) { return {{"name", c.name}}; }
 
 void FromJson(const json& j, DeleteUser* c) { c->name = j.at("name").get<std::string>(); }
 
+json ToJson(const SetClusterSecret& c) { return {{"secret", c.secret}}; }
+
+void FromJson(const json& j, SetClusterSecret* c) { c->secret = j.at("secret").get<std::string>(); }
+
 json UserCredentialsJson(const std::vector<ScramCredential>& credentials) { return CredentialsJson(credentials); }
 
 }  // namespace mink::metadata

@@ -38,4 +38,14 @@ struct DeleteUser {
   bool operator==(const DeleteUser&) const = default;
 };
 
+// The cluster's secret, set once (by the first node that starts with authentication on): it
+// signs the bearer tokens any node issues and verifies (auth/tokens.h). Base64 of at least 32
+// random bytes. Whoever reads the metadata database can read it, as everything else there.
+struct SetClusterSecret {
+  static constexpr std::string_view kKind = "cluster.secret";
+  std::string secret;
+
+  bool operator==(const SetClusterSecret&) const = default;
+};
+
 }  // namespace mink::metadata

@@ -26,6 +26,7 @@ Result<std::shared_ptr<flight::FlightClient>> FlightForwarder::ClientOf(int32_t 
     flight::FlightClientOptions options;
     options.connect_timeout = std::chrono::milliseconds(0);  // connect on the first call
     options.max_reconnect_backoff = std::chrono::milliseconds(500);
+    options.headers = headers_;
     MINK_ASSIGN_OR_RETURN(auto made, flight::FlightClient::Connect(member->flight_address, options));
     client = std::move(made);
     epoch = member->node_epoch;

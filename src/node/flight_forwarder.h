@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cluster/membership.h"
 #include "flight/client/flight_client.h"
@@ -19,9 +21,11 @@ namespace mink::node {
 
 class FlightForwarder final : public table::BucketForwarder {
  public:
+  // `headers` go with every forwarded call (a node's bearer token when clients authenticate).
   explicit FlightForwarder(const cluster::Membership* membership,
-                                std::chrono::milliseconds timeout = std::chrono::seconds(30))
-      : membership_(membership), timeout_(timeout) {}
+                           std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                           std::vector<std::pair<std::string, std::string>> headers = {})
+      : membership_(membership), timeout_(timeout), headers_(std::move(headers)) {}
 
   Result<table::WriteResult> Write(int32_t node_id, const table::WriteRequest& request,
                                    const std::vector<arrow::RecordBatchPtr>& batches) override;
@@ -34,6 +38,7 @@ class FlightForwarder final : public table::BucketForwarder {
 
   const cluster::Membership* const membership_;
   const std::chrono::milliseconds timeout_;
+  const std::vector<std::pair<std::string, std::string>> headers_;
   std::mutex mutex_;
   // By address: the node epoch the client was made for, and the client.
   std::map<std::string, std::pair<int64_t, std::shared_ptr<flight::FlightClient>>> clients_;

@@ -86,10 +86,21 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                                                                    stores, node->identity_));
   node->membership_ = std::make_unique<cluster::Membership>(node->meta_.get(), config.session_timeout);
   const bool cluster = IsClusterDatabase(config.meta_url);
+  // Authentication: users and the cluster's secret from the metadata log; nodes reach each other
+  // with a token of their own.
+  std::vector<std::pair<std::string, std::string>> node_headers;
+  if (config.auth_enabled) {
+    node->users_ = std::make_unique<auth::UserDirectory>(node->meta_.get());
+    MINK_ASSIGN_OR_RETURN(std::string secret, auth::EnsureClusterSecret(node->meta_.get()));
+    node->authenticator_ = std::make_unique<auth::Authenticator>(node->users_.get(), auth::TokenSigner(secret));
+    node_headers.emplace_back("authorization", "Bearer " + node->authenticator_->IssueToken(
+                                                               "node-" + std::to_string(config.node_id),
+                                                               std::chrono::hours(24 * 365)));
+  }
   if (!cluster) MINK_RETURN_IF_ERROR(RefuseSecondNode(*node->membership_, config.node_id));
   if (cluster) {
     node->assignment_ = std::make_unique<table::CoordinatedAssignment>(node->identity_);
-    node->forwarder_ = std::make_unique<FlightForwarder>(node->membership_.get());
+    node->forwarder_ = std::make_unique<FlightForwarder>(node->membership_.get(), std::chrono::seconds(30), node_headers);
   }
   table::TableOptions table_options;
   table_options.default_log_ttl = config.retention;
@@ -105,9 +116,13 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   node->continuous_ = std::make_unique<stream::Catalog>(node->meta_.get(), node->tables_.get(), node->continuous_db_.get());
   node->flight_service_ = std::make_unique<flight::TableFlightService>(
       node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get(), node->meta_.get());
-  if (config.auth_enabled) node->users_ = std::make_unique<auth::UserDirectory>(node->meta_.get());
-  MINK_ASSIGN_OR_RETURN(node->flight_,
-                        flight::FlightServer::Start(config.listen, node->flight_service_.get()));
+  flight::FlightServerOptions flight_options;
+  if (auth::Authenticator* a = node->authenticator_.get()) {
+    flight_options.authenticate = [a](const std::string& header) { return a->Check(header); };
+    flight_options.issue_token = [a](const std::string& user) { return a->IssueToken(user); };
+  }
+  MINK_ASSIGN_OR_RETURN(node->flight_, flight::FlightServer::Start(config.listen, node->flight_service_.get(),
+                                                                   std::move(flight_options)));
   if (!config.kafka_listen.empty()) {
     // Clients connect to the advertised host:port (default: the listen address).
     std::string advertised = config.kafka_advertise.empty() ? config.kafka_listen : config.kafka_advertise;
@@ -185,14 +200,25 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     sources.storage = node->storage_.get();
     sources.membership = node->membership_.get();
     sources.group_offsets = node->groups_ ? node->meta_->store()->group_offsets() : nullptr;
+    OperationsEndpoint::Authenticate authenticate;
+    if (auth::Authenticator* a = node->authenticator_.get()) {
+      authenticate = [a](const std::string& header) { return a->Check(header); };
+    }
     node->operations_ = std::make_unique<OperationsEndpoint>(
-        sources, node->tables_.get(), [endpoint](const http::ServerRequest& r) { return endpoint->Handle(r); });
+        sources, node->tables_.get(), [endpoint](const http::ServerRequest& r) { return endpoint->Handle(r); },
+        authenticate);
     OperationsEndpoint* operations = node->operations_.get();
     MINK_ASSIGN_OR_RETURN(
         node->http_,
         http::ApiServer::Start(
             config.http_listen, [operations](const http::ServerRequest& r) { return operations->Handle(r); },
-            [endpoint](const http::ServerRequest& r, http::WebSocket& socket) { endpoint->Subscribe(r, socket); }));
+            [endpoint, authenticate](const http::ServerRequest& r, http::WebSocket& socket) {
+              if (authenticate) {
+                auto user = authenticate(r.Header("authorization"));
+                if (!user.ok()) return socket.Close(1008, user.status().message());
+              }
+              endpoint->Subscribe(r, socket);
+            }));
     MINK_LOG_INFO("node", "HTTP API listening on {}", config.http_listen);
   }
   if (cluster) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "auth/authenticator.h"
 #include "auth/user_directory.h"
 #include "cluster/coordinator.h"
 #include "cluster/membership.h"
@@ -75,6 +76,7 @@ class Node {
   std::unique_ptr<OperationsEndpoint> operations_;  // /metrics, /health, /ready, then sql_endpoint_
   std::unique_ptr<http::ApiServer> http_;  // serves operations_ and sql_endpoint_ (GET /ws/<name>)
   std::unique_ptr<auth::UserDirectory> users_;  // with authentication on: who may connect
+  std::unique_ptr<auth::Authenticator> authenticator_;  // and how Flight calls prove it
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "base/log.h"
 
 namespace mink::node {
@@ -42,6 +44,16 @@ http::ServerResponse OperationsEndpoint::Route(const http::ServerRequest& reques
     r.content_type = metrics::kContentType;
     r.body = metrics::Exposition(GatherNodeMetrics(sources_));
     return r;
+  }
+  if (authenticate_) {
+    auto user = authenticate_(request.Header("authorization"));
+    if (!user.ok()) {
+      http::ServerResponse r;
+      r.status = 401;
+      r.body = nlohmann::json{{"error", user.status().message()}}.dump();
+      r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"mink\", Bearer");
+      return r;
+    }
   }
   return next_(request);
 }

@@ -7,7 +7,10 @@
 //                 else 503 naming what is not;
 //   GET /metrics  the Prometheus text format: what the node records (requests, latencies,
 //                 object-store calls), the state it gathers then (node_metrics.h), the process's.
-// Other paths go to `next` (the continuous SQL API). Every request is logged at debug.
+// Other paths go to `next` (the continuous SQL API); with `authenticate` set (authentication
+// on) only requests whose "authorization" header it accepts, others get 401 with
+// WWW-Authenticate. /health, /ready and /metrics stay open to orchestrators and Prometheus.
+// Every request is logged at debug.
 //
 // Thread-safe.
 
@@ -21,9 +24,11 @@ namespace mink::node {
 
 class OperationsEndpoint {
  public:
+  using Authenticate = std::function<Result<std::string>(const std::string& authorization)>;
   OperationsEndpoint(MetricSources sources, const table::TableStore* tables,
-                     std::function<http::ServerResponse(const http::ServerRequest&)> next)
-      : sources_(sources), tables_(tables), next_(std::move(next)) {}
+                     std::function<http::ServerResponse(const http::ServerRequest&)> next,
+                     Authenticate authenticate = nullptr)
+      : sources_(sources), tables_(tables), next_(std::move(next)), authenticate_(std::move(authenticate)) {}
 
   http::ServerResponse Handle(const http::ServerRequest& request) const;
 
@@ -34,6 +39,7 @@ class OperationsEndpoint {
   const MetricSources sources_;
   const table::TableStore* const tables_;
   const std::function<http::ServerResponse(const http::ServerRequest&)> next_;
+  const Authenticate authenticate_;
 };
 
 }  // namespace mink::node

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Kafka authentication (docs/kafka.md, Authentication) with real clients against a node of the
-test's own started with --auth-enabled true:
+"""Authentication (docs/operations.md, Security; docs/kafka.md, Authentication) with real clients
+against a node of the test's own started with --auth-enabled true:
 
   - `mink user create` (password on stdin and as a flag) and `mink user list` (names and the
     SCRAM mechanisms kept; no password anywhere in the metadata database's file);
@@ -9,15 +9,26 @@ test's own started with --auth-enabled true:
   - refused, with the protocol's own error and nothing written: a wrong password (the client
     reports SASL authentication failure), an unknown user, a client without SASL (its connection
     is closed before any request), and a user after `mink user delete`;
-  - the topic holds exactly the records the authenticated producer sent.
+  - the topic holds exactly the records the authenticated producer sent;
+  - Flight: the first user is made while the cluster has none; from then on `mink` without
+    MINK_USER/MINK_PASSWORD is refused (UNAUTHENTICATED) and changes nothing, with them it
+    works; a generic gRPC Flight client (flight_auth_client.js) is refused without a header and
+    with a wrong password, gets a bearer token from Handshake with Basic credentials, lists the
+    databases and reads the topic's table with it, and is refused with a forged token;
+  - HTTP: POST /api/v1/sql without credentials answers 401 with WWW-Authenticate, with Basic
+    credentials 200; /health stays open.
 
 Usage: kafka_sasl_test.py path/to/mink   (Debian's /usr/bin/python3)
 """
 
+import base64
+import json
 import os
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
@@ -75,10 +86,29 @@ def consume(config, count):
     return got
 
 
+def http(node, path, body=None, authorization=None):
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    headers = {"Content-Type": "application/json"}
+    if authorization:
+        headers["Authorization"] = authorization
+    request = urllib.request.Request(f"http://{node.http_listen}{path}", headers=headers,
+                                     data=None if body is None else json.dumps(body).encode())
+    try:
+        with opener.open(request, timeout=30) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode(errors="replace")
+
+
 def run(checks, node):
-    node.start(extra=["--auth-enabled", "true"])
+    node.start(extra=["--auth-enabled", "true", "--http-listen", node.http_listen])
     r = node.mink("user", "create", "alice", "--password-stdin", input="wonderland\n", check=False)
-    checks.expect("mink user create reads the password from stdin", (0, ""), (r.returncode, r.stderr))
+    checks.expect("the first user is made while the cluster has none (password from stdin)", (0, ""),
+                  (r.returncode, r.stderr))
+    r = node.mink("user", "create", "mallory", "--password", "x", check=False)
+    checks.ok("from the first user on, mink without credentials is refused",
+              r.returncode != 0 and "authentication required" in r.stderr, r.stderr)
+    os.environ["MINK_USER"], os.environ["MINK_PASSWORD"] = "alice", "wonderland"
     r = node.mink("user", "create", "bob", "--password", "builder", check=False)
     checks.expect("mink user create takes a password flag", 0, r.returncode)
     r = node.mink("user", "create", "bob", "--password", "other", check=False)
@@ -125,10 +155,46 @@ def run(checks, node):
     checks.ok("a deleted user is refused", not ok and "uthentication" in why, why)
     rows = node.mink("read", f"kafka.{TOPIC}").stdout.splitlines()
     checks.expect("the topic holds exactly the authenticated producer's records", COUNT, len(rows))
+    checks.expect("mallory was never made", ["alice"], [line.split("\t")[0] for line in node.mink("user", "list").stdout.splitlines()])
+    os.environ["MINK_PASSWORD"] = "wrong"
+    r = node.mink("db", "create", "nope", check=False)
+    checks.ok("mink with a wrong password is refused", r.returncode != 0 and "invalid user name or password" in r.stderr,
+              r.stderr)
+    os.environ["MINK_PASSWORD"] = "wonderland"
+    checks.ok("and created nothing", "nope" not in node.mink("db", "list").stdout.split())
+
+    # A generic Flight client: refused, then a bearer token from Handshake.
+    js = subprocess.run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "flight_auth_client.js"),
+                         f"127.0.0.1:{node.flight_port}", "alice", "wonderland", f"kafka.{TOPIC}"],
+                        capture_output=True, text=True, timeout=60)
+    steps = {}
+    for line in js.stdout.splitlines():
+        step = json.loads(line)
+        steps[step.pop("step")] = step
+    checks.expect("Flight without a header: UNAUTHENTICATED (16)", (False, 16),
+                  (steps.get(1, {}).get("ok"), steps.get(1, {}).get("code")))
+    checks.expect("Flight Handshake with a wrong password: UNAUTHENTICATED", (False, 16),
+                  (steps.get(2, {}).get("ok"), steps.get(2, {}).get("code")))
+    checks.expect("Flight Handshake with Basic credentials answers a bearer token", (True, True),
+                  (steps.get(3, {}).get("ok"), steps.get(3, {}).get("bearer")))
+    checks.ok("with the token: the databases, and the topic's table read whole",
+              steps.get(4, {}).get("ok") and "kafka" in steps[4].get("databases", []) and steps[4].get("rows") == COUNT,
+              repr(steps.get(4)) + js.stderr)
+    checks.expect("a forged token: UNAUTHENTICATED", (False, 16),
+                  (steps.get(5, {}).get("ok"), steps.get(5, {}).get("code")))
+
+    # HTTP: 401 without credentials, 200 with them; health stays open.
+    status, headers, body = http(node, "/api/v1/sql", {"sql": "SHOW SOURCES"})
+    checks.ok("HTTP SQL without credentials: 401 with WWW-Authenticate",
+              status == 401 and "Basic" in headers.get("WWW-Authenticate", ""), f"{status} {headers} {body}")
+    basic = "Basic " + base64.b64encode(b"alice:wonderland").decode()
+    status, _, body = http(node, "/api/v1/sql", {"sql": "SHOW SOURCES"}, basic)
+    checks.expect("HTTP SQL with Basic credentials: 200", 200, status)
+    checks.expect("/health needs no credentials", 200, http(node, "/health")[0])
 
 
 def main():
-    node = minktest.node_from_argv("kafka-sasl", 150)
+    node = minktest.node_from_argv("kafka-sasl", 150, http=True)
 
     def body(checks):
         run(checks, node)

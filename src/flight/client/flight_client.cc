@@ -57,11 +57,12 @@ Status FromGrpcStatus(const grpc::Status& status, const grpc::ClientContext& con
 }
 
 void PrepareContext(grpc::ClientContext* context, const CallOptions& options,
-                    std::optional<milliseconds> default_timeout) {
+                    std::optional<milliseconds> default_timeout, const FlightClientOptions& client) {
   std::optional<milliseconds> timeout = options.timeout ? options.timeout : default_timeout;
   if (timeout && timeout->count() > 0) {
     context->set_deadline(std::chrono::system_clock::now() + *timeout);
   }
+  for (const auto& [key, value] : client.headers) context->AddMetadata(key, value);
   for (const auto& [key, value] : options.headers) context->AddMetadata(key, value);
 }
 
@@ -291,7 +292,7 @@ struct FlightClient::Impl {
   template <typename Message, typename T, typename Start, typename Convert>
   Result<std::vector<T>> ReadAll(const CallOptions& call_options, Start start, Convert convert) {
     grpc::ClientContext context;
-    PrepareContext(&context, call_options, options.default_timeout);
+    PrepareContext(&context, call_options, options.default_timeout, options);
     std::unique_ptr<grpc::ClientReader<Message>> reader = start(&context);
     std::vector<T> out;
     Message message;
@@ -361,7 +362,7 @@ Result<std::vector<FlightInfo>> FlightClient::ListFlights(const std::string& cri
 Result<FlightInfo> FlightClient::GetFlightInfo(const FlightDescriptor& descriptor,
                                                const CallOptions& options) {
   grpc::ClientContext context;
-  PrepareContext(&context, options, impl_->options.default_timeout);
+  PrepareContext(&context, options, impl_->options.default_timeout, impl_->options);
   pb::FlightDescriptor request;
   wire::ToProto(descriptor, &request);
   pb::FlightInfo response;
@@ -373,7 +374,7 @@ Result<FlightInfo> FlightClient::GetFlightInfo(const FlightDescriptor& descripto
 Result<std::string> FlightClient::GetSchema(const FlightDescriptor& descriptor,
                                             const CallOptions& options) {
   grpc::ClientContext context;
-  PrepareContext(&context, options, impl_->options.default_timeout);
+  PrepareContext(&context, options, impl_->options.default_timeout, impl_->options);
   pb::FlightDescriptor request;
   wire::ToProto(descriptor, &request);
   pb::SchemaResult response;
@@ -385,7 +386,7 @@ Result<std::string> FlightClient::GetSchema(const FlightDescriptor& descriptor,
 Result<std::unique_ptr<FlightStreamReader>> FlightClient::DoGet(const std::string& ticket,
                                                                 const CallOptions& options) {
   auto context = std::make_unique<grpc::ClientContext>();
-  PrepareContext(context.get(), options, std::nullopt);
+  PrepareContext(context.get(), options, std::nullopt, impl_->options);
   pb::Ticket request;
   request.set_ticket(ticket);
   std::unique_ptr<grpc::ClientReader<pb::FlightData>> reader =
@@ -397,7 +398,7 @@ Result<std::unique_ptr<FlightStreamReader>> FlightClient::DoGet(const std::strin
 
 Result<std::unique_ptr<FlightPutStream>> FlightClient::DoPut(const CallOptions& options) {
   auto context = std::make_unique<grpc::ClientContext>();
-  PrepareContext(context.get(), options, std::nullopt);
+  PrepareContext(context.get(), options, std::nullopt, impl_->options);
   std::unique_ptr<DoPutCall> call(
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, pb::PutResult>::Create(
           impl_->channel.get(), *impl_->do_put_method, context.get()));
@@ -409,7 +410,7 @@ Result<std::unique_ptr<FlightPutStream>> FlightClient::DoPut(const CallOptions& 
 Result<std::unique_ptr<FlightExchangeStream>> FlightClient::DoExchange(
     const CallOptions& options) {
   auto context = std::make_unique<grpc::ClientContext>();
-  PrepareContext(context.get(), options, std::nullopt);
+  PrepareContext(context.get(), options, std::nullopt, impl_->options);
   std::unique_ptr<DoExchangeCall> call = impl_->stub->DoExchange(context.get());
   // Failures to start the call surface on the first Write or Read.
   return std::unique_ptr<FlightExchangeStream>(

@@ -33,6 +33,9 @@ struct FlightClientOptions {
   // A client with its own bound also has its own connections (not shared with other clients of
   // the process), so a new client never inherits an old one's backoff.
   std::chrono::milliseconds max_reconnect_backoff{0};
+  // Headers sent with every call, e.g. {"authorization", "Basic ..."} for a node that asks
+  // clients to authenticate. Keys are lower case.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct CallOptions {

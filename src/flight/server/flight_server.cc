@@ -164,7 +164,7 @@ class DoActionWriter final : public ActionResultWriter {
 // for a handler that writes ByteBuffers, so large bodies are sent without a serialization copy.
 class FlightService final : public pb::FlightService::Service {
  public:
-  explicit FlightService(FlightHandler* handler) : handler_(handler) {
+  FlightService(FlightHandler* handler, FlightServerOptions options) : handler_(handler), options_(std::move(options)) {
     const google::protobuf::MethodDescriptor* do_get = pb::Ticket::descriptor()
                                                            ->file()
                                                            ->FindServiceByName("FlightService")
@@ -180,9 +180,16 @@ class FlightService final : public pb::FlightService::Service {
   }
 
   grpc::Status Handshake(
-      grpc::ServerContext* /*context*/,
+      grpc::ServerContext* context,
       grpc::ServerReaderWriter<pb::HandshakeResponse, pb::HandshakeRequest>* stream) override {
-    // Mink does not authenticate through Handshake (yet): echo whatever the client sends.
+    // Authentication is by header; a Handshake that passes answers a bearer token for later
+    // calls, and echoes whatever the client sends.
+    std::string user;
+    grpc::Status denied;
+    if (!Authenticated(context, &denied, &user)) return denied;
+    if (options_.issue_token && !user.empty()) {
+      context->AddInitialMetadata("authorization", "Bearer " + options_.issue_token(user));
+    }
     pb::HandshakeRequest request;
     while (stream->Read(&request)) {
       pb::HandshakeResponse response;
@@ -195,6 +202,7 @@ class FlightService final : public pb::FlightService::Service {
 
   grpc::Status ListFlights(grpc::ServerContext* context, const pb::Criteria* request,
                            grpc::ServerWriter<pb::FlightInfo>* writer) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     Result<std::vector<FlightInfo>> flights = handler_->ListFlights(request->expression());
     if (!flights.ok()) return Reply(context, flights.status());
     for (const FlightInfo& info : *flights) {
@@ -207,6 +215,7 @@ class FlightService final : public pb::FlightService::Service {
 
   grpc::Status GetFlightInfo(grpc::ServerContext* context, const pb::FlightDescriptor* request,
                              pb::FlightInfo* response) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     Result<FlightInfo> info = handler_->GetFlightInfo(wire::FromProto(*request));
     if (!info.ok()) return Reply(context, info.status());
     wire::ToProto(*info, response);
@@ -215,6 +224,7 @@ class FlightService final : public pb::FlightService::Service {
 
   grpc::Status PollFlightInfo(grpc::ServerContext* context, const pb::FlightDescriptor* request,
                               pb::PollInfo* response) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     // Mink's flights are ready at once: the answer is complete (no retry descriptor, no
     // progress), exactly what GetFlightInfo returns.
     Result<FlightInfo> info = handler_->GetFlightInfo(wire::FromProto(*request));
@@ -225,6 +235,7 @@ class FlightService final : public pb::FlightService::Service {
 
   grpc::Status GetSchema(grpc::ServerContext* context, const pb::FlightDescriptor* request,
                          pb::SchemaResult* response) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     Result<std::string> schema = handler_->GetSchema(wire::FromProto(*request));
     if (!schema.ok()) return Reply(context, schema.status());
     response->set_schema(std::move(*schema));
@@ -232,6 +243,7 @@ class FlightService final : public pb::FlightService::Service {
   }
 
   grpc::Status StreamedDoGet(grpc::ServerContext* context, DoGetStreamer* stream) {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     pb::Ticket ticket;
     if (!stream->Read(&ticket)) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "DoGet without a ticket");
@@ -245,12 +257,14 @@ class FlightService final : public pb::FlightService::Service {
   }
 
   grpc::Status DoPut(grpc::ServerContext* context, DoPutStream* stream) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     FlightDataStreamReader<DoPutStream> reader(context, stream, "DoPut");
     DoPutResultWriter writer(stream);
     return Reply(context, handler_->DoPut(reader, writer));
   }
 
   grpc::Status DoExchange(grpc::ServerContext* context, DoExchangeStream* stream) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     FlightDataStreamReader<DoExchangeStream> reader(context, stream, "DoExchange");
     DoExchangeWriter writer(context, stream);
     return Reply(context, handler_->DoExchange(reader, writer));
@@ -258,12 +272,14 @@ class FlightService final : public pb::FlightService::Service {
 
   grpc::Status DoAction(grpc::ServerContext* context, const pb::Action* request,
                         grpc::ServerWriter<pb::Result>* writer) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     DoActionWriter results(writer);
     return Reply(context, handler_->DoAction(wire::FromProto(*request), results));
   }
 
   grpc::Status ListActions(grpc::ServerContext* context, const pb::Empty* /*request*/,
                            grpc::ServerWriter<pb::ActionType>* writer) override {
+    if (grpc::Status denied; !Authenticated(context, &denied)) return denied;
     Result<std::vector<ActionType>> actions = handler_->ListActions();
     if (!actions.ok()) return Reply(context, actions.status());
     for (const ActionType& action : *actions) {
@@ -276,7 +292,24 @@ class FlightService final : public pb::FlightService::Service {
   }
 
  private:
+  // Whether the call may go on (authentication off, or its authorization accepted); `denied`
+  // is UNAUTHENTICATED otherwise. `user`: who the call is.
+  bool Authenticated(grpc::ServerContext* context, grpc::Status* denied, std::string* user = nullptr) const {
+    if (!options_.authenticate) return true;
+    const auto& headers = context->client_metadata();
+    auto it = headers.find("authorization");
+    const std::string header = it == headers.end() ? "" : std::string(it->second.data(), it->second.size());
+    auto who = options_.authenticate(header);
+    if (!who.ok()) {
+      *denied = grpc::Status(grpc::StatusCode::UNAUTHENTICATED, who.status().message());
+      return false;
+    }
+    if (user != nullptr) *user = *who;
+    return true;
+  }
+
   FlightHandler* handler_;
+  const FlightServerOptions options_;
 };
 
 // gRPC only says that it could not listen; binding the address ourselves tells why.
@@ -307,7 +340,7 @@ std::string WhyCannotListen(const std::string& host_port) {
 }  // namespace
 
 struct FlightServer::Impl {
-  explicit Impl(FlightHandler* handler) : service(handler) {}
+  Impl(FlightHandler* handler, FlightServerOptions options) : service(handler, std::move(options)) {}
 
   FlightService service;
   std::unique_ptr<grpc::Server> server;
@@ -327,7 +360,7 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& lis
   if (handler == nullptr) return InvalidArgumentError("FlightServer needs a handler");
   MINK_ASSIGN_OR_RETURN(std::string host_port, ParseFlightAddress(listen_address));
 
-  auto impl = std::make_unique<Impl>(handler);
+  auto impl = std::make_unique<Impl>(handler, options);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(host_port, grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(&impl->service);

@@ -4,6 +4,7 @@
 // threads (sync API); see flight_handler.h for what that means for handlers.
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,13 @@ namespace mink::flight {
 struct FlightServerOptions {
   // Largest message the server accepts or sends; DoPut batches can be large.
   int max_message_bytes = 256 * 1024 * 1024;
+  // Authentication on: every call's "authorization" header ("Basic ..." or "Bearer ...") is
+  // given to `authenticate`, which answers the user or why not; a call it refuses ends
+  // UNAUTHENTICATED before the handler sees it. A Handshake it accepts answers a bearer token
+  // from `issue_token` in the "authorization" response header (Arrow Flight's basic-auth
+  // handshake). Null: off.
+  std::function<Result<std::string>(const std::string& authorization)> authenticate;
+  std::function<std::string(const std::string& user)> issue_token;
 };
 
 class FlightServer {

@@ -86,6 +86,7 @@ std::vector<Command> OneOfEachKind() {
       CommitContinuousProgress{"totals", 3, "{\"positions\":{}}"},
       CreateUser{"alice", {ScramCredential{"SCRAM-SHA-256", "c2FsdA==", 4096, "c3RvcmVk", "c2VydmVy"}}, true},
       DeleteUser{"alice"},
+      SetClusterSecret{"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
   };
 }
 
