@@ -93,8 +93,9 @@ const std::vector<Setting>& Settings() {
         "Record metrics, served as GET /metrics on the HTTP listener (false: every update is skipped)", "true"},
        Boolean(&ServeConfig::metrics)},
       {{"auth.enabled",
-        "Clients must authenticate: Kafka clients with SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) as a user "
-        "`mink user create` made; off, anyone who reaches a listener is let in",
+        "Clients must authenticate as a user `mink user create` made: Kafka with SASL (PLAIN, SCRAM-SHA-256, "
+        "SCRAM-SHA-512), Flight and HTTP with an authorization header (Basic, or a Bearer token from Flight's "
+        "Handshake); off, anyone who reaches a listener is let in",
         "false"},
        Boolean(&ServeConfig::auth_enabled)},
       {{"session-timeout",

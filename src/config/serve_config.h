@@ -26,7 +26,8 @@ struct ServeConfig {
   std::string log_level = "info";
   std::string log_format = "text";        // text or json
   bool metrics = true;                    // record metrics (GET /metrics on the HTTP listener)
-  // Clients authenticate (docs/operations.md, Security): Kafka with SASL against `mink user`'s users.
+  // Clients authenticate (docs/operations.md, Security) as `mink user`'s users: Kafka with SASL,
+  // Flight and HTTP with an authorization header.
   bool auth_enabled = false;
 
   std::chrono::milliseconds wal_flush_interval{10};
