@@ -566,8 +566,15 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
                        {"buckets", buckets == owned.end() ? 0 : buckets->second}});
     }
     out = {{"nodes", nodes}, {"session_timeout_ms", membership_->session_timeout().count()}};
-  } else if (IsUserAction(action.type)) {
-    MINK_ASSIGN_OR_RETURN(out, RunUserAction(users_, action.type, body));
+  } else if (action.type == "create-user") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("name"));
+    MINK_ASSIGN_OR_RETURN(std::string password, f.String("password"));
+    MINK_ASSIGN_OR_RETURN(out, CreateUser(users_, name, password, body.value("replace", false)));
+  } else if (action.type == "delete-user") {
+    MINK_ASSIGN_OR_RETURN(std::string name, f.String("name"));
+    MINK_ASSIGN_OR_RETURN(out, DeleteUser(users_, name));
+  } else if (action.type == "list-users") {
+    MINK_ASSIGN_OR_RETURN(out, ListUsers(users_));
   } else if (action.type == "init-writer") {
     MINK_ASSIGN_OR_RETURN(int64_t id, tables_->InitWriter());
     out = {{"writer_id", id}};

@@ -8,35 +8,24 @@ namespace mink::flight {
 
 using nlohmann::json;
 
-bool IsUserAction(const std::string& type) {
-  return type == "create-user" || type == "delete-user" || type == "list-users";
+Result<json> CreateUser(metadata::MetadataLog* meta, const std::string& name, const std::string& password,
+                        bool replace) {
+  if (meta == nullptr) return UnimplementedError("this node keeps no users");
+  if (password.empty() || password.size() > 1024) return InvalidArgumentError("a password has 1 to 1024 bytes");
+  MINK_ASSIGN_OR_RETURN(auto credentials, auth::MakeCredentials(password));
+  MINK_RETURN_IF_ERROR(
+      meta->Append(metadata::Command(metadata::CreateUser{name, std::move(credentials), replace})).status());
+  return json{{"name", name}};
 }
 
-Result<json> RunUserAction(metadata::MetadataLog* meta, const std::string& type, const json& body) {
+Result<json> DeleteUser(metadata::MetadataLog* meta, const std::string& name) {
   if (meta == nullptr) return UnimplementedError("this node keeps no users");
-  auto text = [&](const char* field) -> Result<std::string> {
-    if (!body.contains(field) || !body[field].is_string()) {
-      return InvalidArgumentError("action " + type + ": \"" + field + "\" must be a string");
-    }
-    return body[field].get<std::string>();
-  };
-  if (type == "create-user") {
-    MINK_ASSIGN_OR_RETURN(std::string name, text("name"));
-    MINK_ASSIGN_OR_RETURN(std::string password, text("password"));
-    if (password.empty() || password.size() > 1024) {
-      return InvalidArgumentError("a password has 1 to 1024 bytes");
-    }
-    MINK_ASSIGN_OR_RETURN(auto credentials, auth::MakeCredentials(password));
-    const bool replace = body.value("replace", false);
-    MINK_RETURN_IF_ERROR(
-        meta->Append(metadata::Command(metadata::CreateUser{name, std::move(credentials), replace})).status());
-    return json{{"name", name}};
-  }
-  if (type == "delete-user") {
-    MINK_ASSIGN_OR_RETURN(std::string name, text("name"));
-    MINK_RETURN_IF_ERROR(meta->Append(metadata::Command(metadata::DeleteUser{name})).status());
-    return json{{"name", name}};
-  }
+  MINK_RETURN_IF_ERROR(meta->Append(metadata::Command(metadata::DeleteUser{name})).status());
+  return json{{"name", name}};
+}
+
+Result<json> ListUsers(metadata::MetadataLog* meta) {
+  if (meta == nullptr) return UnimplementedError("this node keeps no users");
   json users = json::array();
   meta->Read([&](const metadata::State& st) {
     for (const auto& [name, u] : st.users()) {

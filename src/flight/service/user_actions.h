@@ -13,9 +13,10 @@
 
 namespace mink::flight {
 
-// Whether `type` is one of the users actions.
-bool IsUserAction(const std::string& type);
-// Carries out users action `type` with `body`; its answer.
-Result<nlohmann::json> RunUserAction(metadata::MetadataLog* meta, const std::string& type, const nlohmann::json& body);
+// Their answers; Unimplemented when `meta` is null (a node that keeps no users).
+Result<nlohmann::json> CreateUser(metadata::MetadataLog* meta, const std::string& name, const std::string& password,
+                                  bool replace);
+Result<nlohmann::json> DeleteUser(metadata::MetadataLog* meta, const std::string& name);
+Result<nlohmann::json> ListUsers(metadata::MetadataLog* meta);
 
 }  // namespace mink::flight
