@@ -16,7 +16,12 @@ Result<std::string> Authenticator::Check(std::string_view authorization) const {
                                  "MINK_PASSWORD, or MINK_TOKEN)");
   }
   const int64_t now = clock_->NowMillis();
-  if (authorization.substr(0, 7) == "Bearer ") return signer_.Verify(authorization.substr(7), now);
+  if (authorization.substr(0, 7) == "Bearer ") {
+    // A token outlives nothing: once its user is deleted it is refused (nodes are no users).
+    MINK_ASSIGN_OR_RETURN(std::string user, signer_.Verify(authorization.substr(7), now));
+    if (user.rfind("node:", 0) != 0 && !users_->Exists(user)) return PermissionDeniedError("invalid or expired token");
+    return user;
+  }
   if (authorization.substr(0, 6) != "Basic ") {
     return PermissionDeniedError("an authorization header is Basic <user:password> or Bearer <token>");
   }

@@ -6,7 +6,7 @@
 //                                    a client sending it with every call pays the key
 //                                    derivation once;
 //   Bearer <token>                   a token any node issued under the cluster's secret
-//                                    (tokens.h), until it expires.
+//                                    (tokens.h), until it expires or its user is deleted.
 // Anything else, or no header, is PermissionDenied naming what is wrong; except that while the
 // cluster has no user at all, a request without a header is let in (as user ""), so that the
 // first user can be made with `mink user create`. Thread-safe.

@@ -20,6 +20,9 @@ class UserDirectory {
   // OK when `password` is `user`'s; PermissionDenied "invalid user name or password" otherwise
   // (the same answer for an unknown user, so names cannot be probed).
   Status CheckPassword(std::string_view user, std::string_view password) const;
+  bool Exists(std::string_view user) const {
+    return meta_->Read([&](const metadata::State& st) { return st.users().count(std::string(user)) > 0; });
+  }
   // Whether the cluster has no user yet.
   bool empty() const {
     return meta_->Read([](const metadata::State& st) { return st.users().empty(); });

@@ -23,5 +23,6 @@ void AddReadCommand(CLI::App* app, int* exit_code);
 void AddLookupCommand(CLI::App* app, int* exit_code);
 // mink user create|delete|list
 void AddUserCommands(CLI::App* app, int* exit_code);
+void AddAclCommands(CLI::App* app, int* exit_code);
 
 }  // namespace mink::cli

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   mink::cli::AddWriteCommand(&app, &exit_code);
   mink::cli::AddReadCommand(&app, &exit_code);
   mink::cli::AddUserCommands(&app, &exit_code);
+  mink::cli::AddAclCommands(&app, &exit_code);
   mink::cli::AddLookupCommand(&app, &exit_code);
 
   try {

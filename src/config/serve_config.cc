@@ -98,6 +98,11 @@ const std::vector<Setting>& Settings() {
         "Handshake); off, anyone who reaches a listener is let in",
         "false"},
        Boolean(&ServeConfig::auth_enabled)},
+      {{"auth.super-users",
+        "With authentication on, these users (comma separated) may do anything; everyone else only what "
+        "`mink acl grant` allows them",
+        ""},
+       Text(&ServeConfig::auth_super_users)},
       {{"session-timeout",
         "A node is live while its last heartbeat (one a second) is younger than this; near "
         "Kafka's broker session timeout, so clients' retries outlast a node's expiry",

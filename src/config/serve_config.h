@@ -29,6 +29,8 @@ struct ServeConfig {
   // Clients authenticate (docs/operations.md, Security) as `mink user`'s users: Kafka with SASL,
   // Flight and HTTP with an authorization header.
   bool auth_enabled = false;
+  // Users allowed everything whatever the access control lists say, comma separated.
+  std::string auth_super_users;
 
   std::chrono::milliseconds wal_flush_interval{10};
   uint64_t wal_max_bytes = 8 << 20;

@@ -57,18 +57,26 @@ std::string ResponseHead(const ServerResponse& r, size_t body_size, bool close) 
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
-  HttpConnection(asio::ip::tcp::socket socket, ApiServer::Impl* server)
+  HttpConnection(tls::Stream socket, ApiServer::Impl* server)
       : socket_(std::move(socket)), timer_(socket_.get_executor()), server_(server) {
     asio::error_code ec;
-    auto remote = socket_.remote_endpoint(ec);
+    auto remote = socket_.tcp().remote_endpoint(ec);
     remote_ = ec ? "" : remote.address().to_string();
-    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    socket_.tcp().set_option(asio::ip::tcp::no_delay(true), ec);
   }
 
-  void Start() { ReadHead(); }
+  // A TLS connection's handshake first (within kIdle).
+  void Start() {
+    Arm(kIdle);
+    socket_.AsyncHandshake([self = shared_from_this()](const asio::error_code& ec) {
+      self->Disarm();
+      if (ec) return self->Shut();
+      self->ReadHead();
+    });
+  }
   // From any thread: the connection ends (an answer in flight is dropped).
   void Close() {
-    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Shut(); });
+    asio::post(timer_.get_executor(), [self = shared_from_this()] { self->Shut(); });
   }
 
  private:
@@ -217,7 +225,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
                       [self = shared_from_this()](const asio::error_code& ec, size_t) {
                         if (ec) return self->Shut();
                         asio::error_code ignored;
-                        self->socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+                        self->socket_.tcp().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
                         self->Arm(kLinger);
                         self->Drain(0);
                       });
@@ -236,12 +244,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void Shut() {
     Disarm();
-    asio::error_code ignored;
-    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    socket_.Close();
   }
 
-  asio::ip::tcp::socket socket_;
+  tls::Stream socket_;
   asio::steady_timer timer_;
   ApiServer::Impl* const server_;
   std::string remote_;
@@ -258,7 +264,7 @@ void ApiServer::Impl::Accept() {
     if (ec) {
       MINK_LOG_WARN("http", "accept failed: {}", ec.message());
     } else {
-      auto c = std::make_shared<HttpConnection>(std::move(socket), this);
+      auto c = std::make_shared<HttpConnection>(tls::Stream(std::move(socket), tls.get()), this);
       {
         std::lock_guard<std::mutex> lock(mutex);
         std::erase_if(connections, [](const auto& w) { return w.expired(); });
@@ -270,7 +276,7 @@ void ApiServer::Impl::Accept() {
   });
 }
 
-bool ApiServer::Impl::StartWebSocket(asio::ip::tcp::socket& socket, std::string handshake,
+bool ApiServer::Impl::StartWebSocket(tls::Stream& socket, std::string handshake,
                                      std::string read_ahead, ServerRequest request) {
   std::lock_guard<std::mutex> lock(mutex);
   // The threads whose handler returned are joined here (the others by Stop).
@@ -308,9 +314,12 @@ ApiServer::ApiServer(std::unique_ptr<Impl> impl, int port) : impl_(std::move(imp
 ApiServer::~ApiServer() { Stop(); }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(const std::string& listen, Handler handler,
-                                                    WebSocketHandler ws, int threads) {
+                                                    WebSocketHandler ws, int threads, const tls::ServerFiles& tls) {
   MINK_ASSIGN_OR_RETURN(auto address, internal::SplitListen(listen));
   auto impl = std::make_unique<Impl>();
+  if (tls.enabled()) {
+    MINK_ASSIGN_OR_RETURN(impl->tls, tls::MakeServerContext(tls));
+  }
   impl->handler = std::move(handler);
   impl->ws_handler = std::move(ws);
   asio::error_code ec;

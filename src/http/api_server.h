@@ -25,6 +25,7 @@
 
 #include "base/result.h"
 #include "http/http_server.h"
+#include "tls/tls_files.h"
 
 namespace mink::http {
 
@@ -51,10 +52,12 @@ class ApiServer {
   static constexpr size_t kMaxRequestBytes = 16 << 20;  // a request's body
   static constexpr int kMaxWebSockets = 64;
 
-  // Listens on `host:port` (port 0: one the kernel picks) and serves until Stop.
-  // InvalidArgument for an address that is not host:port, Unavailable when it cannot be bound.
+  // Listens on `host:port` (port 0: one the kernel picks) and serves until Stop; HTTPS and wss
+  // when `tls` has a certificate. InvalidArgument for an address that is not host:port or TLS
+  // files that do not load, Unavailable when it cannot be bound.
   static Result<std::unique_ptr<ApiServer>> Start(const std::string& listen, Handler handler,
-                                                  WebSocketHandler ws, int threads = 4);
+                                                  WebSocketHandler ws, int threads = 4,
+                                                  const tls::ServerFiles& tls = {});
   ~ApiServer();
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;

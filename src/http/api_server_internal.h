@@ -20,6 +20,7 @@
 #include "base/thread_pool.h"
 #include "http/api_server.h"
 #include "http/websocket_frame.h"
+#include "tls/tls_stream.h"
 
 namespace mink::http {
 
@@ -35,7 +36,7 @@ class WsConnection final : public WebSocket, public std::enable_shared_from_this
   static constexpr size_t kMaxClientFrame = 1 << 20;
 
   // `open` counts the server's WebSocket sockets not closed yet (this one included).
-  WsConnection(asio::ip::tcp::socket socket, std::atomic<int>* open);
+  WsConnection(tls::Stream socket, std::atomic<int>* open);
   // On the io thread: writes `handshake` (the 101 answer), then reads the client's frames,
   // starting with `read_ahead` (bytes that came after the request).
   void Start(std::string handshake, std::string read_ahead);
@@ -57,7 +58,7 @@ class WsConnection final : public WebSocket, public std::enable_shared_from_this
   void Fail(int code, const std::string& reason);   // io thread: a protocol error
   void Shut();                                      // io thread: the socket closes
 
-  asio::ip::tcp::socket socket_;
+  tls::Stream socket_;
   asio::steady_timer close_timer_;
   std::atomic<int>* const open_;
   WsFrameReader reader_{kMaxClientFrame};
@@ -84,6 +85,7 @@ struct ApiServer::Impl {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   asio::ip::tcp::acceptor acceptor{io};
+  std::unique_ptr<asio::ssl::context> tls;  // null: plain TCP
   std::unique_ptr<ThreadPool> pool;  // plain requests' handlers
   std::thread io_thread;
 
@@ -100,7 +102,7 @@ struct ApiServer::Impl {
   // On the io thread: `socket` becomes a WebSocket (`handshake` its 101 answer, `read_ahead`
   // what came after the request) and ws_handler runs for it on a thread of its own. False, and
   // `socket` left alone, when kMaxWebSockets run already or the server stops.
-  bool StartWebSocket(asio::ip::tcp::socket& socket, std::string handshake, std::string read_ahead,
+  bool StartWebSocket(tls::Stream& socket, std::string handshake, std::string read_ahead,
                       ServerRequest request);
 };
 

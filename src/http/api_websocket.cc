@@ -10,7 +10,7 @@
 
 namespace mink::http {
 
-WsConnection::WsConnection(asio::ip::tcp::socket socket, std::atomic<int>* open)
+WsConnection::WsConnection(tls::Stream socket, std::atomic<int>* open)
     : socket_(std::move(socket)), close_timer_(socket_.get_executor()), open_(open) {
   ++*open_;
 }
@@ -193,9 +193,7 @@ void WsConnection::Shut() {
     closed_ = true;
     drained_.notify_all();
   }
-  asio::error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  socket_.Close();
   close_timer_.cancel();
   --*open_;
 }

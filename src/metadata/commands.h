@@ -33,7 +33,7 @@ using Command = std::variant<RegisterNode, CreateStream, OpenStreams, CommitObje
                              CommitLakeSnapshot, CreateLakeNamespace, DropLakeNamespace,
                              UpdateLakeNamespace, CommitLakeCatalog, RenameLakeTable,
                              CreateContinuousObject, DropContinuousObject, CommitContinuousProgress,
-                             CreateUser, DeleteUser, SetClusterSecret>;
+                             CreateUser, DeleteUser, SetClusterSecret, GrantAcls, RevokeAcls>;
 
 std::string KindOf(const Command& command);
 std::string EncodeBody(const Command& command);

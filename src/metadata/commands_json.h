@@ -65,6 +65,13 @@ json ToJson(const DeleteUser& c);
 void FromJson(const json& j, DeleteUser* c);
 json ToJson(const SetClusterSecret& c);
 void FromJson(const json& j, SetClusterSecret* c);
+json ToJson(const GrantAcls& c);
+void FromJson(const json& j, GrantAcls* c);
+json ToJson(const RevokeAcls& c);
+void FromJson(const json& j, RevokeAcls* c);
+// An entry as [principal, resource, operation] (commands and snapshots).
+json ToJson(const AclEntry& e);
+AclEntry AclEntryFromJson(const json& j);
 // A user's credentials as user.create's body holds them (state snapshots too).
 json UserCredentialsJson(const std::vector<ScramCredential>& credentials);
 

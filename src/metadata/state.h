@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -182,6 +183,7 @@ class State {
   const std::map<std::string, ContinuousObjectState>& continuous() const { return continuous_; }
   const std::map<std::string, UserState>& users() const { return users_; }
   const std::string& cluster_secret() const { return cluster_secret_; }  // "" until set
+  const std::set<AclEntry>& acls() const { return acls_; }
   const std::map<LakeTableName, LakeCatalogTableState>& lake_catalog_tables() const {
     return lake_catalog_tables_;
   }
@@ -276,6 +278,10 @@ class State {
   void ApplyCommand(const DeleteUser& c, int64_t time_ms);
   Status CheckCommand(const SetClusterSecret& c) const;
   void ApplyCommand(const SetClusterSecret& c, int64_t time_ms);
+  Status CheckCommand(const GrantAcls& c) const;
+  void ApplyCommand(const GrantAcls& c, int64_t time_ms);
+  Status CheckCommand(const RevokeAcls& c) const;
+  void ApplyCommand(const RevokeAcls& c, int64_t time_ms);
   // The lake catalog (state_lake_catalog.cc): a key not yet used; keeping an outcome.
   Status CheckOutcome(const IdempotentOutcome& outcome) const;
   void KeepOutcome(const IdempotentOutcome& outcome, int64_t time_ms);
@@ -315,6 +321,7 @@ class State {
   std::map<std::string, ContinuousObjectState> continuous_;
   std::map<std::string, UserState> users_;
   std::string cluster_secret_;
+  std::set<AclEntry> acls_;
 };
 
 }  // namespace mink::metadata

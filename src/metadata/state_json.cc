@@ -82,7 +82,15 @@ std::string State::Serialize() const {
   size_t segments = 0;
   for (const auto& [id, st] : streams_) segments += st.segments.size();
   out.reserve(256 + 96 * segments + 64 * objects_.size() + 48 * unreferenced_.size());
-  out += "{\"applied_seq\":";
+  out += '{';
+  if (!acls_.empty()) {
+    json acls = json::array();
+    for (const auto& e : acls_) acls.push_back(ToJson(e));
+    out += "\"acls\":";
+    out += acls.dump();
+    out += ',';
+  }
+  out += "\"applied_seq\":";
   AppendJsonInt(&out, applied_seq_);
   if (!cluster_secret_.empty()) {
     out += ",\"cluster_secret\":";
@@ -350,6 +358,7 @@ Result<State> State::Deserialize(const std::string& text) {
                                 o.size() > 6 ? o.at(6).get<int64_t>() : 0, o.size() > 7 ? o.at(7).get<std::string>() : ""};
     }
     s.cluster_secret_ = j.value("cluster_secret", "");
+    for (const auto& e : j.value("acls", json::array())) s.acls_.insert(AclEntryFromJson(e));
     for (const auto& u : j.value("users", json::array())) {
       CreateUser c;
       FromJson(json{{"name", u.at(0)}, {"credentials", u.at(1)}}, &c);

@@ -1,7 +1,6 @@
-// The users domain of the state machine: users and their SCRAM credentials, and the cluster's
-// secret that signs bearer tokens.
+// The users domain of the state machine: users and their SCRAM credentials, the cluster's
+// secret that signs bearer tokens, and the access control lists.
 
-#include <cctype>
 #include <string>
 
 #include "metadata/state.h"
@@ -9,12 +8,7 @@
 namespace mink::metadata {
 
 Status State::CheckCommand(const CreateUser& c) const {
-  if (c.name.empty() || c.name.size() > 128) return InvalidArgumentError("a user name has 1 to 128 characters");
-  for (unsigned char ch : c.name) {
-    if (!std::isalnum(ch) && ch != '_' && ch != '-' && ch != '.' && ch != '@') {
-      return InvalidArgumentError("user name '" + c.name + "' may hold letters, digits and _ - . @ only");
-    }
-  }
+  MINK_RETURN_IF_ERROR(CheckUserName(c.name));
   if (c.credentials.empty()) return InvalidArgumentError("user " + c.name + " has no credentials");
   for (const auto& k : c.credentials) {
     if ((k.mechanism != "SCRAM-SHA-256" && k.mechanism != "SCRAM-SHA-512") || k.iterations < 4096 ||
@@ -47,5 +41,22 @@ Status State::CheckCommand(const SetClusterSecret& c) const {
 }
 
 void State::ApplyCommand(const SetClusterSecret& c, int64_t /*time_ms*/) { cluster_secret_ = c.secret; }
+
+Status State::CheckCommand(const GrantAcls& c) const {
+  if (c.entries.empty()) return InvalidArgumentError("a grant names at least one entry");
+  for (const auto& e : c.entries) MINK_RETURN_IF_ERROR(CheckAclEntry(e));
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const GrantAcls& c, int64_t /*time_ms*/) { acls_.insert(c.entries.begin(), c.entries.end()); }
+
+Status State::CheckCommand(const RevokeAcls& c) const {
+  if (c.entries.empty()) return InvalidArgumentError("a revoke names at least one entry");
+  return Status::Ok();
+}
+
+void State::ApplyCommand(const RevokeAcls& c, int64_t /*time_ms*/) {
+  for (const auto& e : c.entries) acls_.erase(e);
+}
 
 }  // namespace mink::metadata

@@ -1,6 +1,6 @@
 #pragma once
 // Metadata commands of the users domain (docs/operations.md, Security): who may connect when
-// authentication is on. A user is kept with the SCRAM credentials of its password (RFC 5802,
+// authentication is on, and what each user may do (access control lists). A user is kept with the SCRAM credentials of its password (RFC 5802,
 // RFC 7677), one per mechanism: a random salt, the iteration count, StoredKey and ServerKey.
 // The password itself is never stored or logged; SASL/PLAIN and bearer-token checks derive the
 // same keys from the password they are given and compare.
@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "base/status.h"
 
 namespace mink::metadata {
 
@@ -31,6 +33,10 @@ struct CreateUser {
   bool operator==(const CreateUser&) const = default;
 };
 
+// OK for a name a user may have: 1 to 128 letters, digits, _ - . @ (so never a node's
+// principal, "node:<id>", nor "*").
+Status CheckUserName(const std::string& name);
+
 struct DeleteUser {
   static constexpr std::string_view kKind = "user.delete";
   std::string name;
@@ -46,6 +52,40 @@ struct SetClusterSecret {
   std::string secret;
 
   bool operator==(const SetClusterSecret&) const = default;
+};
+
+// One grant of an access control list (docs/operations.md, Access control): `principal` may do
+// `operation` on `resource`.
+//   principal  a user's name, or "*" for every authenticated user (the user need not exist yet)
+//   resource   "cluster"; "database:<db>"; "table:<db>.<table>"; "group:<id>" (a Kafka consumer
+//              group); a name of "*" is every one: "database:*", "table:*", "table:<db>.*",
+//              "group:*"
+//   operation  "describe", "read", "write" or "admin" (admin includes the others; read and write
+//              include describe)
+struct AclEntry {
+  std::string principal;
+  std::string resource;
+  std::string operation;
+
+  auto operator<=>(const AclEntry&) const = default;
+  bool operator==(const AclEntry&) const = default;
+};
+
+// Whether an entry is well formed; InvalidArgument naming what is not.
+Status CheckAclEntry(const AclEntry& entry);
+
+struct GrantAcls {
+  static constexpr std::string_view kKind = "acl.grant";
+  std::vector<AclEntry> entries;  // one already granted is left as it is
+
+  bool operator==(const GrantAcls&) const = default;
+};
+
+struct RevokeAcls {
+  static constexpr std::string_view kKind = "acl.revoke";
+  std::vector<AclEntry> entries;  // one not granted is skipped
+
+  bool operator==(const RevokeAcls&) const = default;
 };
 
 }  // namespace mink::metadata

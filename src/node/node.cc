@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "base/log.h"
 #include "base/strings.h"
 #include "metrics/metrics.h"
+#include "node/http_access.h"
 #include "object_store/metered_store.h"
 #include "object_store/storage_uri.h"
 
@@ -93,8 +95,13 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     node->users_ = std::make_unique<auth::UserDirectory>(node->meta_.get());
     MINK_ASSIGN_OR_RETURN(std::string secret, auth::EnsureClusterSecret(node->meta_.get()));
     node->authenticator_ = std::make_unique<auth::Authenticator>(node->users_.get(), auth::TokenSigner(secret));
+    std::set<std::string> super_users;
+    for (const std::string& user : Split(config.auth_super_users, ',')) {
+      if (std::string name(Trim(user)); !name.empty()) super_users.insert(name);
+    }
+    node->access_ = std::make_unique<auth::AccessControl>(node->meta_.get(), std::move(super_users));
     node_headers.emplace_back("authorization", "Bearer " + node->authenticator_->IssueToken(
-                                                               "node-" + std::to_string(config.node_id),
+                                                               auth::NodePrincipal(config.node_id),
                                                                std::chrono::hours(24 * 365)));
   }
   if (!cluster) MINK_RETURN_IF_ERROR(RefuseSecondNode(*node->membership_, config.node_id));
@@ -115,7 +122,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   MINK_ASSIGN_OR_RETURN(node->continuous_db_, sql::Database::Open(continuous_db));
   node->continuous_ = std::make_unique<stream::Catalog>(node->meta_.get(), node->tables_.get(), node->continuous_db_.get());
   node->flight_service_ = std::make_unique<flight::TableFlightService>(
-      node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get(), node->meta_.get());
+      node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get(), node->meta_.get(),
+      node->access_.get());
   flight::FlightServerOptions flight_options;
   if (auth::Authenticator* a = node->authenticator_.get()) {
     flight_options.authenticate = [a](const std::string& header) { return a->Check(header); };
@@ -149,6 +157,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
       return partitions.ok() && partition >= 0 && partition < *partitions;
     };
     node->groups_ = std::make_unique<kafka::GroupCoordinator>(std::move(go));
+    bo.access = node->access_.get();
     node->broker_ = std::make_unique<kafka::Broker>(bo, node->tables_.get(), node->groups_.get());
     kafka::KafkaServerOptions ko;
     ko.listen = config.kafka_listen;
@@ -201,21 +210,26 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     sources.membership = node->membership_.get();
     sources.group_offsets = node->groups_ ? node->meta_->store()->group_offsets() : nullptr;
     OperationsEndpoint::Authenticate authenticate;
+    OperationsEndpoint::Authorize authorize;
     if (auth::Authenticator* a = node->authenticator_.get()) {
       authenticate = [a](const std::string& header) { return a->Check(header); };
+      authorize = [access = node->access_.get()](const std::string& user, const http::ServerRequest& r) {
+        return CheckHttpAccess(*access, user, r);
+      };
     }
     node->operations_ = std::make_unique<OperationsEndpoint>(
         sources, node->tables_.get(), [endpoint](const http::ServerRequest& r) { return endpoint->Handle(r); },
-        authenticate);
+        authenticate, authorize);
     OperationsEndpoint* operations = node->operations_.get();
     MINK_ASSIGN_OR_RETURN(
         node->http_,
         http::ApiServer::Start(
             config.http_listen, [operations](const http::ServerRequest& r) { return operations->Handle(r); },
-            [endpoint, authenticate](const http::ServerRequest& r, http::WebSocket& socket) {
+            [endpoint, authenticate, authorize](const http::ServerRequest& r, http::WebSocket& socket) {
               if (authenticate) {
                 auto user = authenticate(r.Header("authorization"));
                 if (!user.ok()) return socket.Close(1008, user.status().message());
+                if (Status allowed = authorize(*user, r); !allowed.ok()) return socket.Close(1008, allowed.message());
               }
               endpoint->Subscribe(r, socket);
             }));

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "auth/access_control.h"
 #include "auth/authenticator.h"
 #include "auth/user_directory.h"
 #include "cluster/coordinator.h"
@@ -77,6 +78,7 @@ class Node {
   std::unique_ptr<http::ApiServer> http_;  // serves operations_ and sql_endpoint_ (GET /ws/<name>)
   std::unique_ptr<auth::UserDirectory> users_;  // with authentication on: who may connect
   std::unique_ptr<auth::Authenticator> authenticator_;  // and how Flight calls prove it
+  std::unique_ptr<auth::AccessControl> access_;          // and what each user may do
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

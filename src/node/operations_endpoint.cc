@@ -54,6 +54,12 @@ http::ServerResponse OperationsEndpoint::Route(const http::ServerRequest& reques
       r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"mink\", Bearer");
       return r;
     }
+    if (Status allowed = authorize_ ? authorize_(*user, request) : Status::Ok(); !allowed.ok()) {
+      http::ServerResponse r;
+      r.status = 403;
+      r.body = nlohmann::json{{"error", allowed.message()}}.dump();
+      return r;
+    }
   }
   return next_(request);
 }

@@ -9,7 +9,8 @@
 //                 object-store calls), the state it gathers then (node_metrics.h), the process's.
 // Other paths go to `next` (the continuous SQL API); with `authenticate` set (authentication
 // on) only requests whose "authorization" header it accepts, others get 401 with
-// WWW-Authenticate. /health, /ready and /metrics stay open to orchestrators and Prometheus.
+// WWW-Authenticate; and with `authorize` set only those it allows the user, others get 403.
+// /health, /ready and /metrics stay open to orchestrators and Prometheus.
 // Every request is logged at debug.
 //
 // Thread-safe.
@@ -25,10 +26,15 @@ namespace mink::node {
 class OperationsEndpoint {
  public:
   using Authenticate = std::function<Result<std::string>(const std::string& authorization)>;
+  using Authorize = std::function<Status(const std::string& user, const http::ServerRequest& request)>;
   OperationsEndpoint(MetricSources sources, const table::TableStore* tables,
                      std::function<http::ServerResponse(const http::ServerRequest&)> next,
-                     Authenticate authenticate = nullptr)
-      : sources_(sources), tables_(tables), next_(std::move(next)), authenticate_(std::move(authenticate)) {}
+                     Authenticate authenticate = nullptr, Authorize authorize = nullptr)
+      : sources_(sources),
+        tables_(tables),
+        next_(std::move(next)),
+        authenticate_(std::move(authenticate)),
+        authorize_(std::move(authorize)) {}
 
   http::ServerResponse Handle(const http::ServerRequest& request) const;
 
@@ -40,6 +46,7 @@ class OperationsEndpoint {
   const table::TableStore* const tables_;
   const std::function<http::ServerResponse(const http::ServerRequest&)> next_;
   const Authenticate authenticate_;
+  const Authorize authorize_;
 };
 
 }  // namespace mink::node

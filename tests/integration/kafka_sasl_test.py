@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Authentication (docs/operations.md, Security; docs/kafka.md, Authentication) with real clients
-against a node of the test's own started with --auth-enabled true:
+against a node of the test's own started with --auth-enabled true (alice a super user):
 
   - `mink user create` (password on stdin and as a flag) and `mink user list` (names and the
     SCRAM mechanisms kept; no password anywhere in the metadata database's file);
@@ -101,7 +101,7 @@ def http(node, path, body=None, authorization=None):
 
 
 def run(checks, node):
-    node.start(extra=["--auth-enabled", "true", "--http-listen", node.http_listen])
+    node.start(extra=["--auth-enabled", "true", "--auth-super-users", "alice", "--http-listen", node.http_listen])
     r = node.mink("user", "create", "alice", "--password-stdin", input="wonderland\n", check=False)
     checks.expect("the first user is made while the cluster has none (password from stdin)", (0, ""),
                   (r.returncode, r.stderr))
@@ -114,6 +114,8 @@ def run(checks, node):
     r = node.mink("user", "create", "bob", "--password", "other", check=False)
     checks.ok("creating a user that exists is refused, naming it", r.returncode != 0 and "bob exists" in r.stderr,
               r.stderr)
+    r = node.mink("acl", "grant", "bob", "describe", "--table", f"kafka.{TOPIC}", check=False)
+    checks.expect("bob may see the topic (kafka_acl_test.py tests what grants do)", (0, ""), (r.returncode, r.stderr))
     listed = node.mink("user", "list").stdout.splitlines()
     checks.expect("mink user list: the users and the SCRAM mechanisms kept",
                   ["alice\tSCRAM-SHA-256,SCRAM-SHA-512", "bob\tSCRAM-SHA-256,SCRAM-SHA-512"], listed)

@@ -54,6 +54,11 @@ class ActionResultWriter {
   virtual bool Write(ActionResult result) = 0;
 };
 
+// Who the call a handler method serves is authenticated as: "" with authentication off (or the
+// anonymous caller let in while the cluster has no user). FlightServer sets it on the call's
+// thread before the handler runs; handlers pass it on to their access checks.
+const std::string& CurrentCaller();
+
 class FlightHandler {
  public:
   virtual ~FlightHandler() = default;

@@ -20,6 +20,9 @@ namespace mink::flight {
 namespace {
 
 namespace pb = wire::pb;
+
+// The caller of the call this gRPC thread serves (CurrentCaller()).
+thread_local std::string current_caller;
 using DoGetStreamer = grpc::ServerSplitStreamer<pb::Ticket, grpc::ByteBuffer>;
 
 constexpr char kLog[] = "flight";
@@ -295,6 +298,7 @@ class FlightService final : public pb::FlightService::Service {
   // Whether the call may go on (authentication off, or its authorization accepted); `denied`
   // is UNAUTHENTICATED otherwise. `user`: who the call is.
   bool Authenticated(grpc::ServerContext* context, grpc::Status* denied, std::string* user = nullptr) const {
+    current_caller.clear();  // this thread's previous call is over
     if (!options_.authenticate) return true;
     const auto& headers = context->client_metadata();
     auto it = headers.find("authorization");
@@ -305,6 +309,7 @@ class FlightService final : public pb::FlightService::Service {
       return false;
     }
     if (user != nullptr) *user = *who;
+    current_caller = *who;
     return true;
   }
 
@@ -338,6 +343,8 @@ std::string WhyCannotListen(const std::string& host_port) {
 }
 
 }  // namespace
+
+const std::string& CurrentCaller() { return current_caller; }
 
 struct FlightServer::Impl {
   Impl(FlightHandler* handler, FlightServerOptions options) : service(handler, std::move(options)) {}

@@ -1,10 +1,12 @@
 #include "flight/service/table_flight_service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "arrow_format/ipc.h"
 #include "base/clock.h"
+#include "flight/service/action_access.h"
 #include "flight/service/continuous_action.h"
 #include "flight/service/user_actions.h"
 #include "table/arrow_rows.h"
@@ -221,6 +223,11 @@ Result<std::string> TableFlightService::TableOf(const FlightDescriptor& d) const
   return InvalidArgumentError("the flight descriptor names no table");
 }
 
+Status TableFlightService::Allow(const std::string& table, auth::Operation op) const {
+  if (access_ == nullptr) return Status::Ok();
+  return access_->Check(CurrentCaller(), auth::Resource::Table(table), op);
+}
+
 Result<FlightInfo> TableFlightService::InfoFor(const std::string& name) {
   MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->DescribeTable(name));
   FlightInfo fi;
@@ -269,6 +276,7 @@ Result<std::vector<FlightInfo>> TableFlightService::ListFlights(const std::strin
   MINK_ASSIGN_OR_RETURN(auto names, tables_->ListTables(""));
   std::vector<FlightInfo> out;
   for (const auto& name : names) {
+    if (!MayDescribe(name)) continue;
     auto info = InfoFor(name);
     if (info.ok()) out.push_back(std::move(*info));  // a table dropped meanwhile is skipped
   }
@@ -277,17 +285,20 @@ Result<std::vector<FlightInfo>> TableFlightService::ListFlights(const std::strin
 
 Result<FlightInfo> TableFlightService::GetFlightInfo(const FlightDescriptor& descriptor) {
   MINK_ASSIGN_OR_RETURN(std::string name, TableOf(descriptor));
+  MINK_RETURN_IF_ERROR(Allow(name, auth::Operation::kDescribe));
   return InfoFor(name);
 }
 
 Result<std::string> TableFlightService::GetSchema(const FlightDescriptor& descriptor) {
   MINK_ASSIGN_OR_RETURN(std::string name, TableOf(descriptor));
+  MINK_RETURN_IF_ERROR(Allow(name, auth::Operation::kDescribe));
   MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->DescribeTable(name));
   return arrow::SerializeSchema(*table::ToArrowSchema(info.descriptor.schema));
 }
 
 Status TableFlightService::DoGet(const std::string& ticket, FlightDataWriter& writer) {
   MINK_ASSIGN_OR_RETURN(table::ReadRequest request, ParseTicket(ticket));
+  MINK_RETURN_IF_ERROR(Allow(request.table, auth::Operation::kRead));
   MINK_ASSIGN_OR_RETURN(arrow::SchemaPtr schema, tables_->ReadSchema(request));
   arrow::IpcMessage schema_message = arrow::EncodeSchemaMessage(*schema);
   if (!writer.Write(FlightData{std::nullopt, std::move(schema_message.metadata), "", ""})) {
@@ -344,6 +355,7 @@ Status TableFlightService::DoPut(FlightDataReader& reader, PutResultWriter& writ
       MINK_ASSIGN_OR_RETURN(request.forwarded, f.Bool("forwarded"));
     }
   }
+  MINK_RETURN_IF_ERROR(Allow(request.table, auth::Operation::kWrite));
   // Every message first (the whole put is validated before anything is written).
   arrow::IpcDecoder decoder;
   std::vector<arrow::RecordBatchPtr> batches;
@@ -398,6 +410,7 @@ Status TableFlightService::DoExchange(FlightDataReader& reader, FlightDataWriter
   }
   MINK_ASSIGN_OR_RETURN(request.columns, f.Strings("columns"));
   MINK_ASSIGN_OR_RETURN(request.forwarded, f.Bool("forwarded"));
+  MINK_RETURN_IF_ERROR(Allow(request.table, auth::Operation::kRead));
   MINK_ASSIGN_OR_RETURN(arrow::SchemaPtr schema, tables_->LookupSchema(request));
   if (!writer.Write(FlightData{std::nullopt, arrow::EncodeSchemaMessage(*schema).metadata, "", ""})) {
     return Status::Ok();
@@ -433,6 +446,7 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
   const std::string what = "action " + action.type;
   MINK_ASSIGN_OR_RETURN(json body, ParseJson(action.body, what + " body"));
   Fields f(body, what);
+  if (access_ != nullptr) MINK_RETURN_IF_ERROR(CheckActionAccess(*access_, CurrentCaller(), action.type, body));
   json out = json::object();
   if (action.type == "create-database") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("name"));
@@ -443,7 +457,18 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
     MINK_ASSIGN_OR_RETURN(bool cascade, f.Bool("cascade"));
     MINK_RETURN_IF_ERROR(tables_->DropDatabase(name, cascade));
   } else if (action.type == "list-databases") {
-    out = {{"databases", tables_->ListDatabases()}};
+    json databases = json::array();
+    for (const auto& db : tables_->ListDatabases()) {
+      bool visible = access_ == nullptr ||
+                     access_->Allowed(CurrentCaller(), auth::Resource::Database(db), auth::Operation::kDescribe);
+      if (!visible) {
+        auto tables = tables_->ListTables(db);
+        visible = tables.ok() && std::any_of(tables->begin(), tables->end(),
+                                             [&](const std::string& t) { return MayDescribe(t); });
+      }
+      if (visible) databases.push_back(db);
+    }
+    out = {{"databases", databases}};
   } else if (action.type == "create-table") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
     table::TableSpec spec;
@@ -473,6 +498,7 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
   } else if (action.type == "list-tables") {
     MINK_ASSIGN_OR_RETURN(std::string database, f.String("database", false));
     MINK_ASSIGN_OR_RETURN(auto names, tables_->ListTables(database));
+    std::erase_if(names, [&](const std::string& t) { return !MayDescribe(t); });
     out = {{"tables", names}};
   } else if (action.type == "describe-table") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
@@ -575,6 +601,19 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
     MINK_ASSIGN_OR_RETURN(out, DeleteUser(users_, name));
   } else if (action.type == "list-users") {
     MINK_ASSIGN_OR_RETURN(out, ListUsers(users_));
+  } else if (action.type == "grant-acl" || action.type == "revoke-acl") {
+    metadata::AclEntry entry;
+    MINK_ASSIGN_OR_RETURN(entry.principal, f.String("principal"));
+    MINK_ASSIGN_OR_RETURN(entry.resource, f.String("resource"));
+    MINK_ASSIGN_OR_RETURN(entry.operation, f.String("operation"));
+    if (action.type == "grant-acl") {
+      MINK_ASSIGN_OR_RETURN(out, GrantAcl(users_, std::move(entry)));
+    } else {
+      MINK_ASSIGN_OR_RETURN(out, RevokeAcl(users_, std::move(entry)));
+    }
+  } else if (action.type == "list-acls") {
+    MINK_ASSIGN_OR_RETURN(std::string principal, f.String("principal", false));
+    MINK_ASSIGN_OR_RETURN(out, ListAcls(users_, principal));
   } else if (action.type == "init-writer") {
     MINK_ASSIGN_OR_RETURN(int64_t id, tables_->InitWriter());
     out = {{"writer_id", id}};
@@ -610,6 +649,10 @@ Result<std::vector<ActionType>> TableFlightService::ListActions() {
       {"create-user", "{\"name\", \"password\", \"replace\"}: a user; its password's SCRAM credentials are stored"},
       {"delete-user", "{\"name\"}: delete a user"},
       {"list-users", "{}: every user's name, SCRAM mechanisms and creation time"},
+      {"grant-acl", "{\"principal\", \"resource\", \"operation\"}: allow a user (or * every user) describe, read, "
+                    "write or admin on cluster, database:<db>, table:<db>.<table> or group:<id>"},
+      {"revoke-acl", "{\"principal\", \"resource\", \"operation\"}: take a grant back"},
+      {"list-acls", "{\"principal\"}: the grants (of one principal, with those to *)"},
       {"list-nodes", "{}: every node that heartbeats: id, epoch, advertised Flight and Kafka "
                      "addresses, whether it is live and the coordinator, the buckets it owns"},
   };

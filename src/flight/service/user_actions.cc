@@ -37,4 +37,41 @@ Result<json> ListUsers(metadata::MetadataLog* meta) {
   return json{{"users", users}};
 }
 
+namespace {
+
+json EntryJson(const metadata::AclEntry& e) {
+  return {{"principal", e.principal}, {"resource", e.resource}, {"operation", e.operation}};
+}
+
+}  // namespace
+
+Result<json> GrantAcl(metadata::MetadataLog* meta, metadata::AclEntry entry) {
+  if (meta == nullptr) return UnimplementedError("this node keeps no access control lists");
+  json out = EntryJson(entry);
+  MINK_RETURN_IF_ERROR(meta->Append(metadata::Command(metadata::GrantAcls{{std::move(entry)}})).status());
+  return out;
+}
+
+Result<json> RevokeAcl(metadata::MetadataLog* meta, metadata::AclEntry entry) {
+  if (meta == nullptr) return UnimplementedError("this node keeps no access control lists");
+  const bool granted = meta->Read([&](const metadata::State& st) { return st.acls().count(entry) > 0; });
+  if (!granted) {
+    return NotFoundError("no grant of " + entry.operation + " on " + entry.resource + " to " + entry.principal);
+  }
+  json out = EntryJson(entry);
+  MINK_RETURN_IF_ERROR(meta->Append(metadata::Command(metadata::RevokeAcls{{std::move(entry)}})).status());
+  return out;
+}
+
+Result<json> ListAcls(metadata::MetadataLog* meta, const std::string& principal) {
+  if (meta == nullptr) return UnimplementedError("this node keeps no access control lists");
+  json acls = json::array();
+  meta->Read([&](const metadata::State& st) {
+    for (const auto& e : st.acls()) {
+      if (principal.empty() || e.principal == principal || e.principal == "*") acls.push_back(EntryJson(e));
+    }
+  });
+  return json{{"acls", acls}};
+}
+
 }  // namespace mink::flight

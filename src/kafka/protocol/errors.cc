@@ -60,6 +60,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "TOPIC_AUTHORIZATION_FAILED";
     case ErrorCode::kGroupAuthorizationFailed:
       return "GROUP_AUTHORIZATION_FAILED";
+    case ErrorCode::kClusterAuthorizationFailed:
+      return "CLUSTER_AUTHORIZATION_FAILED";
     case ErrorCode::kInvalidTimestamp:
       return "INVALID_TIMESTAMP";
     case ErrorCode::kUnsupportedSaslMechanism:
@@ -96,6 +98,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "INVALID_PRODUCER_ID_MAPPING";
     case ErrorCode::kConcurrentTransactions:
       return "CONCURRENT_TRANSACTIONS";
+    case ErrorCode::kSecurityDisabled:
+      return "SECURITY_DISABLED";
     case ErrorCode::kUnknownProducerId:
       return "UNKNOWN_PRODUCER_ID";
     case ErrorCode::kNonEmptyGroup:

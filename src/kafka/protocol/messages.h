@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "kafka/protocol/acls.h"
 #include "kafka/protocol/alter_configs.h"
 #include "kafka/protocol/api_versions.h"
 #include "kafka/protocol/create_partitions.h"
@@ -58,6 +59,9 @@
   X(AddOffsetsToTxn)               \
   X(EndTxn)                        \
   X(TxnOffsetCommit)               \
+  X(DescribeAcls)                  \
+  X(CreateAcls)                    \
+  X(DeleteAcls)                    \
   X(DescribeConfigs)               \
   X(AlterConfigs)                  \
   X(CreatePartitions)              \

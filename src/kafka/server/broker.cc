@@ -74,6 +74,10 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
                    seconds * 1e3);
     answer(std::move(response));
   };
+  if (auto refused = Refusal(request.body, client.user)) {
+    respond(ErrorResponseFor(request.body, version, *refused));
+    return;
+  }
   std::visit(
       [&](const auto& body) {
         using T = std::decay_t<decltype(body)>;
@@ -82,13 +86,13 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
         } else if constexpr (std::is_same_v<T, ApiVersionsRequest>) {
           respond(Response(MakeApiVersionsResponse()));
         } else if constexpr (std::is_same_v<T, ProduceRequest>) {
-          Produce(body, version, std::move(respond));
+          Produce(body, version, client.user, std::move(respond));
         } else if constexpr (std::is_same_v<T, FetchRequest>) {
           Fetch(body, version, std::move(respond));
         } else if constexpr (std::is_same_v<T, ListOffsetsRequest>) {
           respond(Response(ListOffsets(body, version)));
         } else if constexpr (std::is_same_v<T, MetadataRequest>) {
-          respond(Response(Metadata(body, version)));
+          respond(Response(Metadata(body, version, client.user)));
         } else if constexpr (std::is_same_v<T, FindCoordinatorRequest>) {
           respond(Response(FindCoordinator(body, version)));
         } else if constexpr (std::is_same_v<T, InitProducerIdRequest>) {
@@ -118,6 +122,18 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
           MINK_LOG_INFO("kafka", "refused CreatePartitions from client {}: a topic's partition "
                         "count is its table's bucket count, fixed at creation", client.client_id);
           respond(ErrorResponseFor(request.body, version, ErrorCode::kInvalidPartitions));
+        } else if constexpr (std::is_same_v<T, DescribeAclsRequest> || std::is_same_v<T, CreateAclsRequest> ||
+                             std::is_same_v<T, DeleteAclsRequest>) {
+          if (options_.access == nullptr) {
+            // Kafka's answer when no authorizer is configured.
+            respond(ErrorResponseFor(request.body, version, ErrorCode::kSecurityDisabled));
+          } else if constexpr (std::is_same_v<T, DescribeAclsRequest>) {
+            respond(Response(DescribeAcls(body)));
+          } else if constexpr (std::is_same_v<T, CreateAclsRequest>) {
+            respond(Response(CreateAcls(body)));
+          } else {
+            respond(Response(DeleteAcls(body)));
+          }
         } else if constexpr (std::is_same_v<T, SaslHandshakeRequest> ||
                              std::is_same_v<T, SaslAuthenticateRequest>) {
           // The connection answers these (sasl_session.h); one reaching here has no exchange.
@@ -162,7 +178,7 @@ std::optional<BrokerAddress> Broker::AddressOf(int32_t node_id) const {
   return std::nullopt;
 }
 
-MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t version) {
+MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t version, const std::string& user) {
   MetadataResponse response;
   std::vector<BrokerAddress> brokers;
   if (options_.cluster != nullptr) brokers = options_.cluster->Brokers();
@@ -184,6 +200,7 @@ MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t versio
   bool all = !request.topics.has_value() || (version == 0 && request.topics->empty());
   if (all) {
     names = topics_.List();
+    std::erase_if(names, [&](const std::string& t) { return !MayDescribeTopic(user, t); });
   } else {
     for (const auto& t : *request.topics) names.push_back(t.name);
   }
@@ -193,7 +210,13 @@ MetadataResponse Broker::Metadata(const MetadataRequest& request, int16_t versio
   for (const auto& name : names) {
     MetadataResponse::Topic topic;
     topic.name = name;
-    Result<int32_t> partitions = create && !all ? topics_.Ensure(name) : topics_.Partitions(name);
+    if (!MayDescribeTopic(user, name)) {
+      topic.error_code = Code(ErrorCode::kTopicAuthorizationFailed);
+      response.topics.push_back(std::move(topic));
+      continue;
+    }
+    Result<int32_t> partitions =
+        create && !all && MayCreateTopic(user, name) ? topics_.Ensure(name) : topics_.Partitions(name);
     if (!partitions.ok()) {
       topic.error_code = Code(!ValidateTopicName(name).ok() ? ErrorCode::kInvalidTopicException
                                                             : ErrorCodeFromStatus(partitions.status()));

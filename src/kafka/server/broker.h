@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "auth/access_control.h"
 #include "base/thread_pool.h"
 #include "kafka/protocol/messages.h"
 #include "kafka/server/cluster_view.h"
@@ -43,6 +44,8 @@ struct BrokerOptions {
   size_t fetch_read_ahead_bytes = 64 << 20;
   // The other nodes of a cluster; null: this broker is alone (cluster_view.h).
   const ClusterView* cluster = nullptr;
+  // With authentication on, what each user may do (broker_access.cc); null: everything.
+  const auth::AccessControl* access = nullptr;
 };
 
 struct ClientInfo {
@@ -67,7 +70,8 @@ class Broker {
   TopicCatalog& topics() { return topics_; }
 
  private:
-  void Produce(const ProduceRequest& request, int16_t version, Respond respond);
+  // A topic is created on first use when `user` may (MayCreateTopic).
+  void Produce(const ProduceRequest& request, int16_t version, const std::string& user, Respond respond);
   // Why a partition's batches may not be appended (too large, transactional), or OK.
   Status CheckProducedBatches(const std::vector<BatchView>& batches) const;
   void Fetch(const FetchRequest& request, int16_t version, Respond respond);
@@ -109,7 +113,18 @@ class Broker {
   bool Coordinates(const std::string& group_id) const;
   // This broker's address, or another live one's by node id (alone: only this one).
   std::optional<BrokerAddress> AddressOf(int32_t node_id) const;
-  MetadataResponse Metadata(const MetadataRequest& request, int16_t version);
+  MetadataResponse Metadata(const MetadataRequest& request, int16_t version, const std::string& user);
+  // Access control (broker_access.cc): the error a request of `user` is refused with, if any;
+  // whether `user` may see a topic or group.
+  std::optional<ErrorCode> Refusal(const Request& body, const std::string& user) const;
+  bool MayDescribeTopic(const std::string& user, const std::string& topic) const;
+  bool MayDescribeGroup(const std::string& user, const std::string& group) const;
+  // Whether a request of `user` may create a topic on first use (admin on it).
+  bool MayCreateTopic(const std::string& user, const std::string& topic) const;
+  // The ACL APIs (broker_acls.cc); with authentication on only.
+  DescribeAclsResponse DescribeAcls(const DescribeAclsRequest& request);
+  CreateAclsResponse CreateAcls(const CreateAclsRequest& request);
+  DeleteAclsResponse DeleteAcls(const DeleteAclsRequest& request);
   FindCoordinatorResponse FindCoordinator(const FindCoordinatorRequest& request, int16_t version);
   InitProducerIdResponse InitProducerId(const InitProducerIdRequest& request);
   CreateTopicsResponse CreateTopics(const CreateTopicsRequest& request, int16_t version);

@@ -73,7 +73,7 @@ Status Broker::CheckProducedBatches(const std::vector<BatchView>& batches) const
   return Status::Ok();
 }
 
-void Broker::Produce(const ProduceRequest& request, int16_t version, Respond respond) {
+void Broker::Produce(const ProduceRequest& request, int16_t version, const std::string& user, Respond respond) {
   (void)version;
   auto state = std::make_shared<ProduceState>();
   state->respond = std::move(respond);
@@ -93,7 +93,7 @@ void Broker::Produce(const ProduceRequest& request, int16_t version, Respond res
   for (size_t ti = 0; ti < request.topic_data.size(); ++ti) {
     const auto& t = request.topic_data[ti];
     Result<int32_t> partitions =
-        options_.auto_create_topics ? topics_.Ensure(t.name) : topics_.Partitions(t.name);
+        options_.auto_create_topics && MayCreateTopic(user, t.name) ? topics_.Ensure(t.name) : topics_.Partitions(t.name);
     for (size_t pi = 0; pi < t.partition_data.size(); ++pi) {
       const auto& p = t.partition_data[pi];
       auto& out = state->response.responses[ti].partition_responses[pi];

@@ -66,7 +66,12 @@ void Broker::HandleGroup(const ParsedRequest& request, const ClientInfo& client,
           groups_->DescribeGroups(body, context,
                                   Answer<DescribeGroupsResponse>(std::move(respond)));
         } else if constexpr (std::is_same_v<T, ListGroupsRequest>) {
-          groups_->ListGroups(body, context, Answer<ListGroupsResponse>(std::move(respond)));
+          // Only the groups the user may see.
+          groups_->ListGroups(body, context,
+                              [this, user = client.user, respond = std::move(respond)](ListGroupsResponse r) {
+                                std::erase_if(r.groups, [&](const auto& g) { return !MayDescribeGroup(user, g.group_id); });
+                                respond(Response(std::move(r)));
+                              });
         } else if constexpr (std::is_same_v<T, DeleteGroupsRequest>) {
           groups_->DeleteGroups(body, context, Answer<DeleteGroupsResponse>(std::move(respond)));
         } else {

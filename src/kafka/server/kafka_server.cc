@@ -13,6 +13,7 @@
 #include "kafka/protocol/frame.h"
 #include "kafka/server/sasl_session.h"
 #include "kafka/server/serial_queue.h"
+#include "tls/tls_stream.h"
 
 namespace mink::kafka {
 namespace {
@@ -88,9 +89,8 @@ struct Slot {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(asio::ip::tcp::socket socket, Broker* broker, DispatchPools pools,
-             const KafkaServerOptions& options)
-      : socket_(std::move(socket)),
+  Connection(tls::Stream stream, Broker* broker, DispatchPools pools, const KafkaServerOptions& options)
+      : socket_(std::move(stream)),
         strand_(asio::make_strand(socket_.get_executor())),
         broker_(broker),
         pools_(pools),
@@ -98,20 +98,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
         options_(options),
         sasl_(options.users) {
     asio::error_code ec;
-    auto remote = socket_.remote_endpoint(ec);
+    auto remote = socket_.tcp().remote_endpoint(ec);
     peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
     host_ = ec ? "unknown" : remote.address().to_string();  // groups show it as "/<host>"
-    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    socket_.tcp().set_option(asio::ip::tcp::no_delay(true), ec);
   }
 
+  // A TLS connection's handshake first.
   void Start() {
-    asio::dispatch(strand_, [self = shared_from_this()] { self->ReadSize(); });
+    socket_.AsyncHandshake(asio::bind_executor(strand_, [self = shared_from_this()](const asio::error_code& ec) {
+      if (ec) {
+        MINK_LOG_INFO("kafka", "closing connection from {}: TLS handshake failed: {}", self->peer_, ec.message());
+        return self->Shutdown();
+      }
+      self->ReadSize();
+    }));
   }
 
   void Close() {
     asio::post(strand_, [self = shared_from_this()] {
-      asio::error_code ec;
-      self->socket_.close(ec);
+      self->socket_.Close();
       self->closed_ = true;
     });
   }
@@ -142,6 +148,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void OnRequest() {
+    if (sasl_.ExpectsBareToken()) return BareToken();
     size_t header_size = 0;
     auto header = DecodeRequestHeader(payload_, &header_size);
     if (!header.ok()) {
@@ -223,7 +230,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Answers a SaslHandshake or SaslAuthenticate here, in order with the requests before it.
   void Authenticate(const ParsedRequest& request) {
-    SaslSession::Answer answer = sasl_.Handle(request.body, peer_);
+    SaslSession::Answer answer = sasl_.Handle(request.body, request.header.api_version, peer_);
     auto slot = std::make_shared<Slot>();
     std::vector<Splice> splices;
     Status s = AppendResponseFrame(request.header.correlation_id, request.header.api_version, answer.response,
@@ -237,6 +244,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
     slots_.push_back(slot);
     Flush();
     if (!answer.close) ReadSize();
+  }
+
+  // A bare SASL token (after a SaslHandshake v0) answered with a bare frame of the server's
+  // token (empty for PLAIN's success); a failure closes the connection, as Kafka does.
+  void BareToken() {
+    auto answer = sasl_.HandleBareToken(payload_, peer_);
+    if (!answer.ok()) return Shutdown();
+    auto slot = std::make_shared<Slot>();
+    const uint32_t size = static_cast<uint32_t>(answer->size());
+    for (int shift = 24; shift >= 0; shift -= 8) slot->frame.push_back(static_cast<char>(size >> shift));
+    slot->frame += *answer;
+    slot->ready = true;
+    slots_.push_back(slot);
+    Flush();
+    ReadSize();
   }
 
   // `designed`: DesignedWaitMs of the request.
@@ -305,11 +327,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Shutdown() {
     if (closed_) return;
     closed_ = true;
-    asio::error_code ec;
-    socket_.close(ec);
+    socket_.Close();
   }
 
-  asio::ip::tcp::socket socket_;
+  tls::Stream socket_;
   asio::strand<asio::any_io_executor> strand_;
   Broker* broker_;
   DispatchPools pools_;
@@ -332,6 +353,7 @@ struct KafkaServer::Impl {
   Broker* broker = nullptr;
   asio::io_context io;
   asio::ip::tcp::acceptor acceptor{io};
+  std::unique_ptr<asio::ssl::context> tls;  // null: plain TCP
   ThreadPool dispatch;
   ThreadPool groups;
   std::vector<std::thread> threads;
@@ -350,7 +372,7 @@ struct KafkaServer::Impl {
         if (!stopped) MINK_LOG_WARN("kafka", "accept failed: {}", ec.message());
         if (stopped || ec == asio::error::operation_aborted) return;
       } else {
-        auto c = std::make_shared<Connection>(std::move(socket), broker,
+        auto c = std::make_shared<Connection>(tls::Stream(std::move(socket), tls.get()), broker,
                                               DispatchPools{&dispatch, &groups}, options);
         {
           std::lock_guard<std::mutex> lock(mutex);
@@ -374,6 +396,9 @@ Result<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServerOptions
                                                         Broker* broker) {
   auto impl = std::make_unique<Impl>(options);
   impl->broker = broker;
+  if (options.tls.enabled()) {
+    MINK_ASSIGN_OR_RETURN(impl->tls, tls::MakeServerContext(options.tls));
+  }
   size_t colon = options.listen.rfind(':');
   if (colon == std::string::npos) {
     return InvalidArgumentError("Kafka listen address '" + options.listen + "' needs host:port");
@@ -403,7 +428,7 @@ Result<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServerOptions
       raw->io.run();
     });
   }
-  MINK_LOG_INFO("kafka", "Kafka listening on {}", options.listen);
+  MINK_LOG_INFO("kafka", "Kafka listening on {}{}", options.listen, impl->tls ? " (TLS)" : "");
   return std::unique_ptr<KafkaServer>(new KafkaServer(std::move(impl)));
 }
 

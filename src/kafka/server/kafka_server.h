@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "auth/user_directory.h"
 #include "kafka/server/broker.h"
+#include "tls/tls_files.h"
 
 namespace mink::kafka {
 
@@ -28,6 +29,8 @@ struct KafkaServerOptions {
   // Authentication on: every connection authenticates with SASL (sasl_session.h) against these
   // users before any request but ApiVersions. Null: off.
   const auth::UserDirectory* users = nullptr;
+  // With a certificate, every connection is TLS (clients' security.protocol SSL or SASL_SSL).
+  tls::ServerFiles tls;
 };
 
 class KafkaServer {

@@ -87,6 +87,8 @@ std::vector<Command> OneOfEachKind() {
       CreateUser{"alice", {ScramCredential{"SCRAM-SHA-256", "c2FsdA==", 4096, "c3RvcmVk", "c2VydmVy"}}, true},
       DeleteUser{"alice"},
       SetClusterSecret{"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
+      GrantAcls{{AclEntry{"alice", "table:kafka.orders", "write"}, AclEntry{"*", "cluster", "describe"}}},
+      RevokeAcls{{AclEntry{"alice", "table:kafka.orders", "write"}}},
   };
 }
 

@@ -242,6 +242,7 @@ TEST_F(StateTest, SerializeWritesCanonicalJson) {
   MustApply(&s_, CreateUser{"ana", {ScramCredential{"SCRAM-SHA-512", "c2FsdA==", 4096, "c3Q=", "c2U="}}, false});
   MustApply(&s_, SetClusterSecret{std::string(44, 'A')});
   EXPECT_EQ(s_.Validate(SetClusterSecret{std::string(44, 'B')}).code(), StatusCode::kAlreadyExists);
+  MustApply(&s_, GrantAcls{{AclEntry{"ana", "table:shop.\"x\"", "read"}, AclEntry{"*", "group:g", "read"}}});
   ASSERT_FALSE(s_.unreferenced().empty());
   ASSERT_FALSE(s_.kv_snapshots().empty());
   const std::string text = s_.Serialize();
@@ -252,6 +253,7 @@ TEST_F(StateTest, SerializeWritesCanonicalJson) {
   EXPECT_EQ(loaded->FindStream(2)->name, s_.FindStream(2)->name);
   EXPECT_EQ(loaded->users().at("ana").credentials, s_.users().at("ana").credentials);
   EXPECT_EQ(loaded->cluster_secret(), std::string(44, 'A'));
+  EXPECT_EQ(loaded->acls(), s_.acls());
   State empty;
   EXPECT_EQ(nlohmann::json::parse(empty.Serialize()).dump(), empty.Serialize());
 }
@@ -270,6 +272,25 @@ TEST_F(StateTest, UsersKeepCredentialsAndRefuseWhatIsWrong) {
   MustApply(&s_, DeleteUser{"ana"});
   EXPECT_TRUE(s_.users().empty());
   EXPECT_EQ(s_.Validate(DeleteUser{"ana"}).code(), StatusCode::kNotFound);
+}
+
+TEST_F(StateTest, AclsAreGrantedOnceRevokedAndCheckedForShape) {
+  const AclEntry write{"bo", "table:kafka.orders", "write"};
+  MustApply(&s_, GrantAcls{{write, AclEntry{"*", "database:kafka", "describe"}}});
+  MustApply(&s_, GrantAcls{{write}});
+  EXPECT_EQ(s_.acls().size(), 2u) << "granting twice keeps one entry";
+  MustApply(&s_, RevokeAcls{{write, AclEntry{"bo", "cluster", "admin"}}});
+  EXPECT_EQ(s_.acls(), (std::set<AclEntry>{AclEntry{"*", "database:kafka", "describe"}}));
+  for (const AclEntry& bad : {AclEntry{"b o", "cluster", "read"}, AclEntry{"bo", "cluster:x", "read"},
+                              AclEntry{"bo", "table:orders", "read"}, AclEntry{"bo", "table:.b", "read"},
+                              AclEntry{"bo", "database:", "read"}, AclEntry{"bo", "topic:t", "read"},
+                              AclEntry{"bo", "cluster", "delete"}}) {
+    EXPECT_EQ(s_.Validate(GrantAcls{{bad}}).code(), StatusCode::kInvalidArgument) << bad.resource << " " << bad.operation;
+  }
+  EXPECT_TRUE(s_.Validate(GrantAcls{{AclEntry{"bo", "table:kafka.*", "read"}, AclEntry{"bo", "table:*", "read"},
+                                     AclEntry{"bo", "group:my.group", "read"},
+                                     AclEntry{"bo", "table:kafka.my.topic", "read"}}})
+                  .ok());
 }
 
 TEST_F(StateTest, CatalogDatabasesTablesAndPartitions) {

@@ -80,7 +80,8 @@ TEST(GoldenTest, AdvertisedApiVersions) {
   }
   EXPECT_EQ(listed,
             "0:0-7 1:0-12 2:0-5 3:0-9 8:0-8 9:0-8 10:0-4 11:0-6 12:0-4 13:0-4 14:0-4 15:0-5 "
-            "16:0-4 17:0-1 18:0-3 19:0-7 20:0-6 21:0-2 22:0-4 32:0-2 33:0-1 36:0-2 37:0-1 42:0-2 ");
+            "16:0-4 17:0-1 18:0-3 19:0-7 20:0-6 21:0-2 22:0-4 29:0-3 30:0-3 31:0-3 32:0-2 33:0-1 "
+            "36:0-2 37:0-1 42:0-2 ");
 }
 
 TEST(GoldenTest, DeleteRecordsV0AndFlexibleV2) {
@@ -197,6 +198,49 @@ TEST(GoldenTest, FetchV12RequestWithClusterIdTag) {
   EXPECT_EQ(ToHex(Body(request, 4)),
             ToHex(FromHex("ffffffff 000001f4 00000001 7fffffff 01 | 00000001 000174"
                           "| 00000001 00000000 0000000000000005 00100000")));
+}
+
+// The ACL requests are checked only against our own decoder elsewhere: here their field order,
+// the v1 pattern type and the compact nulls of v2+ are written out by hand.
+TEST(GoldenTest, AclRequestsV0ToV3) {
+  DescribeAclsRequest describe;
+  describe.resource_type_filter = ToWire(AclResourceType::kTopic);
+  describe.resource_name_filter = "t";
+  describe.pattern_type_filter = ToWire(AclPatternType::kPrefixed);
+  describe.host_filter = "*";
+  describe.operation = ToWire(AclOperation::kDescribe);
+  describe.permission_type = ToWire(AclPermissionType::kAllow);
+  EXPECT_EQ(ToHex(Body(describe, 0)), ToHex(FromHex("02 000174 ffff 00012a 08 03")));
+  EXPECT_EQ(ToHex(Body(describe, 1)), ToHex(FromHex("02 000174 04 ffff 00012a 08 03")));
+  EXPECT_EQ(ToHex(Body(describe, 3)), ToHex(FromHex("02 0274 04 00 022a 08 03 00")));
+  // v0 has no pattern type: it means literal.
+  auto v0 = DecodeBody<DescribeAclsRequest>(0, FromHex("02 000174 ffff 00012a 08 03"));
+  ASSERT_TRUE(v0.ok()) << v0.status();
+  EXPECT_EQ(v0->pattern_type_filter, ToWire(AclPatternType::kLiteral));
+  EXPECT_FALSE(v0->principal_filter.has_value());
+
+  CreateAclsRequest create;
+  create.creations = {{ToWire(AclResourceType::kTopic), "t", ToWire(AclPatternType::kPrefixed),
+                       "User:a", "*", ToWire(AclOperation::kWrite),
+                       ToWire(AclPermissionType::kAllow)}};
+  const std::string user = FromHex("557365723a61");  // "User:a"
+  EXPECT_EQ(ToHex(Body(create, 0)), ToHex(FromHex("00000001 02 000174 0006") + user +
+                                          FromHex("00012a 04 03")));
+  EXPECT_EQ(ToHex(Body(create, 1)), ToHex(FromHex("00000001 02 000174 04 0006") + user +
+                                          FromHex("00012a 04 03")));
+  EXPECT_EQ(ToHex(Body(create, 2)),
+            ToHex(FromHex("02 02 0274 04 07") + user + FromHex("022a 04 03 00 00")));
+
+  // The match-everything filter: ANY and nulls.
+  DeleteAclsRequest del;
+  del.filters.push_back({});
+  auto& f = del.filters[0];
+  f.resource_type_filter = ToWire(AclResourceType::kAny);
+  f.pattern_type_filter = ToWire(AclPatternType::kAny);
+  f.operation = ToWire(AclOperation::kAny);
+  f.permission_type = ToWire(AclPermissionType::kAny);
+  EXPECT_EQ(ToHex(Body(del, 1)), ToHex(FromHex("00000001 01 ffff 01 ffff ffff 01 01")));
+  EXPECT_EQ(ToHex(Body(del, 3)), ToHex(FromHex("02 01 00 01 00 00 01 01 00 00")));
 }
 
 TEST(GoldenTest, UnknownTagsAreSkippedAndOrderIsChecked) {

@@ -327,6 +327,42 @@ Response InitProducerIdErrorSlots() {
   return r;
 }
 
+// A refused filter: the code at the top, no resources.
+Response DescribeAclsErrorSlots() {
+  DescribeAclsResponse r;
+  r.error_code = kCode;
+  return r;
+}
+
+Response CreateAclsErrorSlots() {
+  auto r = std::get<CreateAclsResponse>(SampleResponse(ApiKey::kCreateAcls));
+  for (auto& old : r.results) {
+    CreateAclsResponse::Result result;
+    result.error_code = kCode;
+    old = result;
+  }
+  return r;
+}
+
+// Each filter refused, and each matched ACL that could not be deleted, keeping what names it.
+Response DeleteAclsErrorSlots() {
+  auto r = std::get<DeleteAclsResponse>(SampleResponse(ApiKey::kDeleteAcls));
+  for (auto& old_result : r.filter_results) {
+    DeleteAclsResponse::FilterResult result;
+    result.error_code = kCode;
+    for (const auto& old : old_result.matching_acls) {
+      DeleteAclsResponse::MatchingAcl acl;
+      acl.error_code = kCode;
+      acl.resource_type = old.resource_type;
+      acl.resource_name = old.resource_name;
+      acl.principal = old.principal;
+      result.matching_acls.push_back(acl);
+    }
+    old_result = result;
+  }
+  return r;
+}
+
 Response DescribeConfigsErrorSlots() {
   auto r = std::get<DescribeConfigsResponse>(SampleResponse(ApiKey::kDescribeConfigs));
   for (auto& old_result : r.results) {
@@ -436,6 +472,12 @@ std::function<Response()> ErrorSlotsBuilder(ApiKey key) {
       return DeleteRecordsErrorSlots;
     case ApiKey::kInitProducerId:
       return InitProducerIdErrorSlots;
+    case ApiKey::kDescribeAcls:
+      return DescribeAclsErrorSlots;
+    case ApiKey::kCreateAcls:
+      return CreateAclsErrorSlots;
+    case ApiKey::kDeleteAcls:
+      return DeleteAclsErrorSlots;
     case ApiKey::kDescribeConfigs:
       return DescribeConfigsErrorSlots;
     case ApiKey::kAlterConfigs:
@@ -555,6 +597,33 @@ const ExpectedValue kSampleValues[] = {
     {ApiKey::kDeleteRecords, 0, 2, "topics[0].partitions[1].partition_index", 3},
     {ApiKey::kInitProducerId, 0, 4, "producer_id", 99},
     {ApiKey::kInitProducerId, 0, 4, "producer_epoch", 3},
+    {ApiKey::kDescribeAcls, 0, 3, "error_code", 42},
+    {ApiKey::kDescribeAcls, 0, 3, "error_message", 0, "partial"},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[0].resource_type", 2},
+    {ApiKey::kDescribeAcls, 1, 3, "resources[0].pattern_type", 4},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[1].resource_name", 0, "g1"},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[0].acls[1].principal", 0, "User:bob"},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[0].acls[1].host", 0, "10.0.0.2"},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[0].acls[0].operation", 8},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[0].acls[0].permission_type", 3},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[0].acls[1].operation", 4},
+    {ApiKey::kDescribeAcls, 0, 3, "resources[0].acls[1].permission_type", 2},
+    {ApiKey::kCreateAcls, 0, 3, "results[1].error_code", 42},
+    {ApiKey::kCreateAcls, 0, 3, "results[1].error_message", 0, "invalid principal"},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[1].error_code", 31},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[1].error_message", 0, "denied"},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[1].error_code", -1},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[1].error_message", 0,
+     "not deleted"},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[0].resource_type", 2},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[1].resource_name", 0, "g1"},
+    {ApiKey::kDeleteAcls, 1, 3, "filter_results[0].matching_acls[0].pattern_type", 4},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[1].principal", 0, "User:bob"},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[1].host", 0, "10.0.0.2"},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[0].operation", 4},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[0].permission_type", 3},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[1].operation", 8},
+    {ApiKey::kDeleteAcls, 0, 3, "filter_results[0].matching_acls[1].permission_type", 2},
     {ApiKey::kDescribeConfigs, 0, 2, "results[1].error_message", 0, "unknown"},
     {ApiKey::kDescribeConfigs, 0, 2, "results[0].resource_type", 2},
     {ApiKey::kDescribeConfigs, 0, 0, "results[0].configs[0].is_default", 1},

@@ -7,6 +7,23 @@
 namespace mink::kafka::testing {
 namespace {
 
+// The ACL wire values, short.
+constexpr int8_t kTopic = ToWire(AclResourceType::kTopic);
+constexpr int8_t kGroup = ToWire(AclResourceType::kGroup);
+constexpr int8_t kCluster = ToWire(AclResourceType::kCluster);
+constexpr int8_t kAnyResource = ToWire(AclResourceType::kAny);
+constexpr int8_t kLiteral = ToWire(AclPatternType::kLiteral);
+constexpr int8_t kPrefixed = ToWire(AclPatternType::kPrefixed);
+constexpr int8_t kMatch = ToWire(AclPatternType::kMatch);
+constexpr int8_t kAnyPattern = ToWire(AclPatternType::kAny);
+constexpr int8_t kWrite = ToWire(AclOperation::kWrite);
+constexpr int8_t kDescribe = ToWire(AclOperation::kDescribe);
+constexpr int8_t kAlter = ToWire(AclOperation::kAlter);
+constexpr int8_t kAnyOperation = ToWire(AclOperation::kAny);
+constexpr int8_t kAllow = ToWire(AclPermissionType::kAllow);
+constexpr int8_t kDeny = ToWire(AclPermissionType::kDeny);
+constexpr int8_t kAnyPermission = ToWire(AclPermissionType::kAny);
+
 Uuid SampleUuid() {
   Uuid u;
   for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<uint8_t>(0xA0 + i);
@@ -211,6 +228,31 @@ Request SampleRequest(ApiKey key) {
       m.member_id = "member-1";
       m.group_instance_id = "instance-1";
       m.topics = {{"orders", {{0, 42, 3, "meta"}, {1, 7, -1, std::nullopt}}}};
+      return m;
+    }
+    case ApiKey::kDescribeAcls: {
+      DescribeAclsRequest m;
+      m.resource_type_filter = kTopic;
+      m.resource_name_filter = "orders";
+      m.pattern_type_filter = kPrefixed;
+      m.principal_filter = "User:alice";
+      m.host_filter = "10.0.0.1";
+      m.operation = kDescribe;
+      m.permission_type = kAllow;
+      return m;
+    }
+    case ApiKey::kCreateAcls: {
+      CreateAclsRequest m;
+      m.creations = {{kTopic, "orders", kPrefixed, "User:alice", "*", kWrite, kAllow},
+                     {kCluster, kAclClusterResourceName, kLiteral, "User:bob", "10.0.0.2", kAlter,
+                      kDeny}};
+      return m;
+    }
+    case ApiKey::kDeleteAcls: {
+      DeleteAclsRequest m;
+      m.filters = {{kTopic, "orders", kMatch, "User:alice", "10.0.0.1", kWrite, kAllow},
+                   {kAnyResource, std::nullopt, kAnyPattern, std::nullopt, std::nullopt,
+                    kAnyOperation, kAnyPermission}};
       return m;
     }
     case ApiKey::kDescribeConfigs: {
@@ -441,6 +483,32 @@ Response SampleResponse(ApiKey key) {
       TxnOffsetCommitResponse m;
       m.throttle_time_ms = 10;
       m.topics = {{"orders", {{0, 42}, {1, 42}}}};
+      return m;
+    }
+    case ApiKey::kDescribeAcls: {
+      DescribeAclsResponse m;
+      m.throttle_time_ms = 10;
+      m.error_code = 42;
+      m.error_message = "partial";
+      m.resources = {{kTopic, "orders", kPrefixed,
+                      {{"User:alice", "*", kDescribe, kAllow}, {"User:bob", "10.0.0.2", kWrite, kDeny}}},
+                     {kGroup, "g1", kLiteral, {}}};
+      return m;
+    }
+    case ApiKey::kCreateAcls: {
+      CreateAclsResponse m;
+      m.throttle_time_ms = 10;
+      m.results = {{0, std::nullopt}, {42, "invalid principal"}};
+      return m;
+    }
+    case ApiKey::kDeleteAcls: {
+      DeleteAclsResponse m;
+      m.throttle_time_ms = 10;
+      DeleteAclsResponse::FilterResult found;
+      found.matching_acls = {
+          {0, std::nullopt, kTopic, "orders", kPrefixed, "User:alice", "*", kWrite, kAllow},
+          {-1, "not deleted", kGroup, "g1", kLiteral, "User:bob", "10.0.0.2", kDescribe, kDeny}};
+      m.filter_results = {found, {31, "denied", {}}};
       return m;
     }
     case ApiKey::kDescribeConfigs: {

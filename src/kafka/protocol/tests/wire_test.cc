@@ -251,6 +251,12 @@ TEST(ErrorsTest, StatusMapping) {
   EXPECT_EQ(ErrorCodeFromStatus(InternalError("x")), ErrorCode::kUnknownServerError);
   EXPECT_EQ(ErrorCodeName(ErrorCode::kNotLeaderOrFollower), "NOT_LEADER_OR_FOLLOWER");
   EXPECT_EQ(ToWire(ErrorCode::kFencedMemberEpoch), 110);
+  // The codes the ACL APIs answer with.
+  EXPECT_EQ(ToWire(ErrorCode::kClusterAuthorizationFailed), 31);
+  EXPECT_EQ(ErrorCodeName(ErrorCode::kClusterAuthorizationFailed), "CLUSTER_AUTHORIZATION_FAILED");
+  EXPECT_EQ(ToWire(ErrorCode::kSecurityDisabled), 54);
+  EXPECT_EQ(ErrorCodeName(ErrorCode::kSecurityDisabled), "SECURITY_DISABLED");
+  EXPECT_FALSE(IsRetriable(ErrorCode::kSecurityDisabled));
   EXPECT_TRUE(IsRetriable(ErrorCode::kNotLeaderOrFollower));
   EXPECT_FALSE(IsRetriable(ErrorCode::kTopicAlreadyExists));
 }

@@ -1,0 +1,59 @@
+#include "tls/tls_files.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace mink::tls {
+namespace {
+
+std::string OpenSslError() {
+  const unsigned long code = ERR_get_error();
+  ERR_clear_error();
+  if (code == 0) return "unknown error";
+  char text[256];
+  ERR_error_string_n(code, text, sizeof(text));
+  return text;
+}
+
+}  // namespace
+
+Result<std::string> ReadPem(const std::string& path, const std::string& setting) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgumentError(setting + ": cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().find("-----BEGIN ") == std::string::npos) {
+    return InvalidArgumentError(setting + ": " + path + " holds no PEM block");
+  }
+  return text.str();
+}
+
+Status Check(const ServerFiles& files) {
+  if (files.cert.empty() != files.key.empty()) {
+    return InvalidArgumentError("TLS needs both --tls-cert and --tls-key");
+  }
+  if (!files.enabled()) return Status::Ok();
+  MINK_RETURN_IF_ERROR(ReadPem(files.cert, "--tls-cert").status());
+  MINK_RETURN_IF_ERROR(ReadPem(files.key, "--tls-key").status());
+  if (!files.ca.empty()) MINK_RETURN_IF_ERROR(ReadPem(files.ca, "--tls-ca").status());
+  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  if (!ctx) return InternalError("OpenSSL: " + OpenSslError());
+  // The key first: loaded after a certificate, a key of another one fails as "not a key".
+  if (SSL_CTX_use_PrivateKey_file(ctx.get(), files.key.c_str(), SSL_FILETYPE_PEM) != 1) {
+    return InvalidArgumentError("--tls-key " + files.key + " is not a private key: " + OpenSslError());
+  }
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), files.cert.c_str()) != 1) {
+    return InvalidArgumentError("--tls-cert " + files.cert + " is not a certificate chain: " + OpenSslError());
+  }
+  if (SSL_CTX_check_private_key(ctx.get()) != 1) {
+    return InvalidArgumentError("--tls-key " + files.key + " does not belong to the certificate of --tls-cert: " +
+                                OpenSslError());
+  }
+  return Status::Ok();
+}
+
+}  // namespace mink::tls
