@@ -13,12 +13,8 @@
 // Every phase is bounded by --seconds and a message count; memory in flight by
 // --max-pending-mb. The run directory is removed at exit (unless --keep).
 
-#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <librdkafka/rdkafka.h>
-#include <netinet/in.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,9 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -42,6 +36,8 @@
 #include "base/memory.h"
 #include "base/thread_priority.h"
 #include "bench_util.h"
+#include "cpu_meter.h"
+#include "kafka_bench_security.h"
 #include "node/node.h"
 
 namespace mink::bench {
@@ -75,97 +71,11 @@ struct Flags {
   // defaults: no idempotence, up to 1,000,000 requests in flight.
   bool idempotent = true;
   bool metrics = true;  // the node's --metrics: the cost of recording them is on vs off
+  // plaintext, or sasl_ssl: TLS (a certificate made for the run) and SCRAM-SHA-256, their cost.
+  std::string security = "plaintext";
+  std::string tls_cert;  // sasl_ssl: the run's certificate, which the clients trust
 };
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<Micros>(SteadyNow().time_since_epoch()).count();
-}
-
-// A loopback port nobody listens on now (the node needs a fixed port to advertise).
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port;
-}
-
-// CPU seconds (user + system) this process used so far: node and clients together.
-double ProcessCpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-  return s(u.ru_utime) + s(u.ru_stime);
-}
-
-// The clients' threads: librdkafka's ("rdk:...") and the benchmark's load threads.
-bool IsClientThread(const std::string& name) {
-  return name.rfind("rdk:", 0) == 0 || name.rfind("bench-", 0) == 0;
-}
-
-// Cores used between two readings over `seconds` of wall time, and how the live threads split
-// them between the clients and the node: on a small machine they share the cores, and one
-// librdkafka broker thread (one per connection) near a full core caps its client.
-struct CpuMeter {
-  double cpu0 = ProcessCpuSeconds();
-  SteadyTime wall0 = SteadyNow();
-  std::map<int, ThreadSample> threads0 = SampleThreads();
-  std::mutex mutex;
-  double exited_client_seconds = 0;  // of load threads that ended before Mark
-  std::string split;
-
-  // Called by a load thread as it ends (it is gone from /proc by the time Mark runs).
-  void ClientThreadEnds() {
-    timespec t{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    std::lock_guard<std::mutex> lock(mutex);
-    exited_client_seconds += static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-  }
-
-  // Notes the split of the threads alive now; call it before the clients are destroyed.
-  void Mark() {
-    const double wall = Seconds(wall0, SteadyNow());
-    if (wall <= 0) return;
-    double client = 0, node = 0, busiest = 0, node_waited = 0;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      client = exited_client_seconds;
-    }
-    std::string busiest_name;
-    for (const auto& [tid, now] : SampleThreads()) {
-      auto before = threads0.find(tid);
-      const bool existed = before != threads0.end();
-      const double used = now.cpu_seconds - (existed ? before->second.cpu_seconds : 0);
-      if (IsClientThread(now.name)) {
-        client += used;
-        if (used > busiest) busiest = used, busiest_name = now.name;
-      } else {
-        node += used;
-        node_waited +=
-            static_cast<double>(now.run_delay_ns - (existed ? before->second.run_delay_ns : 0)) / 1e9;
-      }
-    }
-    // The node's threads waiting for a CPU is how much the clients' load delays its answers.
-    split = fmt::format(
-        ": clients {:.2f} (busiest thread {} {:.2f}), node {:.2f}; node threads waited {:.0f} ms "
-        "per s for a CPU",
-        client / wall, busiest_name, busiest / wall, node / wall, node_waited / wall * 1000);
-  }
-  std::string Report() const {
-    const double wall = Seconds(wall0, SteadyNow());
-    const double cpu = ProcessCpuSeconds() - cpu0;
-    return fmt::format("process CPU {:.1f} s in {:.1f} s = {:.2f} cores{}", cpu, wall,
-                       wall > 0 ? cpu / wall : 0, split);
-  }
-};
 
 [[noreturn]] void Die(const std::string& what) {
   fmt::print(stderr, "kafka_bench: {}\n", what);
@@ -183,7 +93,7 @@ struct Acks {
 
 extern "C" void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
   auto* acks = static_cast<Acks*>(opaque);
-  const int64_t now = NowMicros();
+  const int64_t now = SteadyMicros();
   const int64_t sent = static_cast<int64_t>(reinterpret_cast<intptr_t>(m->_private));
   std::lock_guard<std::mutex> lock(acks->mutex);
   if (m->err) {
@@ -217,6 +127,7 @@ std::unique_ptr<Producer> NewProducer(const std::string& brokers, const Flags& f
   auto p = std::make_unique<Producer>();
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   Set(conf, "bootstrap.servers", brokers);
+  for (const auto& [key, value] : SecurityConf(flags.security, flags.tls_cert)) Set(conf, key.c_str(), value);
   Set(conf, "acks", "all");
   Set(conf, "enable.idempotence", flags.idempotent ? "true" : "false");
   Set(conf, "linger.ms", std::to_string(flags.linger_ms));
@@ -301,7 +212,7 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
   each.max_pending_mb = std::max(1, flags.max_pending_mb / flags.producers);
   std::vector<std::unique_ptr<Producer>> producers;
   for (int i = 0; i < flags.producers; ++i) producers.push_back(NewProducer(brokers, each));
-  const int64_t start = NowMicros();
+  const int64_t start = SteadyMicros();
   for (auto& p : producers) {
     p->acks.window_from_us = start + flags.warmup_ms * 1000LL;
     p->acks.window_to_us = p->acks.window_from_us + flags.seconds * 1'000'000LL;
@@ -309,9 +220,9 @@ ProduceResult ProduceClosedLoop(const std::string& brokers, const std::string& t
   auto run = [&](Producer& p, uint64_t first_partition) {
     uint64_t sent = 0;
     while (!g_interrupted.load() && sent < kMaxMessagesPerPhase / producers.size() &&
-           NowMicros() < p.acks.window_to_us) {
+           SteadyMicros() < p.acks.window_to_us) {
       const auto partition = static_cast<int32_t>((first_partition + sent) % flags.partitions);
-      if (Send(p, topic, partition, values.Get(sent), NowMicros())) {
+      if (Send(p, topic, partition, values.Get(sent), SteadyMicros())) {
         // Delivery reports are served every 256 sends (and whenever the queue is full).
         if (++sent % 256 == 0) rd_kafka_poll(p.rk, 0);
       } else {
@@ -364,7 +275,7 @@ uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double
   while (!g_interrupted.load() && sent < kMaxMessagesPerPhase) {
     int64_t scheduled = scheduled_at(sent);
     if (scheduled >= end) break;
-    const int64_t now = NowMicros();
+    const int64_t now = SteadyMicros();
     bool full = false;
     while (scheduled <= now && scheduled < end && sent < kMaxMessagesPerPhase) {
       if (!Send(p, topic, static_cast<int32_t>(sent % partitions), value(sent, scheduled),
@@ -375,7 +286,7 @@ uint64_t SendPaced(Producer& p, const std::string& topic, int partitions, double
       scheduled = scheduled_at(++sent);
     }
     rd_kafka_poll(p.rk, full ? 1 : 0);
-    const int64_t wait = scheduled - NowMicros();
+    const int64_t wait = scheduled - SteadyMicros();
     if (wait > 0) {
       std::this_thread::sleep_for(Micros(std::clamp<int64_t>(wait, kMinSleepUs, kMaxSleepUs)));
     }
@@ -394,7 +305,7 @@ ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
                            const Flags& flags, const ValuePool& values, double rate,
                            CpuMeter* cpu) {
   auto p = NewProducer(brokers, flags);
-  const int64_t start = NowMicros();
+  const int64_t start = SteadyMicros();
   const int64_t measure_from = start + HalfLoadWarmupMs(flags) * 1000LL;
   const int64_t end = measure_from + flags.seconds * 1'000'000LL;
   p->acks.window_from_us = measure_from;
@@ -411,6 +322,7 @@ ProduceResult ProducePaced(const std::string& brokers, const std::string& topic,
 rd_kafka_t* NewConsumer(const std::string& brokers, const Flags& flags) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   Set(conf, "bootstrap.servers", brokers);
+  for (const auto& [key, value] : SecurityConf(flags.security, flags.tls_cert)) Set(conf, key.c_str(), value);
   Set(conf, "group.id", "kafka-bench");  // librdkafka wants one; offsets are never committed
   Set(conf, "enable.auto.commit", "false");
   Set(conf, "enable.auto.offset.store", "false");
@@ -529,7 +441,7 @@ Distribution EndToEnd(const std::string& brokers, const std::string& topic, cons
   // One record (send time 0: not measured) creates the topic before the consumer looks for its
   // end, so the consumer's end is before every measured record.
   std::memset(payload.data(), 0, 8);
-  while (!Send(*p, topic, 0, payload, NowMicros())) rd_kafka_poll(p->rk, 1);
+  while (!Send(*p, topic, 0, payload, SteadyMicros())) rd_kafka_poll(p->rk, 1);
   Drain(*p);
   rd_kafka_t* consumer = NewConsumer(brokers, flags);
   Assign(consumer, topic, flags.partitions, RD_KAFKA_OFFSET_END);
@@ -554,13 +466,13 @@ Distribution EndToEnd(const std::string& brokers, const std::string& topic, cons
       if (m->err == 0 && m->len >= 8) {
         int64_t sent;
         std::memcpy(&sent, m->payload, 8);
-        if (sent > 0 && samples.size() < kMaxSamples) samples.push_back(NowMicros() - sent);
+        if (sent > 0 && samples.size() < kMaxSamples) samples.push_back(SteadyMicros() - sent);
         ++got;
       }
       rd_kafka_message_destroy(m);
     }
   });
-  const int64_t start = NowMicros();
+  const int64_t start = SteadyMicros();
   // Each value starts with its scheduled send time.
   const uint64_t sent = SendPaced(*p, topic, flags.partitions, flags.e2e_rate, start,
                                   start + flags.seconds * 1'000'000LL,
@@ -582,7 +494,7 @@ Distribution EndToEnd(const std::string& brokers, const std::string& topic, cons
 
 const char* Verdict(bool pass) { return pass ? "PASS" : "MISS"; }
 
-int Run(const Flags& flags) {
+int Run(Flags flags) {
   InstallStopSignals();
   log::SetLevel(log::Level::kWarn);
   std::string parent = flags.dir;
@@ -601,11 +513,11 @@ int Run(const Flags& flags) {
 
   double load[3] = {0, 0, 0};
   ::getloadavg(load, 3);
-  fmt::print("kafka_bench: {} B records, {} partitions, acks=all, {}, linger.ms={}, "
+  fmt::print("kafka_bench: {} B records, {} partitions, acks=all, {}, {}, linger.ms={}, "
              "message.max.bytes={} KiB, max.partition.fetch.bytes={} KiB, "
              "wal.flush_interval={} ms, {} s per phase after {} ms warm-up; MB = 10^6 B of "
              "record values\nrun directory {}; load average {:.2f} {:.2f} {:.2f}\n",
-             flags.record_bytes, flags.partitions,
+             flags.record_bytes, flags.partitions, flags.security,
              flags.idempotent ? "idempotent" : "not idempotent", flags.linger_ms, flags.request_kb,
              flags.partition_fetch_kb, flags.flush_interval_ms, flags.seconds, flags.warmup_ms,
              dir, load[0], load[1], load[2]);
@@ -631,9 +543,16 @@ int Run(const Flags& flags) {
   config.wal_seal_bytes = flags.seal_bytes;
   config.default_partitions = flags.partitions;
   config.metrics = flags.metrics;
+  if (flags.security == "sasl_ssl") {
+    if (Status s = SecureNode(dir, &config); !s.ok()) Die(s.ToString());
+    flags.tls_cert = config.tls_cert;
+  }
   auto started = node::Node::Start(config);
   if (!started.ok()) Die("starting the node: " + started.status().ToString());
   std::unique_ptr<node::Node> node = std::move(*started);
+  if (config.auth_enabled) {
+    if (Status s = AddBenchUser(*node); !s.ok()) Die(s.ToString());
+  }
   // From here the main thread is a client (phase 3 sends from it); named after the node started,
   // since a new thread starts with its creator's name.
   NameThisThread("bench-main");
@@ -756,6 +675,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 20));
   app.add_option("--e2e-rate", flags.e2e_rate, "records/s in phase 5")->check(CLI::Range(1, 100000));
   app.add_option("--metrics", flags.metrics, "the node records metrics (true, false: their cost)");
+  app.add_option("--security", flags.security, "plaintext, or sasl_ssl: TLS and SCRAM-SHA-256 (their cost)")
+      ->check(CLI::IsMember({"plaintext", "sasl_ssl"}));
   CLI11_PARSE(app, argc, argv);
   flags.idempotent = !no_idempotence;
   return mink::bench::Run(flags);

@@ -48,6 +48,8 @@
 #include "storage/object_format.h"
 #include "storage/stream_store.h"
 #include "bench_util.h"
+#include "stream_append_report.h"
+#include "stream_append_timing.h"
 
 namespace mink::bench {
 namespace {
@@ -159,174 +161,6 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Small measurement helpers
-
-// Durations of one kind of call, collected per phase (Take() returns them and starts afresh).
-class CallTimes {
- public:
-  void Add(SteadyTime start, uint64_t bytes) {
-    int64_t us = std::chrono::duration_cast<Micros>(SteadyNow() - start).count();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (samples_.size() < kMaxSamples) samples_.push_back(us);
-    bytes_ += bytes;
-    ++calls_;
-  }
-  struct Taken {
-    uint64_t calls = 0;
-    uint64_t bytes = 0;
-    Distribution time;
-  };
-  Taken Take() {
-    std::vector<int64_t> samples;
-    Taken t;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      samples.swap(samples_);
-      t.calls = calls_;
-      t.bytes = bytes_;
-      calls_ = bytes_ = 0;
-    }
-    t.time = Summarize(std::move(samples));
-    return t;
-  }
-
- private:
-  static constexpr size_t kMaxSamples = 1'000'000;
-  std::mutex mutex_;
-  std::vector<int64_t> samples_;
-  uint64_t calls_ = 0;
-  uint64_t bytes_ = 0;
-};
-
-// When the object holding a range of a stream was written: Put called and returned.
-struct ObjectTiming {
-  int64_t end_offset = 0;
-  SteadyTime put_start, put_end;
-};
-
-// Times every Put of the wrapped store: for file:// a WAL object's PutUnpublished is write +
-// fdatasync in place while its directory is fsynced (a Put: write + fdatasync of a temporary
-// file, rename, fsync of its directory). It also reads each WAL object's index to remember which
-// stream ranges it carried, so an acknowledged append can be traced to the Put of its object.
-class TimedObjectStore final : public object_store::ForwardingStore {
- public:
-  // `atomic_wal_puts`: WAL objects take the Put path (the A/B comparison of --wal-put rename).
-  TimedObjectStore(std::unique_ptr<object_store::ObjectStore> inner, bool atomic_wal_puts)
-      : ForwardingStore(std::move(inner)), atomic_wal_puts_(atomic_wal_puts) {}
-  CallTimes& puts() { return puts_; }
-
-  Status Put(std::string_view key, std::string_view data) override {
-    return Timed(key, data, [&] { return inner().Put(key, data); });
-  }
-  Status PutUnpublished(std::string_view key, std::string_view data) override {
-    return Timed(key, data, [&] {
-      return atomic_wal_puts_ ? inner().Put(key, data) : inner().PutUnpublished(key, data);
-    });
-  }
-  // The Put that carried `offset` of `stream`, if it was seen.
-  std::optional<ObjectTiming> Find(uint64_t stream, int64_t offset) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto s = runs_.find(stream);
-    if (s == runs_.end()) return std::nullopt;
-    auto it = s->second.upper_bound(offset);
-    if (it == s->second.begin()) return std::nullopt;
-    --it;
-    if (offset >= it->second.end_offset) return std::nullopt;
-    return it->second;
-  }
-
-
- private:
-  template <typename PutFn>
-  Status Timed(std::string_view key, std::string_view data, PutFn put) {
-    SteadyTime start = SteadyNow();
-    Status s = put();
-    SteadyTime end = SteadyNow();
-    puts_.Add(start, data.size());
-    if (s.ok()) {
-      auto index = storage::ReadObjectIndex(data, std::string(key));
-      if (index.ok()) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (const auto& run : index->runs) {
-          if (runs_.size() < kMaxRuns) {
-            runs_[run.stream_id][run.start_offset] = ObjectTiming{run.end_offset, start, end};
-          }
-        }
-      }
-    }
-    return s;
-  }
-
-  static constexpr size_t kMaxRuns = 100'000;  // streams tracked (a bound, never reached here)
-  const bool atomic_wal_puts_;
-  CallTimes puts_;
-  mutable std::mutex mutex_;
-  std::map<uint64_t, std::map<int64_t, ObjectTiming>> runs_;
-};
-
-// Times the metadata log's append transactions (catch-up read, build and validate, JSON encode,
-// insert, COMMIT with its fsync) and its snapshots.
-class TimedLogStore final : public metadata::ForwardingLogStore {
- public:
-  TimedLogStore(std::unique_ptr<metadata::LogStore> inner, CallTimes* appends, CallTimes* snapshots)
-      : ForwardingLogStore(std::move(inner)), appends_(appends), snapshots_(snapshots) {}
-
-  Status Insert(const metadata::CommandRecord& record) override {
-    inserted_bytes_.fetch_add(record.body.size());
-    return ForwardingLogStore::Insert(record);
-  }
-  Status WithAppendLock(const std::function<Status()>& fn) override {
-    SteadyTime start = SteadyNow();
-    Status s = ForwardingLogStore::WithAppendLock(fn);
-    appends_->Add(start, 0);
-    return s;
-  }
-  Status WriteSnapshot(const metadata::SnapshotRecord& snapshot) override {
-    SteadyTime start = SteadyNow();
-    Status s = ForwardingLogStore::WriteSnapshot(snapshot);
-    snapshots_->Add(start, snapshot.body.size());
-    return s;
-  }
-
-  uint64_t TakeInsertedBytes() { return inserted_bytes_.exchange(0); }
-
- private:
-  CallTimes* const appends_;
-  CallTimes* const snapshots_;
-  std::atomic<uint64_t> inserted_bytes_{0};
-};
-
-struct CpuTime {
-  double user = 0, system = 0;
-  static CpuTime Now() {
-    struct rusage ru;
-    ::getrusage(RUSAGE_SELF, &ru);
-    auto sec = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
-    return CpuTime{sec(ru.ru_utime), sec(ru.ru_stime)};
-  }
-};
-
-// Sum of the run_delay growth of the threads present in both samples.
-double RunDelaySeconds(const std::map<int, uint64_t>& before,
-                       const std::map<int, uint64_t>& after) {
-  uint64_t ns = 0;
-  for (const auto& [tid, wait] : after) {
-    auto it = before.find(tid);
-    if (it != before.end() && wait >= it->second) ns += wait - it->second;
-  }
-  return static_cast<double>(ns) / 1e9;
-}
-
-double LoadAverage() {
-  double load = 0;
-  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
-    if (std::fscanf(f, "%lf", &load) != 1) load = 0;
-    std::fclose(f);
-  }
-  return load;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Phases 2 and 3: the stream layer
 
 // One append called inside the measured window.
@@ -335,18 +169,6 @@ struct AppendTrace {
   int64_t base_offset = -1;  // set once Append returns
   SteadyTime called, acked;
   bool ok = false;
-};
-
-// Where the acknowledgement latency of the appends goes, by tracing each append to the Put of
-// the WAL object that carried it: [called, put start) is the wait in the open object until the
-// seal, the seal (encode + crc) and the upload queue; [put start, put end) is the object write;
-// [put end, ack) is the metadata commit, including waiting for earlier objects (commits go in
-// seal order) and the commit transaction itself.
-struct Breakdown {
-  uint64_t traced = 0;
-  Distribution open_seal, put, commit;
-  // Mean of each part over the slowest 1% of appends (latency >= p99).
-  double slow_open_seal_ms = 0, slow_put_ms = 0, slow_commit_ms = 0;
 };
 
 // What the producers and the callbacks of one phase share. Callbacks hold it by shared_ptr, so it
@@ -365,29 +187,6 @@ struct PhaseState {
   int64_t max_lag_us = 0;                            // open loop: how late an append was called
 };
 
-struct PhaseResult {
-  double seconds = 0;
-  uint64_t acked_appends = 0;
-  uint64_t acked_bytes = 0;
-  double mb_s = 0;
-  double records_s = 0;
-  Distribution latency;
-  Breakdown breakdown;
-  double max_lag_ms = 0;
-  uint64_t errors = 0;
-  std::string first_error;
-  bool drained = true;
-  double target_mb_s = 0;  // open loop only
-  // Where the time goes.
-  CallTimes::Taken puts;
-  CallTimes::Taken commits;
-  CallTimes::Taken snapshots;
-  uint64_t metadata_body_bytes = 0;
-  double cpu_user = 0, cpu_system = 0;
-  double run_delay_s = 0;   // summed over our threads: runnable, waiting for a CPU
-  double load_average = 0;  // 1-minute load average of the machine when the window opened
-  PauseWatch::Reading pauses;
-};
 
 class StreamBench {
  public:
@@ -619,100 +418,6 @@ class StreamBench {
   const std::string payload_;
   PauseWatch pauses_;  // the machine's own pauses during each measured window
 };
-
-// ---------------------------------------------------------------------------------------------
-// Output
-
-void PrintPhase(const char* name, const PhaseResult& r) {
-  fmt::print("\n{}\n", name);
-  if (r.target_mb_s > 0)
-    fmt::print("  offered load          {:10.1f} MB/s (paced)\n", r.target_mb_s);
-  fmt::print("  acknowledged          {:10.1f} MB/s   {:10.0f} records/s   {:8.0f} appends/s\n",
-             r.mb_s, r.records_s, static_cast<double>(r.acked_appends) / r.seconds);
-  fmt::print(
-      "  ack latency           p50 {:7.2f} ms   p99 {:7.2f} ms   max {:7.2f} ms   ({} appends)\n",
-      r.latency.p50_ms, r.latency.p99_ms, r.latency.max_ms, r.latency.count);
-  const Breakdown& b = r.breakdown;
-  fmt::print("  latency parts         (traced {} appends to the Put of their WAL object)\n",
-             b.traced);
-  fmt::print(
-      "    open object + seal  p50 {:7.2f} ms   p99 {:7.2f} ms   mean in slowest 1% {:7.2f} ms\n",
-      b.open_seal.p50_ms, b.open_seal.p99_ms, b.slow_open_seal_ms);
-  fmt::print(
-      "    object put          p50 {:7.2f} ms   p99 {:7.2f} ms   mean in slowest 1% {:7.2f} ms\n",
-      b.put.p50_ms, b.put.p99_ms, b.slow_put_ms);
-  fmt::print(
-      "    commit (in order)   p50 {:7.2f} ms   p99 {:7.2f} ms   mean in slowest 1% {:7.2f} ms\n",
-      b.commit.p50_ms, b.commit.p99_ms, b.slow_commit_ms);
-  if (r.target_mb_s > 0) {
-    fmt::print("  schedule lag          max {:7.2f} ms (how late an append was called)\n",
-               r.max_lag_ms);
-  }
-  double mean_object = r.puts.calls ? static_cast<double>(r.puts.bytes) / r.puts.calls / 1e6 : 0;
-  fmt::print(
-      "  WAL objects           {:6} put, {:6.2f} MB mean; put (write+fdatasync+rename+dir fsync) "
-      "p50 {:6.2f} ms p99 {:6.2f} ms max {:6.2f} ms\n",
-      r.puts.calls, mean_object, r.puts.time.p50_ms, r.puts.time.p99_ms, r.puts.time.max_ms);
-  fmt::print(
-      "  metadata commits      {:6} txn, {:6.0f} B JSON mean; txn (catch-up+build+insert+COMMIT) "
-      "p50 {:6.2f} ms p99 {:6.2f} ms max {:6.2f} ms\n",
-      r.commits.calls,
-      r.commits.calls ? static_cast<double>(r.metadata_body_bytes) / r.commits.calls : 0.0,
-      r.commits.time.p50_ms, r.commits.time.p99_ms, r.commits.time.max_ms);
-  if (r.snapshots.calls > 0) {
-    fmt::print("  metadata snapshots    {:6}, {:6.2f} MB mean, max {:6.2f} ms\n", r.snapshots.calls,
-               static_cast<double>(r.snapshots.bytes) / r.snapshots.calls / 1e6,
-               r.snapshots.time.max_ms);
-  }
-  fmt::print("  CPU                   user {:5.2f} s  sys {:5.2f} s  = {:4.2f} of {} cores\n",
-             r.cpu_user, r.cpu_system, (r.cpu_user + r.cpu_system) / r.seconds,
-             std::thread::hardware_concurrency());
-  fmt::print(
-      "  CPU contention        our threads waited {:.2f} s for a CPU ({:.0f} ms per s); "
-      "load average {:.2f}\n",
-      r.run_delay_s, r.run_delay_s * 1000 / r.seconds, r.load_average);
-  fmt::print("  pauses                {}\n", PauseWatch::Describe(r.pauses));
-  if (r.errors > 0) fmt::print("  ERRORS                {} (first: {})\n", r.errors, r.first_error);
-  if (!r.drained)
-    fmt::print("  WARNING               appends still unacknowledged after the drain\n");
-}
-
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string JsonPhase(const PhaseResult& r) {
-  return fmt::format(
-      "{{\"mb_s\":{:.2f},\"records_s\":{:.0f},\"appends\":{},\"p50_ms\":{:.3f},\"p99_ms\":{:.3f},"
-      "\"max_ms\":{:.3f},\"max_lag_ms\":{:.3f},\"target_mb_s\":{:.2f},\"errors\":{},"
-      "\"objects\":{},\"object_mb_mean\":{:.3f},\"put_p50_ms\":{:.3f},\"put_p99_ms\":{:.3f},"
-      "\"commits\":{},\"commit_p50_ms\":{:.3f},\"commit_p99_ms\":{:.3f},\"snapshots\":{},"
-      "\"cpu_user_s\":{:.2f},\"cpu_sys_s\":{:.2f},\"run_delay_s\":{:.3f},"
-      "\"load_average\":{:.2f},\"pauses\":{},\"paused_ms\":{:.1f},\"parts\":{{\"open_seal_p50_ms\":{:.3f},"
-      "\"open_seal_p99_ms\":{:.3f},\"put_p50_ms\":{:.3f},\"put_p99_ms\":{:.3f},"
-      "\"commit_p50_ms\":{:.3f},\"commit_p99_ms\":{:.3f},\"slow_open_seal_ms\":{:.3f},"
-      "\"slow_put_ms\":{:.3f},\"slow_commit_ms\":{:.3f}}}}}",
-      r.mb_s, r.records_s, r.acked_appends, r.latency.p50_ms, r.latency.p99_ms, r.latency.max_ms,
-      r.max_lag_ms, r.target_mb_s, r.errors, r.puts.calls,
-      r.puts.calls ? static_cast<double>(r.puts.bytes) / r.puts.calls / 1e6 : 0.0,
-      r.puts.time.p50_ms, r.puts.time.p99_ms, r.commits.calls, r.commits.time.p50_ms,
-      r.commits.time.p99_ms, r.snapshots.calls, r.cpu_user, r.cpu_system, r.run_delay_s,
-      r.load_average, r.pauses.pauses, r.pauses.paused_ms, r.breakdown.open_seal.p50_ms, r.breakdown.open_seal.p99_ms,
-      r.breakdown.put.p50_ms, r.breakdown.put.p99_ms, r.breakdown.commit.p50_ms,
-      r.breakdown.commit.p99_ms, r.breakdown.slow_open_seal_ms, r.breakdown.slow_put_ms,
-      r.breakdown.slow_commit_ms);
-}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -38,7 +38,11 @@ Result<std::string> Authenticator::Check(std::string_view authorization) const {
   const std::string user = decoded.substr(0, colon);
   MINK_RETURN_IF_ERROR(users_->CheckPassword(user, decoded.substr(colon + 1)));
   std::lock_guard<std::mutex> lock(mutex_);
-  if (checked_.size() > 10'000) checked_.clear();
+  if (checked_.size() >= 10'000) {
+    // Expired headers go first; only a flood of distinct live ones empties the whole cache.
+    std::erase_if(checked_, [now](const auto& entry) { return entry.second.second <= now; });
+    if (checked_.size() >= 10'000) checked_.clear();
+  }
   checked_[key] = {user, now + kRememberMs};
   return user;
 }

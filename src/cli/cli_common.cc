@@ -34,7 +34,7 @@ int ReportError(std::string_view command, const Status& status) {
 void AddBootstrapOption(CLI::App* command, ClientOptions* options) {
   command
       ->add_option("-b,--bootstrap", options->bootstrap,
-                   std::string("Address of a node: grpc://host:port or host:port (env ") +
+                   std::string("Address of a node: grpc://host:port, grpc+tls://host:port or host:port (env ") +
                        client::kBootstrapEnv + ", default " + client::kDefaultBootstrap + ")")
       ->envname(client::kBootstrapEnv);
 }
@@ -42,7 +42,7 @@ void AddBootstrapOption(CLI::App* command, ClientOptions* options) {
 Result<std::unique_ptr<flight::FlightClient>> ConnectToNode(const ClientOptions& options) {
   flight::FlightClientOptions client_options;
   client_options.connect_timeout = std::chrono::milliseconds(5'000);
-  client_options.headers = client::AuthorizationHeaders();
+  MINK_RETURN_IF_ERROR(client::ApplyEnvironment(&client_options));
   auto client = flight::FlightClient::Connect(options.bootstrap, client_options);
   if (!client.ok() && client.status().code() == StatusCode::kInvalidArgument) {
     return InvalidArgumentError("bad node address: " + client.status().message());

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "base/strings.h"
@@ -16,6 +18,18 @@ std::vector<std::pair<std::string, std::string>> AuthorizationHeaders() {
   const char* password = std::getenv(kPasswordEnv);
   if (user == nullptr || *user == '\0') return {};
   return {{"authorization", "Basic " + Base64Encode(std::string(user) + ":" + (password ? password : ""))}};
+}
+
+Status ApplyEnvironment(flight::FlightClientOptions* options) {
+  options->headers = AuthorizationHeaders();
+  const char* ca = std::getenv(kTlsCaEnv);
+  if (ca == nullptr || *ca == '\0') return Status::Ok();
+  std::ifstream in(ca, std::ios::binary);
+  std::ostringstream pem;
+  if (in) pem << in.rdbuf();
+  if (!in || pem.str().empty()) return InvalidArgumentError(std::string(kTlsCaEnv) + ": cannot read " + ca);
+  options->tls_roots_pem = pem.str();
+  return Status::Ok();
 }
 
 Result<nlohmann::json> RunAction(flight::FlightClient& client, const std::string& type,

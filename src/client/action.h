@@ -20,8 +20,15 @@ inline constexpr char kTokenEnv[] = "MINK_TOKEN";
 inline constexpr char kUserEnv[] = "MINK_USER";
 inline constexpr char kPasswordEnv[] = "MINK_PASSWORD";
 
+// The certificates a client trusts for a grpc+tls:// node: the PEM file MINK_TLS_CA names
+// (unset: the system's roots).
+inline constexpr char kTlsCaEnv[] = "MINK_TLS_CA";
+
 // The headers that say who the client is, from the environment (none when it says nothing).
 std::vector<std::pair<std::string, std::string>> AuthorizationHeaders();
+// Sets who the client is and what it trusts from the environment; InvalidArgument when
+// MINK_TLS_CA names a file that cannot be read.
+Status ApplyEnvironment(flight::FlightClientOptions* options);
 
 // DoAction with a JSON body; returns the (first) result parsed as JSON ({} when there is none or
 // it is empty). An answer that is not JSON is Internal "the node answered <type> with bad JSON".

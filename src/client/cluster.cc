@@ -48,9 +48,8 @@ Result<std::shared_ptr<flight::FlightClient>> Cluster::ClientFor(const std::stri
   if (it != clients_.end()) return it->second;
   flight::FlightClientOptions options;
   options.connect_timeout = std::chrono::milliseconds(0);  // lazily; calls report failures
-  options.headers = AuthorizationHeaders();
-  MINK_ASSIGN_OR_RETURN(std::unique_ptr<flight::FlightClient> client,
-                        flight::FlightClient::Connect(address, options));
+  MINK_RETURN_IF_ERROR(ApplyEnvironment(&options));
+  MINK_ASSIGN_OR_RETURN(std::unique_ptr<flight::FlightClient> client, flight::FlightClient::Connect(target, options));
   std::shared_ptr<flight::FlightClient> shared = std::move(client);
   clients_[address] = shared;
   return shared;

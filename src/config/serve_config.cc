@@ -103,6 +103,22 @@ const std::vector<Setting>& Settings() {
         "`mink acl grant` allows them",
         ""},
        Text(&ServeConfig::auth_super_users)},
+      {{"tls.cert",
+        "PEM file of the certificate (then its intermediates) every listener serves TLS with: Flight "
+        "(grpc+tls://), Kafka (SSL, SASL_SSL), HTTP (https, wss); none: plain TCP",
+        ""},
+       Text(&ServeConfig::tls_cert)},
+      {{"tls.key", "PEM file of the private key of --tls-cert", ""}, Text(&ServeConfig::tls_key)},
+      {{"tls.ca",
+        "PEM file of the certificates a node trusts when it calls another node over TLS (a self-signed "
+        "--tls-cert: the same file)",
+        "the system's"},
+       Text(&ServeConfig::tls_ca)},
+      {{"console.query",
+        "mink-query's Flight SQL address (grpc://host:port) the console's SQL box (GET /console on the HTTP "
+        "listener) runs statements on",
+        "no SQL box"},
+       Text(&ServeConfig::console_query)},
       {{"session-timeout",
         "A node is live while its last heartbeat (one a second) is younger than this; near "
         "Kafka's broker session timeout, so clients' retries outlast a node's expiry",

@@ -31,6 +31,13 @@ struct ServeConfig {
   bool auth_enabled = false;
   // Users allowed everything whatever the access control lists say, comma separated.
   std::string auth_super_users;
+  // TLS on every listener (docs/operations.md, TLS): PEM files of the certificate chain and its
+  // key; the certificates a node trusts when it calls another ("": the system's).
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_ca;
+  // The console's SQL box runs on mink-query's Flight SQL service here ("": no SQL box).
+  std::string console_query;
 
   std::chrono::milliseconds wal_flush_interval{10};
   uint64_t wal_max_bytes = 8 << 20;

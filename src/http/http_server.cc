@@ -18,7 +18,7 @@ std::string ServerRequest::Header(const std::string& name) const { return FindOr
 std::string ServerRequest::Query(const std::string& name) const { return FindOr(query, name); }
 
 struct HttpServer::Impl {
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> server;  // an httplib::SSLServer with TLS
   std::thread thread;
 };
 
@@ -27,13 +27,21 @@ HttpServer::HttpServer(std::unique_ptr<Impl> impl, int port) : impl_(std::move(i
 HttpServer::~HttpServer() { Stop(); }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen, Handler handler,
-                                                      int threads) {
+                                                      int threads, const tls::ServerFiles& tls) {
   MINK_ASSIGN_OR_RETURN(auto address, SplitListen(listen));
   auto impl = std::make_unique<Impl>();
+  if (tls.enabled()) {
+    MINK_RETURN_IF_ERROR(tls::Check(tls));
+    auto server = std::make_unique<httplib::SSLServer>(tls.cert.c_str(), tls.key.c_str());
+    if (!server->is_valid()) return InvalidArgumentError("TLS files " + tls.cert + ", " + tls.key + " do not load");
+    impl->server = std::move(server);
+  } else {
+    impl->server = std::make_unique<httplib::Server>();
+  }
   // An idle kept-alive connection holds a worker until it times out, and Stop waits for the
   // workers: one second keeps a stop short (httplib's default is five).
-  impl->server.set_keep_alive_timeout(1);
-  impl->server.new_task_queue = [threads] {
+  impl->server->set_keep_alive_timeout(1);
+  impl->server->new_task_queue = [threads] {
     return new httplib::ThreadPool(static_cast<size_t>(std::max(1, threads)));
   };
   auto serve = [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
@@ -56,28 +64,28 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
   };
   // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, which would let a second
   // process share the port silently instead of failing to start.
-  impl->server.set_socket_options([](socket_t sock) {
+  impl->server->set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
   });
   const std::string pattern = ".*";
-  impl->server.Get(pattern, serve);  // HEAD too
-  impl->server.Post(pattern, serve);
-  impl->server.Put(pattern, serve);
-  impl->server.Delete(pattern, serve);
-  impl->server.Patch(pattern, serve);
+  impl->server->Get(pattern, serve);  // HEAD too
+  impl->server->Post(pattern, serve);
+  impl->server->Put(pattern, serve);
+  impl->server->Delete(pattern, serve);
+  impl->server->Patch(pattern, serve);
   int port = address.second;
   if (port == 0) {
-    port = impl->server.bind_to_any_port(address.first);
+    port = impl->server->bind_to_any_port(address.first);
     if (port < 0) return UnavailableError("cannot listen on " + listen);
-  } else if (!impl->server.bind_to_port(address.first, port)) {
+  } else if (!impl->server->bind_to_port(address.first, port)) {
     return UnavailableError("cannot listen on " + listen + " (in use, or not an address of this host)");
   }
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+  impl->thread = std::thread([raw] { raw->server->listen_after_bind(); });
   // Stop before the accept loop runs would find nothing to stop (and the loop would then run
   // on): return once it runs.
-  for (int i = 0; i < 5000 && !impl->server.is_running(); ++i) {
+  for (int i = 0; i < 5000 && !impl->server->is_running(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl), port));
@@ -85,7 +93,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
 
 void HttpServer::Stop() {
   if (!impl_) return;
-  impl_->server.stop();
+  impl_->server->stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 

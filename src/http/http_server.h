@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "tls/tls_files.h"
 
 namespace mink::http {
 
@@ -40,9 +41,10 @@ class HttpServer {
   using Handler = std::function<ServerResponse(const ServerRequest&)>;
 
   // Listens on `host:port` (port 0: one the kernel picks) with `threads` workers and serves
-  // until Stop. Unavailable when the address cannot be bound.
+  // until Stop; HTTPS when `tls` has a certificate. Unavailable when the address cannot be
+  // bound, InvalidArgument when the TLS files do not load.
   static Result<std::unique_ptr<HttpServer>> Start(const std::string& listen, Handler handler,
-                                                   int threads = 4);
+                                                   int threads = 4, const tls::ServerFiles& tls = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -78,7 +78,8 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
                           http::HttpServer::Start(options.rest_listen, [rest = lake->rest_.get()](
                                                                            const http::ServerRequest& r) {
                             return rest->Handle(r);
-                          }));
+                          },
+                          4, options.rest_tls));
   }
   return lake;
 }

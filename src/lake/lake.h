@@ -33,6 +33,7 @@ struct LakeOptions {
   std::string work_dir;       // local scratch: Parquet files being written, fetched files
   std::function<bool()> tiers;
   std::string rest_listen;  // serve the catalog over the Iceberg REST API here ("": off)
+  tls::ServerFiles rest_tls;  // and over HTTPS with a certificate
   std::string rest_token;   // the bearer token it asks for ("": none)
 };
 

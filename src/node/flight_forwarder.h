@@ -21,11 +21,16 @@ namespace mink::node {
 
 class FlightForwarder final : public table::BucketForwarder {
  public:
-  // `headers` go with every forwarded call (a node's bearer token when clients authenticate).
+  // `headers` go with every forwarded call (a node's bearer token when clients authenticate);
+  // `tls_roots_pem`: what a node trusts of another's grpc+tls:// address ("": the system's).
   explicit FlightForwarder(const cluster::Membership* membership,
                            std::chrono::milliseconds timeout = std::chrono::seconds(30),
-                           std::vector<std::pair<std::string, std::string>> headers = {})
-      : membership_(membership), timeout_(timeout), headers_(std::move(headers)) {}
+                           std::vector<std::pair<std::string, std::string>> headers = {},
+                           std::string tls_roots_pem = "")
+      : membership_(membership),
+        timeout_(timeout),
+        headers_(std::move(headers)),
+        tls_roots_pem_(std::move(tls_roots_pem)) {}
 
   Result<table::WriteResult> Write(int32_t node_id, const table::WriteRequest& request,
                                    const std::vector<arrow::RecordBatchPtr>& batches) override;
@@ -39,6 +44,7 @@ class FlightForwarder final : public table::BucketForwarder {
   const cluster::Membership* const membership_;
   const std::chrono::milliseconds timeout_;
   const std::vector<std::pair<std::string, std::string>> headers_;
+  const std::string tls_roots_pem_;
   std::mutex mutex_;
   // By address: the node epoch the client was made for, and the client.
   std::map<std::string, std::pair<int64_t, std::shared_ptr<flight::FlightClient>>> clients_;

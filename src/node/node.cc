@@ -9,6 +9,7 @@
 #include "base/strings.h"
 #include "metrics/metrics.h"
 #include "node/http_access.h"
+#include "tls/tls_files.h"
 #include "object_store/metered_store.h"
 #include "object_store/storage_uri.h"
 
@@ -91,6 +92,13 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   // Authentication: users and the cluster's secret from the metadata log; nodes reach each other
   // with a token of their own.
   std::vector<std::pair<std::string, std::string>> node_headers;
+  // TLS: one certificate for every listener, checked before anything listens.
+  const tls::ServerFiles tls{config.tls_cert, config.tls_key, config.tls_ca};
+  MINK_RETURN_IF_ERROR(tls::Check(tls));
+  std::string tls_roots;
+  if (!tls.ca.empty()) {
+    MINK_ASSIGN_OR_RETURN(tls_roots, tls::ReadPem(tls.ca, "--tls-ca"));
+  }
   if (config.auth_enabled) {
     node->users_ = std::make_unique<auth::UserDirectory>(node->meta_.get());
     MINK_ASSIGN_OR_RETURN(std::string secret, auth::EnsureClusterSecret(node->meta_.get()));
@@ -107,7 +115,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   if (!cluster) MINK_RETURN_IF_ERROR(RefuseSecondNode(*node->membership_, config.node_id));
   if (cluster) {
     node->assignment_ = std::make_unique<table::CoordinatedAssignment>(node->identity_);
-    node->forwarder_ = std::make_unique<FlightForwarder>(node->membership_.get(), std::chrono::seconds(30), node_headers);
+    node->forwarder_ =
+        std::make_unique<FlightForwarder>(node->membership_.get(), std::chrono::seconds(30), node_headers, tls_roots);
   }
   table::TableOptions table_options;
   table_options.default_log_ttl = config.retention;
@@ -115,7 +124,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                                                       table_options, node->assignment_.get(),
                                                       node->forwarder_.get());
   MINK_RETURN_IF_ERROR(node->tables_->Start());
-  std::string advertise = config.advertise.empty() ? "grpc://" + config.listen : config.advertise;
+  std::string advertise =
+      config.advertise.empty() ? (tls.enabled() ? "grpc+tls://" : "grpc://") + config.listen : config.advertise;
   // Continuous SQL's statements: DuckDB reads their queries' shapes (one thread is plenty).
   sql::DatabaseOptions continuous_db;
   continuous_db.threads = 1;
@@ -128,6 +138,10 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   if (auth::Authenticator* a = node->authenticator_.get()) {
     flight_options.authenticate = [a](const std::string& header) { return a->Check(header); };
     flight_options.issue_token = [a](const std::string& user) { return a->IssueToken(user); };
+  }
+  if (tls.enabled()) {
+    MINK_ASSIGN_OR_RETURN(flight_options.tls_cert_pem, tls::ReadPem(tls.cert, "--tls-cert"));
+    MINK_ASSIGN_OR_RETURN(flight_options.tls_key_pem, tls::ReadPem(tls.key, "--tls-key"));
   }
   MINK_ASSIGN_OR_RETURN(node->flight_, flight::FlightServer::Start(config.listen, node->flight_service_.get(),
                                                                    std::move(flight_options)));
@@ -163,6 +177,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     ko.listen = config.kafka_listen;
     ko.max_frame_bytes = config.kafka_max_request_bytes;
     ko.users = node->users_.get();
+    ko.tls = tls;
     MINK_ASSIGN_OR_RETURN(node->kafka_, kafka::KafkaServer::Start(ko, node->broker_.get()));
   }
   std::string kafka_advertise;
@@ -185,6 +200,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                       .string();
   lake.tiers = [coordinator = node->coordinator_.get()] { return coordinator->is_coordinator(); };
   lake.rest_listen = config.iceberg_rest_listen;
+  lake.rest_tls = tls;
   lake.rest_token = config.iceberg_rest_token;
   MINK_ASSIGN_OR_RETURN(node->lake_, lake::Lake::Start(lake, node->meta_.get(), node->tables_.get()));
   // Continuous SQL: the pipelines of the streams and views whose output this node writes, and
@@ -217,8 +233,21 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
         return CheckHttpAccess(*access, user, r);
       };
     }
+    ConsoleSources console;
+    console.tables = node->tables_.get();
+    console.membership = node->membership_.get();
+    console.group_offsets = sources.group_offsets;
+    console.access = node->access_.get();
+    console.query_address = config.console_query;
+    console.query_options.headers = node_headers;  // mink-query checks nothing yet; a node token if it does
+    console.query_options.tls_roots_pem = tls_roots;
+    node->console_ = std::make_unique<ConsoleEndpoint>(std::move(console));
     node->operations_ = std::make_unique<OperationsEndpoint>(
-        sources, node->tables_.get(), [endpoint](const http::ServerRequest& r) { return endpoint->Handle(r); },
+        sources, node->tables_.get(),
+        [endpoint, console = node->console_.get()](const http::ServerRequest& r, const std::string& user) {
+          if (auto page = console->Handle(r, user)) return std::move(*page);
+          return endpoint->Handle(r);
+        },
         authenticate, authorize);
     OperationsEndpoint* operations = node->operations_.get();
     MINK_ASSIGN_OR_RETURN(
@@ -232,8 +261,9 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                 if (Status allowed = authorize(*user, r); !allowed.ok()) return socket.Close(1008, allowed.message());
               }
               endpoint->Subscribe(r, socket);
-            }));
-    MINK_LOG_INFO("node", "HTTP API listening on {}", config.http_listen);
+            },
+            4, tls));
+    MINK_LOG_INFO("node", "HTTP API listening on {}{}", config.http_listen, tls.enabled() ? " (TLS)" : "");
   }
   if (cluster) {
     // Garbage collection and the orphan sweep run once, on the coordinator.

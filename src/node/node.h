@@ -14,6 +14,7 @@
 #include "cluster/coordinator.h"
 #include "cluster/membership.h"
 #include "node/cluster_follower.h"
+#include "node/console_endpoint.h"
 #include "node/kafka_cluster_view.h"
 #include "node/flight_forwarder.h"
 #include "node/operations_endpoint.h"
@@ -79,6 +80,7 @@ class Node {
   std::unique_ptr<auth::UserDirectory> users_;  // with authentication on: who may connect
   std::unique_ptr<auth::Authenticator> authenticator_;  // and how Flight calls prove it
   std::unique_ptr<auth::AccessControl> access_;          // and what each user may do
+  std::unique_ptr<ConsoleEndpoint> console_;  // the browser console on the HTTP listener
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

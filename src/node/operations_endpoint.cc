@@ -45,6 +45,7 @@ http::ServerResponse OperationsEndpoint::Route(const http::ServerRequest& reques
     r.body = metrics::Exposition(GatherNodeMetrics(sources_));
     return r;
   }
+  std::string who;  // "" with authentication off
   if (authenticate_) {
     auto user = authenticate_(request.Header("authorization"));
     if (!user.ok()) {
@@ -60,8 +61,9 @@ http::ServerResponse OperationsEndpoint::Route(const http::ServerRequest& reques
       r.body = nlohmann::json{{"error", allowed.message()}}.dump();
       return r;
     }
+    who = *user;
   }
-  return next_(request);
+  return next_(request, who);
 }
 
 http::ServerResponse OperationsEndpoint::Ready() const {

@@ -7,7 +7,7 @@
 //                 else 503 naming what is not;
 //   GET /metrics  the Prometheus text format: what the node records (requests, latencies,
 //                 object-store calls), the state it gathers then (node_metrics.h), the process's.
-// Other paths go to `next` (the continuous SQL API); with `authenticate` set (authentication
+// Other paths go to `next` with the request's user (the console and the continuous SQL API); with `authenticate` set (authentication
 // on) only requests whose "authorization" header it accepts, others get 401 with
 // WWW-Authenticate; and with `authorize` set only those it allows the user, others get 403.
 // /health, /ready and /metrics stay open to orchestrators and Prometheus.
@@ -28,7 +28,7 @@ class OperationsEndpoint {
   using Authenticate = std::function<Result<std::string>(const std::string& authorization)>;
   using Authorize = std::function<Status(const std::string& user, const http::ServerRequest& request)>;
   OperationsEndpoint(MetricSources sources, const table::TableStore* tables,
-                     std::function<http::ServerResponse(const http::ServerRequest&)> next,
+                     std::function<http::ServerResponse(const http::ServerRequest&, const std::string& user)> next,
                      Authenticate authenticate = nullptr, Authorize authorize = nullptr)
       : sources_(sources),
         tables_(tables),
@@ -44,7 +44,7 @@ class OperationsEndpoint {
 
   const MetricSources sources_;
   const table::TableStore* const tables_;
-  const std::function<http::ServerResponse(const http::ServerRequest&)> next_;
+  const std::function<http::ServerResponse(const http::ServerRequest&, const std::string& user)> next_;
   const Authenticate authenticate_;
   const Authorize authorize_;
 };

@@ -325,7 +325,13 @@ Result<std::unique_ptr<FlightClient>> FlightClient::Connect(const std::string& a
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::min(ms, 100));
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   }
-  impl->channel = grpc::CreateCustomChannel(host_port, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (IsTlsFlightAddress(address)) {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = options.tls_roots_pem;
+    credentials = grpc::SslCredentials(tls);
+  }
+  impl->channel = grpc::CreateCustomChannel(host_port, credentials, args);
   impl->stub = pb::FlightService::NewStub(impl->channel);
   impl->do_put_method = std::make_unique<grpc::internal::RpcMethod>(
       wire::kDoPutMethod, grpc::internal::RpcMethod::BIDI_STREAMING, impl->channel);

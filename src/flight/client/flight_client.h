@@ -36,6 +36,8 @@ struct FlightClientOptions {
   // Headers sent with every call, e.g. {"authorization", "Basic ..."} for a node that asks
   // clients to authenticate. Keys are lower case.
   std::vector<std::pair<std::string, std::string>> headers;
+  // For a grpc+tls:// address: the PEM certificates to trust ("": the system's roots).
+  std::string tls_roots_pem;
 };
 
 struct CallOptions {
@@ -98,7 +100,8 @@ class FlightExchangeStream {
 
 class FlightClient {
  public:
-  // `address`: grpc://host:port, grpc+tcp://host:port or host:port.
+  // `address`: grpc://host:port, grpc+tcp://host:port or host:port; grpc+tls://host:port for
+  // TLS, verifying the node's certificate against options.tls_roots_pem and its host name.
   static Result<std::unique_ptr<FlightClient>> Connect(const std::string& address,
                                                        FlightClientOptions options = {});
   ~FlightClient();

@@ -46,14 +46,16 @@ std::string FlightDescriptor::ToString() const {
   return "unknown descriptor";
 }
 
+bool IsTlsFlightAddress(std::string_view address) { return address.substr(0, 11) == "grpc+tls://"; }
+
 Result<std::string> ParseFlightAddress(std::string_view address) {
   std::string_view rest = address;
   if (size_t scheme_end = rest.find("://"); scheme_end != std::string_view::npos) {
     std::string_view scheme = rest.substr(0, scheme_end);
-    if (scheme != "grpc" && scheme != "grpc+tcp") {
+    if (scheme != "grpc" && scheme != "grpc+tcp" && scheme != "grpc+tls") {
       return InvalidArgumentError("unsupported Flight address scheme '" + std::string(scheme) +
                                   "' in '" + std::string(address) +
-                                  "': use grpc://host:port, grpc+tcp://host:port or host:port");
+                                  "': use grpc://host:port, grpc+tcp://host:port, grpc+tls://host:port or host:port");
     }
     rest = rest.substr(scheme_end + 3);
   }

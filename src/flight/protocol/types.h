@@ -88,9 +88,11 @@ struct PutResult {
   bool operator==(const PutResult&) const = default;
 };
 
-// Accepts "grpc://host:port", "grpc+tcp://host:port" and "host:port" (host may be a name, an
-// IPv4 address or a bracketed IPv6 address) and returns "host:port". Other schemes (TLS, unix
-// sockets) and a missing or bad port are InvalidArgument naming the address.
+// Accepts "grpc://host:port", "grpc+tcp://host:port", "grpc+tls://host:port" and "host:port"
+// (host may be a name, an IPv4 address or a bracketed IPv6 address) and returns "host:port".
+// Other schemes (unix sockets) and a missing or bad port are InvalidArgument naming the address.
 Result<std::string> ParseFlightAddress(std::string_view address);
+// Whether the address says TLS (grpc+tls://).
+bool IsTlsFlightAddress(std::string_view address);
 
 }  // namespace mink::flight

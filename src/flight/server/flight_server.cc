@@ -369,7 +369,13 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& lis
 
   auto impl = std::make_unique<Impl>(handler, options);
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(host_port, grpc::InsecureServerCredentials(), &impl->port);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tls_cert_pem.empty()) {
+    grpc::SslServerCredentialsOptions tls;
+    tls.pem_key_cert_pairs.push_back({options.tls_key_pem, options.tls_cert_pem});
+    credentials = grpc::SslServerCredentials(tls);
+  }
+  builder.AddListeningPort(host_port, credentials, &impl->port);
   builder.RegisterService(&impl->service);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(MakeCallMetrics());

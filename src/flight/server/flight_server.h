@@ -24,6 +24,9 @@ struct FlightServerOptions {
   // handshake). Null: off.
   std::function<Result<std::string>(const std::string& authorization)> authenticate;
   std::function<std::string(const std::string& user)> issue_token;
+  // TLS: the certificate chain and its private key, PEM text; empty: plain.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
 };
 
 class FlightServer {

@@ -341,7 +341,7 @@ TEST(FlightServerTest, SecondServerOnATakenPortFailsNamingTheAddress) {
 
 TEST(FlightServerTest, BadListenAddressIsInvalidArgument) {
   fake::TestHandler handler;
-  auto server = FlightServer::Start("grpc+tls://127.0.0.1:0", &handler);
+  auto server = FlightServer::Start("http://127.0.0.1:0", &handler);
   ASSERT_FALSE(server.ok());
   EXPECT_EQ(server.status().code(), StatusCode::kInvalidArgument);
 }

@@ -105,10 +105,13 @@ TEST(FlightAddressTest, AcceptsGrpcSchemesAndBareHostPort) {
   EXPECT_EQ(ParseFlightAddress("grpc+tcp://node-1.local:80").value_or(""), "node-1.local:80");
   EXPECT_EQ(ParseFlightAddress("localhost:0").value_or(""), "localhost:0");
   EXPECT_EQ(ParseFlightAddress("grpc://[::1]:9123/").value_or(""), "[::1]:9123");
+  EXPECT_EQ(ParseFlightAddress("grpc+tls://localhost:9123").value_or(""), "localhost:9123");
+  EXPECT_TRUE(IsTlsFlightAddress("grpc+tls://localhost:9123"));
+  EXPECT_FALSE(IsTlsFlightAddress("grpc://localhost:9123"));
 }
 
 TEST(FlightAddressTest, RefusesOtherSchemesAndBadPorts) {
-  for (const char* bad : {"grpc+tls://h:1", "http://h:1", "h", "h:", ":1", "h:65536", "h:x",
+  for (const char* bad : {"grpc+unix://h:1", "http://h:1", "h", "h:", ":1", "h:65536", "h:x",
                           "::1:5", "[::1:5", "a b:1"}) {
     Result<std::string> parsed = ParseFlightAddress(bad);
     ASSERT_FALSE(parsed.ok()) << bad;

@@ -228,37 +228,51 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ReadSize();
   }
 
-  // Answers a SaslHandshake or SaslAuthenticate here, in order with the requests before it.
+  // Answers a SaslHandshake or SaslAuthenticate in order with the requests before it. The
+  // exchange runs on the group threads (PLAIN derives a key: milliseconds of PBKDF2 that must
+  // not hold the io thread); reading stops until it is answered, so only that thread touches
+  // sasl_ meanwhile.
   void Authenticate(const ParsedRequest& request) {
-    SaslSession::Answer answer = sasl_.Handle(request.body, request.header.api_version, peer_);
     auto slot = std::make_shared<Slot>();
-    std::vector<Splice> splices;
-    Status s = AppendResponseFrame(request.header.correlation_id, request.header.api_version, answer.response,
-                                   &slot->frame, &splices);
-    if (!s.ok()) {
-      MINK_LOG_ERROR("kafka", "cannot encode a SASL response: {}", s.ToString());
-      return Shutdown();
-    }
-    slot->ready = true;
-    slot->close_after = answer.close;
     slots_.push_back(slot);
-    Flush();
-    if (!answer.close) ReadSize();
+    queue_->Submit(pools_.groups, [self = shared_from_this(), slot, body = request.body,
+                                   correlation = request.header.correlation_id, version = request.header.api_version] {
+      SaslSession::Answer answer = self->sasl_.Handle(body, version, self->peer_);
+      std::vector<Splice> splices;
+      Status s = AppendResponseFrame(correlation, version, answer.response, &slot->frame, &splices);
+      if (!s.ok()) MINK_LOG_ERROR("kafka", "cannot encode a SASL response: {}", s.ToString());
+      self->Answered(slot, answer.close || !s.ok());
+    });
   }
 
   // A bare SASL token (after a SaslHandshake v0) answered with a bare frame of the server's
-  // token (empty for PLAIN's success); a failure closes the connection, as Kafka does.
+  // token (empty for PLAIN's success); a failure closes the connection, as Kafka does. On the
+  // group threads too.
   void BareToken() {
-    auto answer = sasl_.HandleBareToken(payload_, peer_);
-    if (!answer.ok()) return Shutdown();
     auto slot = std::make_shared<Slot>();
-    const uint32_t size = static_cast<uint32_t>(answer->size());
-    for (int shift = 24; shift >= 0; shift -= 8) slot->frame.push_back(static_cast<char>(size >> shift));
-    slot->frame += *answer;
-    slot->ready = true;
     slots_.push_back(slot);
-    Flush();
-    ReadSize();
+    queue_->Submit(pools_.groups, [self = shared_from_this(), slot, token = std::move(payload_)] {
+      auto answer = self->sasl_.HandleBareToken(token, self->peer_);
+      if (answer.ok()) {
+        const uint32_t size = static_cast<uint32_t>(answer->size());
+        for (int shift = 24; shift >= 0; shift -= 8) slot->frame.push_back(static_cast<char>(size >> shift));
+        slot->frame += *answer;
+      }
+      self->Answered(slot, !answer.ok());
+    });
+  }
+
+  // Back on the strand: the exchange's answer goes out (nothing when `close` and it is empty),
+  // then the connection reads on or closes.
+  void Answered(std::shared_ptr<Slot> slot, bool close) {
+    asio::post(strand_, [self = shared_from_this(), slot, close] {
+      slot->ready = true;
+      slot->close_after = close;
+      slot->respond = !slot->frame.empty();
+      if (close && slot->frame.empty()) return self->Shutdown();
+      self->Flush();
+      if (!close) self->ReadSize();
+    });
   }
 
   // `designed`: DesignedWaitMs of the request.
@@ -336,7 +350,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   DispatchPools pools_;
   std::shared_ptr<SerialQueue> queue_;
   const KafkaServerOptions& options_;
-  SaslSession sasl_;  // strand only
+  SaslSession sasl_;  // the strand, or the group thread of an exchange while reading waits for it
   std::string peer_, host_;
   char size_[4];
   std::string payload_;

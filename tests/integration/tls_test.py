@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""TLS on every listener (docs/operations.md, TLS) with real clients, against a node of the
+test's own started with a self-signed certificate (made by the openssl command) and
+authentication on:
+
+  - Flight: the mink CLI reaches grpc+tls://localhost with MINK_TLS_CA and makes the first user,
+    writes nothing it may not; without the CA (the system's roots do not know the certificate)
+    or over plain grpc:// it is refused;
+  - Kafka: python3-confluent-kafka with SASL_SSL (SCRAM-SHA-256) produces and consumes the same
+    records; kcat lists the topic over SASL_SSL; a SASL_PLAINTEXT client gets no metadata; the
+    topic's table read over Flight TLS holds exactly the records;
+  - HTTP: https /health and the SQL API with Basic credentials, plain http gets no answer; the
+    Iceberg REST catalog's listener over https;
+  - a node with a certificate and no key, or a key of another certificate, does not start and
+    says why.
+
+Usage: tls_test.py path/to/mink   (Debian's /usr/bin/python3)
+"""
+
+import base64
+import json
+import os
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import minktest  # noqa: E402
+
+(ck,) = minktest.require_modules("confluent_kafka")
+from confluent_kafka import Consumer, KafkaException, Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient  # noqa: E402
+
+minktest.require_tool("kcat", "kcat", "-V")
+minktest.require_tool("openssl", "openssl", "version")
+
+TOPIC = "sealed"
+COUNT = 15
+
+
+def make_certificate(work, name):
+    cert, key = os.path.join(work, f"{name}.crt"), os.path.join(work, f"{name}.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def kafka_config(node, cert, protocol="SASL_SSL"):
+    config = {"bootstrap.servers": node.broker, "security.protocol": protocol, "sasl.mechanism": "SCRAM-SHA-256",
+              "sasl.username": "alice", "sasl.password": "wonderland"}
+    if protocol == "SASL_SSL":
+        config["ssl.ca.location"] = cert
+    return config
+
+
+def https(node, path, cert, body=None, authorization=None, scheme="https", port=None):
+    context = ssl.create_default_context(cafile=cert)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), urllib.request.HTTPSHandler(context=context))
+    headers = {"Content-Type": "application/json"}
+    if authorization:
+        headers["Authorization"] = authorization
+    url = f"{scheme}://localhost:{port or node.http_listen.split(':')[1]}{path}"
+    request = urllib.request.Request(url, headers=headers, data=None if body is None else json.dumps(body).encode())
+    try:
+        with opener.open(request, timeout=15) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+    except (urllib.error.URLError, ConnectionError, OSError) as e:
+        return None, str(e)
+
+
+def refused_start(mink_bin, work, flags):
+    """The exit status and output of a node started with `flags` (it should not start)."""
+    r = subprocess.run([mink_bin, "serve", "--listen", "127.0.0.1:0", "--kafka-listen", "",
+                        "--meta-url", f"sqlite:{work}/refused.db", "--storage-uri", f"-2@file://{work}/refused",
+                        *flags], capture_output=True, text=True, timeout=30)
+    return r.returncode, r.stdout + r.stderr
+
+
+def run(checks, node):
+    cert, key = make_certificate(node.work, "node")
+    _, other_key = make_certificate(node.work, "other")
+    os.environ["MINK_TLS_CA"] = cert
+    node.flight = f"grpc+tls://localhost:{node.flight_port}"
+    rest_port = minktest.free_port()
+    node.start(extra=["--tls-cert", cert, "--tls-key", key, "--auth-enabled", "true",
+                      "--auth-super-users", "alice", "--http-listen", node.http_listen,
+                      "--iceberg-rest-listen", f"127.0.0.1:{rest_port}"])
+    r = node.mink("user", "create", "alice", "--password", "wonderland", check=False)
+    checks.expect("the CLI makes the first user over grpc+tls with MINK_TLS_CA", (0, ""), (r.returncode, r.stderr))
+    os.environ["MINK_USER"], os.environ["MINK_PASSWORD"] = "alice", "wonderland"
+
+    env = dict(os.environ, MINK_BOOTSTRAP=node.flight)
+    env.pop("MINK_TLS_CA")
+    r = subprocess.run([node.mink_bin, "db", "create", "untrusted"], env=env, capture_output=True, text=True,
+                       timeout=60)
+    checks.ok("without the CA the certificate is not trusted", r.returncode != 0, r.stderr)
+    env = dict(os.environ, MINK_BOOTSTRAP=f"grpc://localhost:{node.flight_port}")
+    r = subprocess.run([node.mink_bin, "db", "create", "plain"], env=env, capture_output=True, text=True, timeout=60)
+    checks.ok("plain gRPC to the TLS listener fails", r.returncode != 0, r.stderr)
+    checks.ok("and neither made a database",
+              not {"untrusted", "plain"} & set(node.mink("db", "list").stdout.split()))
+
+    values = [f"sealed {i}".encode() for i in range(COUNT)]
+    errors = []
+    p = Producer(dict(kafka_config(node, cert), **{"linger.ms": 5, "message.timeout.ms": 10000,
+                                                   "error_cb": lambda e: errors.append(str(e))}))
+    for v in values:
+        p.produce(TOPIC, value=v, on_delivery=lambda err, msg: err and errors.append(str(err)))
+    checks.expect("confluent-kafka produces over SASL_SSL", (0, []), (p.flush(20), errors))
+    c = Consumer(dict(kafka_config(node, cert), **{"group.id": "sealed-readers", "auto.offset.reset": "earliest",
+                                                   "enable.auto.commit": False}))
+    c.subscribe([TOPIC])
+    got = []
+    deadline = time.monotonic() + 20
+    while len(got) < COUNT and time.monotonic() < deadline:
+        m = c.poll(0.5)
+        if m is not None and not m.error():
+            got.append(m.value())
+    c.close()
+    checks.expect("and consumes them over SASL_SSL", values, got)
+    kcat = subprocess.run(["kcat", "-b", node.broker, "-X", "security.protocol=SASL_SSL", "-X", f"ssl.ca.location={cert}",
+                           "-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.username=alice",
+                           "-X", "sasl.password=wonderland", "-L", "-t", TOPIC, "-m", "10"],
+                          capture_output=True, text=True, timeout=30)
+    checks.ok("kcat lists the topic over SASL_SSL", kcat.returncode == 0 and f'topic "{TOPIC}"' in kcat.stdout,
+              kcat.stdout + kcat.stderr)
+    admin = AdminClient(dict(kafka_config(node, cert, "SASL_PLAINTEXT"), error_cb=lambda e: None))
+    try:
+        admin.list_topics(timeout=5)
+        checks.fail("a SASL_PLAINTEXT client gets no metadata from the TLS listener", "it did")
+    except KafkaException as e:
+        checks.ok("a SASL_PLAINTEXT client gets no metadata from the TLS listener", True, str(e))
+    rows = node.mink("read", f"kafka.{TOPIC}").stdout.splitlines()
+    checks.expect("the table read over Flight TLS holds exactly the records", COUNT, len(rows))
+
+    status, body = https(node, "/health", cert)
+    checks.expect("https /health", (200, "ok"), (status, body.strip()))
+    basic = "Basic " + base64.b64encode(b"alice:wonderland").decode()
+    status, body = https(node, "/api/v1/sql", cert, {"sql": "SHOW SOURCES"}, basic)
+    checks.expect("the SQL API over https with Basic credentials", 200, status)
+    status, body = https(node, "/health", cert, scheme="http")
+    checks.ok("plain http to the TLS listener gets no answer", status is None, f"{status} {body}")
+    status, body = https(node, "/v1/config", cert, port=rest_port)
+    checks.ok("the Iceberg REST catalog over https", status == 200 and "defaults" in body, f"{status} {body}")
+
+    code, out = refused_start(node.mink_bin, node.work, ["--tls-cert", cert])
+    checks.ok("a certificate without a key: the node does not start and says why",
+              code != 0 and "TLS needs both --tls-cert and --tls-key" in out, out[-400:])
+    code, out = refused_start(node.mink_bin, node.work, ["--tls-cert", cert, "--tls-key", other_key])
+    checks.ok("a key of another certificate: refused, naming it",
+              code != 0 and "does not belong to the certificate" in out, out[-400:])
+
+
+def main():
+    node = minktest.node_from_argv("tls", 150, http=True)
+
+    def body(checks):
+        run(checks, node)
+        checks.expect("the node stops cleanly", 0, node.stop())
+    minktest.run_on_node(node, body, "tls")
+
+
+if __name__ == "__main__":
+    main()
