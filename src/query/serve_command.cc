@@ -9,13 +9,14 @@
 #include "query/commands.h"
 #include "query/common.h"
 #include "query/flight_sql_service.h"
+#include "tls/tls_files.h"
 
 namespace mink::query {
 namespace {
 
 constexpr char kDefaultListen[] = "0.0.0.0:9130";
 
-Status RunServe(const CommonOptions& common, const std::string& listen) {
+Status RunServe(const CommonOptions& common, const std::string& listen, const tls::ServerFiles& tls) {
   // Block the stop signals before any thread starts, then wait for them here.
   sigset_t stop;
   sigemptyset(&stop);
@@ -23,10 +24,16 @@ Status RunServe(const CommonOptions& common, const std::string& listen) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
+  flight::FlightServerOptions options;
+  MINK_RETURN_IF_ERROR(tls::Check(tls));
+  if (tls.enabled()) {
+    MINK_ASSIGN_OR_RETURN(options.tls_cert_pem, tls::ReadPem(tls.cert, "--tls-cert"));
+    MINK_ASSIGN_OR_RETURN(options.tls_key_pem, tls::ReadPem(tls.key, "--tls-key"));
+  }
   MINK_ASSIGN_OR_RETURN(auto engine, OpenEngine(common));
   FlightSqlService service(engine.get());
-  MINK_ASSIGN_OR_RETURN(auto server, flight::FlightServer::Start(listen, &service));
-  std::string line = "mink-query: Flight SQL on " + server->address() + " (cluster " +
+  MINK_ASSIGN_OR_RETURN(auto server, flight::FlightServer::Start(listen, &service, std::move(options)));
+  std::string line = "mink-query: Flight SQL on " + server->address() + (tls.enabled() ? " (TLS)" : "") + " (cluster " +
                      engine->cluster().bootstrap() + ", DuckDB " + LoadedDuckDBVersion() + ")\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
@@ -44,8 +51,12 @@ void AddServeCommand(CLI::App* app, CommonOptions* common, int* exit_code) {
   cmd->add_option("--listen", *listen, std::string("host:port to listen on (default ") +
                                            kDefaultListen + ")")
       ->envname("MINK_QUERY_LISTEN");
-  cmd->callback([common, listen, exit_code] {
-    Status status = RunServe(*common, *listen);
+  auto tls = std::make_shared<tls::ServerFiles>();
+  cmd->add_option("--tls-cert", tls->cert, "PEM certificate chain: serve Flight SQL over TLS (grpc+tls://)")
+      ->envname("MINK_QUERY_TLS_CERT");
+  cmd->add_option("--tls-key", tls->key, "PEM private key of --tls-cert")->envname("MINK_QUERY_TLS_KEY");
+  cmd->callback([common, listen, tls, exit_code] {
+    Status status = RunServe(*common, *listen, *tls);
     if (!status.ok()) *exit_code = ReportError("serve", status);
   });
 }

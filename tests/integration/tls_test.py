@@ -14,7 +14,10 @@ authentication on:
   - a node with a certificate and no key, or a key of another certificate, does not start and
     says why.
 
-Usage: tls_test.py path/to/mink   (Debian's /usr/bin/python3)
+  - mink-query serves Flight SQL over TLS and reads the node over TLS; the console's SQL box
+    reaches it over TLS.
+
+Usage: tls_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
 """
 
 import base64
@@ -87,10 +90,11 @@ def run(checks, node):
     _, other_key = make_certificate(node.work, "other")
     os.environ["MINK_TLS_CA"] = cert
     node.flight = f"grpc+tls://localhost:{node.flight_port}"
-    rest_port = minktest.free_port()
-    node.start(extra=["--tls-cert", cert, "--tls-key", key, "--auth-enabled", "true",
+    rest_port, query_port = minktest.free_port(), minktest.free_port()
+    node.start(extra=["--tls-cert", cert, "--tls-key", key, "--tls-ca", cert, "--auth-enabled", "true",
                       "--auth-super-users", "alice", "--http-listen", node.http_listen,
-                      "--iceberg-rest-listen", f"127.0.0.1:{rest_port}"])
+                      "--iceberg-rest-listen", f"127.0.0.1:{rest_port}",
+                      "--console-query", f"grpc+tls://localhost:{query_port}"])
     r = node.mink("user", "create", "alice", "--password", "wonderland", check=False)
     checks.expect("the CLI makes the first user over grpc+tls with MINK_TLS_CA", (0, ""), (r.returncode, r.stderr))
     os.environ["MINK_USER"], os.environ["MINK_PASSWORD"] = "alice", "wonderland"
@@ -149,6 +153,25 @@ def run(checks, node):
     status, body = https(node, "/v1/config", cert, port=rest_port)
     checks.ok("the Iceberg REST catalog over https", status == 200 and "defaults" in body, f"{status} {body}")
 
+    # mink-query over TLS both ways: its Flight SQL with the certificate, the node's TLS Flight
+    # behind it; the node's console reaches it as a TLS client.
+    query_log = os.path.join(node.work, "query.log")
+    with open(query_log, "wb") as log:
+        query = subprocess.Popen([QUERY_BIN, "serve", "--listen", f"127.0.0.1:{query_port}", "--tls-cert", cert,
+                                  "--tls-key", key], stdout=log, stderr=subprocess.STDOUT,
+                                 env=dict(os.environ, MINK_BOOTSTRAP=node.flight))
+    try:
+        started = minktest.wait_until(20, lambda: "Flight SQL on" in open(query_log).read())
+        checks.ok("mink-query serves Flight SQL over TLS", started and "(TLS)" in open(query_log).read(),
+                  open(query_log).read()[-500:])
+        status, body = https(node, "/console/api/query", cert, {"sql": f"SELECT count(*) AS n FROM mink.kafka.{TOPIC}"},
+                             basic)
+        checks.expect("the console's query goes over TLS to mink-query, and from it over TLS to the node",
+                      (200, [{"n": str(COUNT)}]), (status, json.loads(body).get("rows") if status == 200 else body))
+    finally:
+        query.terminate()
+        query.wait(timeout=20)
+
     code, out = refused_start(node.mink_bin, node.work, ["--tls-cert", cert])
     checks.ok("a certificate without a key: the node does not start and says why",
               code != 0 and "TLS needs both --tls-cert and --tls-key" in out, out[-400:])
@@ -158,7 +181,9 @@ def run(checks, node):
 
 
 def main():
-    node = minktest.node_from_argv("tls", 150, http=True)
+    global QUERY_BIN
+    node = minktest.node_from_argv("tls", 150, http=True, usage="path/to/mink path/to/mink-query")
+    QUERY_BIN = os.path.abspath(sys.argv[2])
 
     def body(checks):
         run(checks, node)
