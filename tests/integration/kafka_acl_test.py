@@ -177,8 +177,12 @@ def run(checks, node):
         left, errors = produce(node, user, [b"not allowed"])
         checks.ok(f"{user} may not produce: topic authorization failed",
                   left == 0 and any("uthoriz" in e for e in errors), f"{left} {errors}")
+    p = Producer(dict(sasl(node, "reader"), **{"acks": 0, "linger.ms": 5}))  # it may see the topic
+    for _ in range(5):
+        p.produce(TOPIC, value=b"unacknowledged reader")
+    p.flush(10)
     got, errors = consume(node, "reader", "readers", COUNT)
-    checks.expect("reader consumes every record in its group", values, got)
+    checks.expect("reader consumes every record in its group (reader's acks=0 produce wrote nothing)", values, got)
     got, errors = consume(node, "reader", "others", 1, seconds=8)
     checks.ok("reader may not use another group: group authorization failed",
               not got and any("roup" in e and "uthoriz" in e for e in errors), repr(errors))

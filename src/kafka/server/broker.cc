@@ -75,7 +75,10 @@ void Broker::Handle(const ParsedRequest& request, const ClientInfo& client, Resp
     answer(std::move(response));
   };
   if (auto refused = Refusal(request.body, client.user)) {
-    respond(ErrorResponseFor(request.body, version, *refused));
+    // A produce with acks=0 expects no answer, refused or not (nothing is written either way).
+    const auto* produce = std::get_if<ProduceRequest>(&request.body);
+    respond(produce != nullptr && produce->acks == 0 ? std::nullopt
+                                                     : std::optional<Response>(ErrorResponseFor(request.body, version, *refused)));
     return;
   }
   std::visit(
