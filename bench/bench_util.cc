@@ -1,9 +1,6 @@
 #include "bench_util.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -58,22 +55,6 @@ void InstallStopSignals() {
 
 int64_t SteadyMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(SteadyNow().time_since_epoch()).count();
-}
-
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port;
 }
 
 double ProcessCpuSeconds() {

@@ -22,8 +22,6 @@ void InstallStopSignals();
 double Seconds(SteadyTime from, SteadyTime to);
 // The steady clock in microseconds.
 int64_t SteadyMicros();
-// A loopback port nobody listens on now (a node needs a fixed port to advertise); 0 if none.
-int FreePort();
 // The CPU time (user + system) of this whole process so far.
 double ProcessCpuSeconds();
 

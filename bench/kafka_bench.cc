@@ -39,6 +39,7 @@
 #include "cpu_meter.h"
 #include "kafka_bench_security.h"
 #include "node/node.h"
+#include "test_env.h"
 
 namespace mink::bench {
 namespace {
@@ -531,7 +532,7 @@ int Run(Flags flags) {
   fmt::print("  1 writer  {:7.1f} MB/s\n  4 writers {:7.1f} MB/s  (the limit: the larger)\n",
              disk1.mb_s, disk4.mb_s);
 
-  const int port = FreePort();
+  const int port = testing_env::FreePort();
   if (port == 0) Die("no free loopback port");
   config::ServeConfig config;
   config.listen = "127.0.0.1:0";

@@ -63,13 +63,15 @@ std::string Resource::ToString() const {
 
 std::string NodePrincipal(int32_t node_id) { return "node:" + std::to_string(node_id); }
 
+// User names cannot hold ':' (metadata::CheckUserName), so no user passes for a node.
+bool IsNodePrincipal(std::string_view principal) { return principal.substr(0, 5) == "node:"; }
+
 bool Covers(const metadata::AclEntry& entry, const Resource& resource, Operation op) {
   return Includes(entry.operation, op) && ResourceCovers(entry.resource, resource);
 }
 
 bool AccessControl::IsSuper(std::string_view user) const {
-  // User names cannot hold ':' (metadata::CheckUserName), so no user passes for a node.
-  return user.empty() || user.substr(0, 5) == "node:" || super_users_.count(std::string(user)) > 0;
+  return user.empty() || IsNodePrincipal(user) || super_users_.count(std::string(user)) > 0;
 }
 
 bool AccessControl::Allowed(std::string_view user, const Resource& resource, Operation op) const {

@@ -39,8 +39,9 @@ struct Resource {
   std::string ToString() const;
 };
 
-// The principal of node `id`'s own calls to other nodes.
+// The principal of node `id`'s own calls to other nodes, and whether a principal is a node's.
 std::string NodePrincipal(int32_t node_id);
+bool IsNodePrincipal(std::string_view principal);
 
 class AccessControl {
  public:

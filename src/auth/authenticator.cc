@@ -1,5 +1,6 @@
 #include "auth/authenticator.h"
 
+#include "auth/access_control.h"
 #include "auth/scram.h"
 
 namespace mink::auth {
@@ -19,7 +20,7 @@ Result<std::string> Authenticator::Check(std::string_view authorization) const {
   if (authorization.substr(0, 7) == "Bearer ") {
     // A token outlives nothing: once its user is deleted it is refused (nodes are no users).
     MINK_ASSIGN_OR_RETURN(std::string user, signer_.Verify(authorization.substr(7), now));
-    if (user.rfind("node:", 0) != 0 && !users_->Exists(user)) return PermissionDeniedError("invalid or expired token");
+    if (!IsNodePrincipal(user) && !users_->Exists(user)) return PermissionDeniedError("invalid or expired token");
     return user;
   }
   if (authorization.substr(0, 6) != "Basic ") {

@@ -12,6 +12,8 @@
 #include "kafka/server/broker.h"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 
 namespace mink::kafka {
@@ -27,6 +29,22 @@ struct Binding {
   std::string principal;
   int8_t operation = 0;
 };
+
+// The Mink operation of a Kafka operation; none for one Mink's grants do not hold.
+std::optional<std::string> OperationOf(int8_t operation) {
+  switch (static_cast<AclOperation>(operation)) {
+    case AclOperation::kRead: return "read";
+    case AclOperation::kWrite: return "write";
+    case AclOperation::kDescribe:
+    case AclOperation::kDescribeConfigs: return "describe";
+    case AclOperation::kAll:
+    case AclOperation::kCreate:
+    case AclOperation::kDelete:
+    case AclOperation::kAlter:
+    case AclOperation::kAlterConfigs: return "admin";
+    default: return std::nullopt;
+  }
+}
 
 // The grant a binding stands for, or why Mink cannot hold it.
 Result<AclEntry> EntryOf(int8_t resource_type, const std::string& resource_name, int8_t pattern_type,
@@ -53,20 +71,12 @@ Result<AclEntry> EntryOf(int8_t resource_type, const std::string& resource_name,
     return InvalidArgumentError("Mink's ACLs are on topics, groups and the cluster (it has no transactional ids, "
                                 "delegation tokens or user resources)");
   }
-  switch (static_cast<AclOperation>(operation)) {
-    case AclOperation::kRead: e.operation = "read"; break;
-    case AclOperation::kWrite: e.operation = "write"; break;
-    case AclOperation::kDescribe:
-    case AclOperation::kDescribeConfigs: e.operation = "describe"; break;
-    case AclOperation::kAll:
-    case AclOperation::kCreate:
-    case AclOperation::kDelete:
-    case AclOperation::kAlter:
-    case AclOperation::kAlterConfigs: e.operation = "admin"; break;
-    default:
-      return InvalidArgumentError("Mink's ACLs grant READ, WRITE, DESCRIBE or ALL (CREATE, DELETE, ALTER are ALL; "
-                                  "idempotent producers need only WRITE on their topics)");
+  const auto op = OperationOf(operation);
+  if (!op) {
+    return InvalidArgumentError("Mink's ACLs grant READ, WRITE, DESCRIBE or ALL (CREATE, DELETE, ALTER are ALL; "
+                                "idempotent producers need only WRITE on their topics)");
   }
+  e.operation = *op;
   MINK_RETURN_IF_ERROR(metadata::CheckAclEntry(e));
   return e;
 }
@@ -94,14 +104,6 @@ std::optional<Binding> BindingOf(const AclEntry& e) {
   return b;
 }
 
-// The Mink operation a filter's operation stands for ("" for ANY, "?" for none).
-std::string FilterOperation(int8_t operation) {
-  if (operation == ToWire(AclOperation::kAny)) return "";
-  auto e = EntryOf(ToWire(AclResourceType::kCluster), kAclClusterResourceName, ToWire(AclPatternType::kLiteral),
-                   "User:x", "*", operation, ToWire(AclPermissionType::kAllow));
-  return e.ok() ? e->operation : "?";
-}
-
 template <typename Filter>
 bool Matches(const Filter& f, const AclEntry& e, const Binding& b) {
   if (f.resource_type_filter != ToWire(AclResourceType::kAny) && f.resource_type_filter != b.resource_type) return false;
@@ -117,8 +119,7 @@ bool Matches(const Filter& f, const AclEntry& e, const Binding& b) {
   if (f.permission_type != ToWire(AclPermissionType::kAny) && f.permission_type != ToWire(AclPermissionType::kAllow)) {
     return false;
   }
-  const std::string op = FilterOperation(f.operation);
-  return op.empty() || op == e.operation;
+  return f.operation == ToWire(AclOperation::kAny) || OperationOf(f.operation) == e.operation;
 }
 
 }  // namespace
