@@ -93,7 +93,9 @@ def main():
     compose = ["docker-compose", "-p", project, "-f", os.path.join(ROOT, "harness", "compose.lite.yml")]
     service = None
     try:
-        checks.ok("a Debian 12 base image from debootstrap", base_image(env, work) in ("made", "reused"))
+        how = base_image(env, work)
+        r = run(["podman", "run", "--rm", "docker.io/library/debian:12-slim", "cat", "/etc/debian_version"], env)
+        checks.ok(f"a Debian 12 base image from debootstrap ({how})", r.stdout.startswith("12."), r.stdout + r.stderr)
         ctx = os.path.join(work, "ctx")
         for d in ("build/bin", "third_party/duckdb/lib", "harness"):
             os.makedirs(os.path.join(ctx, d))
