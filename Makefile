@@ -14,8 +14,11 @@ all: build
 setup:
 	@./scripts/setup
 
+# The benchmarks are built by `make build` (and `make run`), not by `make test`: no test runs them.
+MINK_BENCH ?= ON
+
 configure: setup
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DMINK_BUILD_BENCH=$(MINK_BENCH) >/dev/null
 
 build: configure
 	@ninja -C $(BUILD) -j $(JOBS)
@@ -25,6 +28,7 @@ run: build
 	./$(BUILD)/bin/mink serve $(ARGS)
 
 # Every test, with PostgreSQL and an S3 server started for the run and stopped after it.
+test: MINK_BENCH = OFF
 test: build
 	./scripts/with-test-services ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) \
 		--timeout 600

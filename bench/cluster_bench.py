@@ -15,6 +15,8 @@ Phases (--phases, comma-separated; bench/README.md says more):
              writes a fixed rate to a topic of 3 partitions and then to one of --buckets.
   per-core   the most a producer gets acknowledged from one node and from three, and the CPU
              time the nodes used: MB per CPU-second of the nodes, three against one.
+  idle       --idle-buckets (10,000) buckets on three nodes and nothing written: each node's
+             CPU, and the coordinator's as a share of one core, over --seconds.
   latency    the object store as it is, then delayed as S3 Express One Zone and as S3
              Standard are (`latency=` of the storage URI): the most a producer gets
              acknowledged in 5 s, then produce acknowledgement p50/p99 at half of it and at
@@ -398,8 +400,53 @@ def phase_latency(args, out):
     out["latency"] = result
 
 
+def phase_idle(args, out):
+    """--idle-buckets log buckets (tables of 1,000) on three nodes, nothing written: each node's
+    CPU over --seconds once every bucket has an owner, as a share of one core."""
+    c = Cluster(args.mink, 3, args.session_timeout)
+    try:
+        n1 = c.nodes[0]
+        n1.mink("db", "create", "idle")
+        tables = max(1, args.idle_buckets // 1000)
+        for t in range(tables):
+            n1.mink("table", "create", f"idle.t{t}", "-C", "id BIGINT NOT NULL",
+                    "--bucket-key", "id", "--bucket-count", "1000", timeout=300)
+
+        def assigned():
+            r = subprocess.run(["psql", c.meta, "-At", "-c",
+                                "SELECT count(*) FROM commands WHERE kind = 'streams.assign'"],
+                               capture_output=True, text=True, timeout=30)
+            return r.returncode == 0 and int(r.stdout.strip() or 0) > 0
+        minktest.wait_until(300, assigned, interval=1)
+        time.sleep(20)  # the opens and the first rounds settle
+        coordinator = None
+        for m in (json.loads(line) for line in n1.mink("cluster", "nodes", "--format", "json").stdout.splitlines()):
+            if m["coordinator"]:
+                coordinator = m["node"]
+        tick = os.sysconf("SC_CLK_TCK")
+
+        def cpu(n):
+            with open(f"/proc/{n.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / tick
+        before = {n.node_id: cpu(n) for n in c.nodes}
+        seq0 = c.commands()
+        t0 = time.monotonic()
+        time.sleep(args.seconds)
+        elapsed = time.monotonic() - t0
+        share = {n.node_id: (cpu(n) - before[n.node_id]) / elapsed for n in c.nodes}
+        result = {"buckets": tables * 1000, "seconds": round(elapsed, 1), "coordinator": coordinator,
+                  "core_share_by_node": share,
+                  "coordinator_core_share": share.get(coordinator),
+                  "commands_appended": c.commands() - seq0}
+        log(f"idle, {tables * 1000} buckets: {result}")
+        out["idle"] = result
+    finally:
+        c.close()
+
+
 PHASES = {"failover": phase_failover, "planned": phase_planned, "metadata": phase_metadata,
-          "per-core": phase_per_core, "latency": phase_latency}
+          "per-core": phase_per_core, "latency": phase_latency, "idle": phase_idle}
 
 
 def main():
@@ -410,6 +457,7 @@ def main():
     ap.add_argument("--moves", type=int, default=3, help="SIGTERM + join events per node round")
     ap.add_argument("--session-timeout", type=int, default=3, help="seconds")
     ap.add_argument("--buckets", type=int, default=1000)
+    ap.add_argument("--idle-buckets", type=int, default=10000, help="buckets of the idle phase")
     ap.add_argument("--rate", type=int, default=2000, help="records/s in the metadata phase")
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--light-rate", type=int, default=500,

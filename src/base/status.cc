@@ -82,6 +82,13 @@ Status UnimplementedError(std::string m) {
   return Status(StatusCode::kUnimplemented, std::move(m));
 }
 Status InternalError(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+Status OutcomeUnknownError(std::string m) {
+  return Status(StatusCode::kUnavailable, "outcome unknown: " + m);
+}
+bool IsOutcomeUnknown(const Status& s) {
+  return s.code() == StatusCode::kUnavailable &&
+         s.message().find("outcome unknown") != std::string::npos;
+}
 Status UnavailableError(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
 Status DataLossError(std::string m) { return Status(StatusCode::kDataLoss, std::move(m)); }
 

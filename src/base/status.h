@@ -80,6 +80,15 @@ inline bool IsAborted(const Status& s) { return s.code() == StatusCode::kAborted
 inline bool IsUnavailable(const Status& s) { return s.code() == StatusCode::kUnavailable; }
 inline bool IsDataLoss(const Status& s) { return s.code() == StatusCode::kDataLoss; }
 
+// A change that may or may not have taken effect: its commit was sent, the answer was lost, and
+// the outcome could not be learnt before the deadline. Unavailable (retryable: an idempotent
+// retry is answered correctly) with "outcome unknown" in its text, which crosses every protocol
+// (Flight's UNAVAILABLE message, the CLI's output) and survives added context. Whoever gets one
+// must not undo the change's side effects (delete the object it committed, say): the log may
+// reference them.
+Status OutcomeUnknownError(std::string message);
+bool IsOutcomeUnknown(const Status& s);
+
 }  // namespace mink
 
 #define MINK_STATUS_CONCAT_INNER(a, b) a##b

@@ -15,7 +15,7 @@ std::string Coordinator::HolderName(NodeProcess node) {
 
 Status Coordinator::CheckLease(metadata::LogStore* store, int64_t lease_epoch) const {
   MINK_ASSIGN_OR_RETURN(auto lease, store->ReadLease(kCoordinatorLease));
-  const int64_t now = meta_->clock()->NowMillis();
+  const int64_t now = meta_->liveness_clock()->NowMillis();
   if (!lease || lease->holder != holder_ || lease->epoch != lease_epoch ||
       lease->expires_ms <= now) {
     return FailedPreconditionError(
@@ -37,15 +37,16 @@ bool Coordinator::Supersedes(const std::string& holder) const {
 }
 
 Result<bool> Coordinator::Tick() {
-  auto* store = meta_->store();
-  auto lease = store->TryAcquireLease(kCoordinatorLease, holder_, meta_->clock()->NowMillis(),
+  auto* store = meta_->liveness_store();
+  const Clock* clock = meta_->liveness_clock();
+  auto lease = store->TryAcquireLease(kCoordinatorLease, holder_, clock->NowMillis(),
                                       lease_ttl_.count());
   if (lease.ok() && lease->holder != holder_ && Supersedes(lease->holder)) {
     // An earlier start of this node holds it: that process is gone (this start registered a
     // newer epoch of the node), so the lease need not run out first.
     const std::string previous = lease->holder;
-    lease = store->TakeOverLease(kCoordinatorLease, holder_, previous,
-                                 meta_->clock()->NowMillis(), lease_ttl_.count());
+    lease = store->TakeOverLease(kCoordinatorLease, holder_, previous, clock->NowMillis(),
+                                 lease_ttl_.count());
     if (lease.ok() && lease->holder == holder_) {
       MINK_LOG_INFO("cluster", "node {} took the coordinator lease over from {}, its earlier start",
                     self_.node_id, previous);
@@ -99,6 +100,12 @@ Result<int64_t> Coordinator::Append(const metadata::MetadataLog::Builder& build)
 Result<size_t> Coordinator::Balance(const std::set<int32_t>& live_nodes,
                                     const BalanceOptions& options) {
   const int64_t epoch = lease_epoch_.load();
+  // Planned on this node's state first: a round with nothing to do takes no lock and writes
+  // nothing (the plan is made again in the append, on the state it is checked against).
+  const bool nothing = meta_->Read([&](const metadata::State& s) {
+    return PlanAssignments(s, live_nodes, options).empty();
+  });
+  if (nothing) return size_t{0};
   size_t assigned = 0;
   auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
     metadata::AssignStreams c{self_.node_id, epoch, PlanAssignments(s, live_nodes, options)};
@@ -135,8 +142,8 @@ void Coordinator::Stop() {
   // A node that stops hands the lease on at once rather than after its time to live: renewed
   // with none left, any other node takes it at its next round.
   if (lease_epoch_.exchange(0) != 0) {
-    auto released = meta_->store()->TryAcquireLease(kCoordinatorLease, holder_,
-                                                    meta_->clock()->NowMillis(), 0);
+    auto released = meta_->liveness_store()->TryAcquireLease(
+        kCoordinatorLease, holder_, meta_->liveness_clock()->NowMillis(), 0);
     if (!released.ok()) {
       MINK_LOG_WARN("cluster", "releasing the coordinator lease: {}", released.status().ToString());
     }

@@ -5,8 +5,9 @@
 namespace mink::cluster {
 
 Result<std::vector<Member>> Membership::Members() const {
-  MINK_ASSIGN_OR_RETURN(std::vector<metadata::Heartbeat> beats, meta_->store()->ListHeartbeats());
-  const int64_t now = meta_->clock()->NowMillis();
+  MINK_ASSIGN_OR_RETURN(std::vector<metadata::Heartbeat> beats,
+                        meta_->liveness_store()->ListHeartbeats());
+  const int64_t now = meta_->liveness_clock()->NowMillis();
   std::vector<Member> members;
   for (const auto& b : beats) {
     Member m{b.node_id, b.node_epoch, b.address, b.kafka_address, b.updated_ms, false};
@@ -22,8 +23,16 @@ Result<std::vector<Member>> Membership::Members() const {
   return members;
 }
 
-Heartbeater::Heartbeater(metadata::MetadataLog* meta, metadata::Heartbeat self)
-    : meta_(meta), self_(std::move(self)) {
+bool DatabaseTouch::OutOfTouch() const {
+  const int64_t last = last_ns_.load();
+  if (last == 0) return false;
+  const auto since = SteadyNow().time_since_epoch() - std::chrono::nanoseconds(last);
+  return since >= session_timeout_ - kHeartbeatInterval;
+}
+
+Heartbeater::Heartbeater(metadata::MetadataLog* meta, metadata::Heartbeat self,
+                         DatabaseTouch* touch)
+    : meta_(meta), self_(std::move(self)), touch_(touch) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -40,10 +49,20 @@ void Heartbeater::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     lock.unlock();
-    metadata::Heartbeat beat = self_;
-    beat.updated_ms = meta_->clock()->NowMillis();
-    Status s = meta_->store()->UpsertHeartbeat(beat);
-    if (!s.ok()) MINK_LOG_WARN("cluster", "heartbeat failed: {}", s.ToString());
+    // On a connection of its own and with the database's time, taken just before the write: a
+    // stalled append does not delay it, and every node's rows and judgements share one clock.
+    const SteadyTime sent = SteadyNow();
+    Status s = meta_->RefreshLivenessClock();
+    if (s.ok()) {
+      metadata::Heartbeat beat = self_;
+      beat.updated_ms = meta_->liveness_clock()->NowMillis();
+      s = meta_->liveness_store()->UpsertHeartbeat(beat);
+    }
+    if (s.ok()) {
+      if (touch_ != nullptr) touch_->Reached(sent);
+    } else {
+      MINK_LOG_WARN("cluster", "heartbeat failed: {}", s.ToString());
+    }
     lock.lock();
     cv_.wait_for(lock, kHeartbeatInterval, [&] { return stopping_; });
   }

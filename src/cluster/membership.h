@@ -8,6 +8,7 @@
 //
 // Thread-safe.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/result.h"
 #include "metadata/metadata_log.h"
 
@@ -51,11 +53,30 @@ class Membership {
   const std::chrono::milliseconds session_timeout_;
 };
 
+// When this node process last reached the metadata database with a heartbeat. A node whose
+// last heartbeat that arrived was sent so long ago that the others may take its work over
+// within a heartbeat interval (the session timeout less one interval) is out of touch: it fences
+// itself, acknowledging no write and claiming no partition or group, before they take over
+// (docs/architecture.md, Guarantees). Thread-safe.
+class DatabaseTouch {
+ public:
+  explicit DatabaseTouch(std::chrono::milliseconds session_timeout)
+      : session_timeout_(session_timeout) {}
+  void Reached(SteadyTime sent) { last_ns_.store(sent.time_since_epoch().count()); }
+  // False before the first heartbeat: the others do not count the node as live yet either.
+  bool OutOfTouch() const;
+
+ private:
+  const std::chrono::milliseconds session_timeout_;
+  std::atomic<int64_t> last_ns_{0};
+};
+
 // Writes this node process's heartbeat at once and then every kHeartbeatInterval, on a thread
-// of its own, until stopped.
+// of its own, until stopped: through the log's liveness store, stamped with the database's
+// clock (MetadataLog::liveness_clock). `touch` (optional) hears of each one that arrived.
 class Heartbeater {
  public:
-  Heartbeater(metadata::MetadataLog* meta, metadata::Heartbeat self);
+  Heartbeater(metadata::MetadataLog* meta, metadata::Heartbeat self, DatabaseTouch* touch = nullptr);
   ~Heartbeater() { Stop(); }
   void Stop();
 
@@ -64,6 +85,7 @@ class Heartbeater {
 
   metadata::MetadataLog* const meta_;
   const metadata::Heartbeat self_;
+  DatabaseTouch* const touch_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stopping_ = false;

@@ -49,6 +49,8 @@ struct ServeConfig {
   // A node is live while its heartbeat is younger than this (Kafka's brokers: 9 s).
   std::chrono::milliseconds session_timeout{9'000};
   std::chrono::milliseconds compaction_interval{30'000};
+  int64_t kv_snapshot_records = 100'000;
+  std::chrono::milliseconds kv_snapshot_interval{10 * 60'000};
   std::chrono::milliseconds gc_delete_grace{5 * 60'000};
   std::chrono::milliseconds gc_orphan_grace{60 * 60'000};
   uint64_t block_cache_bytes = 64 << 20;

@@ -26,14 +26,39 @@ struct GroupOffset {
   bool operator==(const GroupOffset&) const = default;
 };
 
+// Who may commit a group's offsets: the holder of the lease `lease` (the group's coordinator)
+// at `epoch`. A node that lost the lease (it paused, another node took the group over) cannot
+// commit over the new coordinator's offsets.
+struct OffsetFence {
+  std::string lease;
+  std::string holder;
+  int64_t epoch = 0;
+};
+
+// The refusal of a fenced commit whose lease row reads (`holder`, `epoch`), or none.
+inline Status CheckOffsetFence(const OffsetFence& fence, bool found, const std::string& holder,
+                               int64_t epoch) {
+  if (found && holder == fence.holder && epoch == fence.epoch) return Status::Ok();
+  return AbortedError("not the coordinator: lease " + fence.lease + " is " +
+                      (found ? "held by " + holder + " at epoch " + std::to_string(epoch)
+                             : std::string("not taken")) +
+                      ", not by " + fence.holder + " at epoch " + std::to_string(fence.epoch));
+}
+
 class GroupOffsetStore {
  public:
   virtual ~GroupOffsetStore() = default;
 
   // Upserts `offsets` of `group` in one transaction: all rows land or none. When a (topic,
-  // partition) appears more than once, the last one wins.
+  // partition) appears more than once, the last one wins. With a `fence`, the transaction first
+  // reads the lease row (locking it against a change of hands until it ends) and commits
+  // nothing unless `fence->holder` holds it at `fence->epoch`: Aborted, naming the holder.
   virtual Status CommitGroupOffsets(const std::string& group,
-                                    const std::vector<GroupOffset>& offsets) = 0;
+                                    const std::vector<GroupOffset>& offsets,
+                                    const OffsetFence* fence) = 0;
+  Status CommitGroupOffsets(const std::string& group, const std::vector<GroupOffset>& offsets) {
+    return CommitGroupOffsets(group, offsets, nullptr);
+  }
   // Every committed offset of `group`, by topic then partition; empty for an unknown group.
   virtual Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) = 0;
   // The groups that have at least one committed offset, sorted.

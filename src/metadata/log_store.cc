@@ -23,7 +23,7 @@ std::vector<std::string_view> SplitSnapshot(std::string_view body) {
   return parts;
 }
 
-Result<std::unique_ptr<LogStore>> OpenLogStore(const std::string& url) {
+Result<std::unique_ptr<LogStore>> OpenLogStore(const std::string& url, bool listen) {
   if (url.rfind("sqlite:", 0) == 0) {
     std::string path = url.substr(7);
     if (path.rfind("//", 0) == 0) path = path.substr(2);
@@ -32,7 +32,7 @@ Result<std::unique_ptr<LogStore>> OpenLogStore(const std::string& url) {
     return std::unique_ptr<LogStore>(std::move(store));
   }
   if (url.rfind("postgres://", 0) == 0 || url.rfind("postgresql://", 0) == 0) {
-    MINK_ASSIGN_OR_RETURN(auto store, PostgresLogStore::Open(url));
+    MINK_ASSIGN_OR_RETURN(auto store, PostgresLogStore::Open(url, listen));
     return std::unique_ptr<LogStore>(std::move(store));
   }
   return InvalidArgumentError("metadata URL '" + url +

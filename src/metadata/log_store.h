@@ -99,6 +99,9 @@ class LogStore {
   // finished too). May take several transactions; a kept snapshot stays readable throughout.
   virtual Status Prune(int64_t commands_up_to_seq, int keep_snapshots) = 0;
 
+  // The database server's clock, in milliseconds since the epoch (SQLite: this machine's).
+  virtual Result<int64_t> DatabaseNowMillis() = 0;
+
   virtual Status UpsertHeartbeat(const Heartbeat& heartbeat) = 0;
   virtual Result<std::vector<Heartbeat>> ListHeartbeats() = 0;
   // Takes or renews lease `name` for `holder` until now_ms + ttl_ms, if it is free, expired or
@@ -152,6 +155,7 @@ class ForwardingLogStore : public LogStore {
   Status Prune(int64_t commands_up_to_seq, int keep_snapshots) override {
     return inner_->Prune(commands_up_to_seq, keep_snapshots);
   }
+  Result<int64_t> DatabaseNowMillis() override { return inner_->DatabaseNowMillis(); }
   Status UpsertHeartbeat(const Heartbeat& heartbeat) override {
     return inner_->UpsertHeartbeat(heartbeat);
   }
@@ -176,7 +180,8 @@ class ForwardingLogStore : public LogStore {
 };
 
 // Opens the backend for `url`: `sqlite:<path>` (e.g. sqlite:./data/meta.db) or
-// `postgres://user:pass@host:port/db` (also postgresql://). Does not migrate.
-Result<std::unique_ptr<LogStore>> OpenLogStore(const std::string& url);
+// `postgres://user:pass@host:port/db` (also postgresql://). Does not migrate. Without `listen`
+// a PostgreSQL store opens no LISTEN connection (one that only heartbeats and takes leases).
+Result<std::unique_ptr<LogStore>> OpenLogStore(const std::string& url, bool listen = true);
 
 }  // namespace mink::metadata

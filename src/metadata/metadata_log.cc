@@ -24,7 +24,24 @@ std::string NewAppendId() {
 Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(const std::string& url,
                                                        MetadataOptions options) {
   MINK_ASSIGN_OR_RETURN(auto store, OpenLogStore(url));
-  return Open(std::move(store), std::move(options));
+  const bool shared_database = url.rfind("sqlite:", 0) != 0;
+  // A test's own clock drives liveness as it drives everything else.
+  const bool system_clock = options.clock == SystemClock::Get();
+  MINK_ASSIGN_OR_RETURN(auto log, Open(std::move(store), std::move(options)));
+  if (shared_database && system_clock) {
+    MINK_ASSIGN_OR_RETURN(log->liveness_store_, OpenLogStore(url, /*listen=*/false));
+    log->database_clock_ = std::make_unique<DatabaseClock>();
+    MINK_RETURN_IF_ERROR(log->database_clock_->Refresh(log->liveness_store_.get()));
+  }
+  return log;
+}
+
+const Clock* MetadataLog::liveness_clock() const {
+  return database_clock_ ? database_clock_.get() : options_.clock;
+}
+
+Status MetadataLog::RefreshLivenessClock() {
+  return database_clock_ ? database_clock_->Refresh(liveness_store_.get()) : Status::Ok();
 }
 
 Result<std::unique_ptr<MetadataLog>> MetadataLog::Open(std::unique_ptr<LogStore> store,
@@ -142,14 +159,21 @@ Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& gu
   const auto deadline = SteadyNow() + options_.append_timeout;
   Backoff backoff(std::chrono::milliseconds(2), std::chrono::milliseconds(200));
   Status last_error;
+  // Seqs at which an attempt of ours was sent but its commit was not confirmed (the reply was
+  // lost): each may hold our command. Resolved by reading that seq, never guessed.
+  std::vector<int64_t> uncertain;
   while (true) {
     CommandRecord record;
     std::optional<Command> appended;  // applied as built: decoding its body again gives the same
     int64_t landed = 0;
+    bool sent = false;
     Status refused;  // the builder or validation said no: final
     auto attempt = [&]() -> Status {
       MINK_RETURN_IF_ERROR(CatchUpLocked(id, &landed));
       if (landed != 0) return Status::Ok();  // an earlier attempt of ours is in the log
+      // Another thread (the tailer) may have applied it: the log itself says.
+      MINK_ASSIGN_OR_RETURN(landed, FindUncertain(id, &uncertain));
+      if (landed != 0) return Status::Ok();
       Result<Command> command = Read([&](const State& s) -> Result<Command> {
         Result<Command> built = build(s);
         if (!built.ok()) return built;
@@ -177,6 +201,7 @@ Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& gu
       record.kind = KindOf(*command);
       record.body = EncodeBody(*command);
       appended = std::move(*command);
+      sent = true;
       return store_->Insert(record);
     };
     Status s;
@@ -192,9 +217,18 @@ Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& gu
       Apply(record.seq, record.time_ms, record.kind, std::move(*appended), record.body.size());
       return record.seq;
     }
-    // A conflict (another writer took the seq) or a transient database error: retry.
+    // Aborted: a conflict (another writer took the seq) or a rollback, so nothing landed. Any
+    // other failure after the insert was sent (the connection dropped around COMMIT) may have
+    // landed it.
+    if (sent && !IsAborted(s)) uncertain.push_back(record.seq);
     last_error = s;
     if (SteadyNow() >= deadline) {
+      if (!uncertain.empty()) {
+        return OutcomeUnknownError("metadata command " + id + " may be at seq " +
+                                   std::to_string(uncertain.back()) +
+                                   " and the log could not be read to tell: " +
+                                   last_error.ToString());
+      }
       return UnavailableError("metadata append timed out: " + last_error.ToString());
     }
     if (!IsAborted(s)) {
@@ -202,6 +236,29 @@ Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& gu
     }
     std::this_thread::sleep_for(backoff.Next());
   }
+}
+
+Result<int64_t> MetadataLog::FindUncertain(const std::string& id, std::vector<int64_t>* uncertain) {
+  const int64_t applied = applied_seq();  // caught up by the caller: every committed command
+  for (auto it = uncertain->begin(); it != uncertain->end();) {
+    const int64_t seq = *it;
+    if (seq > applied) {
+      // Nothing is committed at that seq yet. Kept: without the append lock a late COMMIT of
+      // that attempt could still land there, and then the next attempt's insert at the same seq
+      // conflicts and the attempt after it finds ours.
+      ++it;
+      continue;
+    }
+    MINK_ASSIGN_OR_RETURN(auto records, store_->ReadAfter(seq - 1, 1));
+    if (records.empty() || records.front().seq != seq) {
+      // Pruned behind a snapshot: the log can no longer say whose command it was.
+      return UnavailableError("metadata command " + id + " may be at seq " +
+                              std::to_string(seq) + ", which is pruned from the log");
+    }
+    if (records.front().id == id) return seq;
+    it = uncertain->erase(it);  // another writer's command holds it: ours did not land there
+  }
+  return 0;
 }
 
 void MetadataLog::TailLoop() {

@@ -17,10 +17,12 @@
 #include <shared_mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/result.h"
 #include "metadata/commands.h"
+#include "metadata/database_clock.h"
 #include "metadata/log_store.h"
 #include "metadata/snapshotter.h"
 #include "metadata/state.h"
@@ -52,7 +54,10 @@ class MetadataLog {
 
   // Builds a command from the caught-up state and appends it. `build` may run several times (once
   // per attempt) and returns an error to give up (that error is returned). Returns the seq of the
-  // command once it is durable in the log and applied to this node's state.
+  // command once it is durable in the log and applied to this node's state. When the database's
+  // answer to a commit is lost, the next attempt reads the log to learn whether the command
+  // landed (whichever thread applied it since); if that cannot be learnt before
+  // append_timeout, the error IsOutcomeUnknown (status.h) and the command may be in the log.
   using Builder = std::function<Result<Command>(const State&)>;
   Result<int64_t> Append(const Builder& build);
   // As Append, with `guard` run in the same database transaction as the insert, under the
@@ -78,6 +83,14 @@ class MetadataLog {
 
   LogStore* store() { return store_.get(); }
   const Clock* clock() const { return options_.clock; }
+  // Heartbeats and leases go through this store: on PostgreSQL a connection of their own, so an
+  // append that waits (for the append lock, a slow commit) never holds them up; else store().
+  LogStore* liveness_store() { return liveness_store_ ? liveness_store_.get() : store_.get(); }
+  // The clock liveness is judged by (heartbeat times, lease expiry): on PostgreSQL the
+  // database server's (DatabaseClock), the same for every node; else clock().
+  const Clock* liveness_clock() const;
+  // Measures the database clock's offset again (the heartbeater does, every beat).
+  Status RefreshLivenessClock();
 
  private:
   MetadataLog(std::unique_ptr<LogStore> store, MetadataOptions options);
@@ -85,6 +98,11 @@ class MetadataLog {
   // Reads and applies new commands; `our_id` (if not empty) reports whether it was among them.
   // The caller holds catch_up_mutex_.
   Status CatchUpLocked(const std::string& our_id, int64_t* our_seq);
+  // For each seq in `uncertain` (an attempt of ours whose commit reply was lost) that the log has
+  // reached, reads the log at that seq: returns it if our command `id` is there, else drops it
+  // (another command holds it). The caller holds catch_up_mutex_ and has caught up. 0: not
+  // found.
+  Result<int64_t> FindUncertain(const std::string& id, std::vector<int64_t>* uncertain);
   void ApplyRecord(const CommandRecord& record);
   // Applies the command at `seq` unless applied already; an invalid one is skipped, as on every
   // node.
@@ -94,6 +112,8 @@ class MetadataLog {
   void TailLoop();
 
   std::unique_ptr<LogStore> store_;
+  std::unique_ptr<LogStore> liveness_store_;        // PostgreSQL only
+  std::unique_ptr<DatabaseClock> database_clock_;   // with liveness_store_
   const MetadataOptions options_;
 
   std::mutex catch_up_mutex_;  // one reader of the log at a time

@@ -38,6 +38,19 @@ Status State::Validate(const Command& command) const {
 void State::Apply(const Command& command, int64_t seq, int64_t time_ms) {
   std::visit([&](const auto& c) { ApplyCommand(c, time_ms); }, command);
   applied_seq_ = seq;
+  // The commands of the data path (many a second) leave the placement of buckets as it was;
+  // every other kind may change it.
+  const bool data_only =
+      std::holds_alternative<CommitObjects>(command) ||
+      std::holds_alternative<ReplaceSegments>(command) ||
+      std::holds_alternative<TrimStream>(command) ||
+      std::holds_alternative<ForgetObjects>(command) ||
+      std::holds_alternative<AllocateWriterId>(command) ||
+      std::holds_alternative<CommitKvSnapshot>(command) ||
+      std::holds_alternative<AllocateAutoIncrement>(command) ||
+      std::holds_alternative<CommitLakeSnapshot>(command) ||
+      std::holds_alternative<CommitContinuousProgress>(command);
+  if (!data_only) placement_seq_ = seq;
 }
 
 }  // namespace mink::metadata

@@ -156,6 +156,11 @@ class State {
   static constexpr int32_t kMaxBuckets = 4096;      // of a table or partition
   static constexpr size_t kMaxPartitions = 1000;    // of a table
   int64_t applied_seq() const { return applied_seq_; }
+  // The seq of the last applied command that may change which node serves which bucket (any
+  // but the data path's commits, trims, snapshots and allocations); not kept in snapshots, so
+  // it may move without a change after a reload. The cluster follows placement only when it
+  // moved (node::ClusterFollower).
+  int64_t placement_seq() const { return placement_seq_; }
   const std::map<int32_t, NodeState>& nodes() const { return nodes_; }
   const std::map<uint64_t, StreamState>& streams() const { return streams_; }
   const std::map<std::string, ObjectState>& objects() const { return objects_; }
@@ -303,6 +308,7 @@ class State {
   void RemoveTable(int64_t table_id, int64_t time_ms);
 
   int64_t applied_seq_ = 0;
+  int64_t placement_seq_ = 0;
   uint64_t next_stream_id_ = 1;
   std::map<int32_t, NodeState> nodes_;
   CoordinatorState coordinator_;

@@ -263,6 +263,7 @@ Result<State> State::Deserialize(const std::string& text) {
     }
     State s;
     s.applied_seq_ = j.at("applied_seq").get<int64_t>();
+    s.placement_seq_ = s.applied_seq_;
     if (auto c = j.find("coordinator"); c != j.end()) {  // absent in snapshots before it existed
       s.coordinator_ = CoordinatorState{c->at(0).get<int32_t>(), c->at(1).get<int64_t>(),
                                         c->at(2).get<int64_t>()};

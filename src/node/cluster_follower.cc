@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "cluster/balancer.h"
 
@@ -30,13 +31,23 @@ void ClusterFollower::Stop() {
 
 void ClusterFollower::Loop() {
   int64_t seen = 0;
+  int64_t placed = -1;
+  auto next_look = SteadyNow();
   while (true) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) return;
     }
-    Round();
-    seen = meta_->WaitApplied(seen, std::chrono::milliseconds(500));
+    // A round when the placement of buckets may have changed, or every kLookInterval (who is
+    // live, drains that finished): never for each of the data path's commits.
+    const int64_t placement = meta_->Read([](const metadata::State& s) { return s.placement_seq(); });
+    if (placement != placed || SteadyNow() >= next_look) {
+      placed = placement;
+      next_look = SteadyNow() + kLookInterval;
+      Round();
+      ++rounds_;
+    }
+    seen = meta_->WaitApplied(seen, kLookInterval);
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // ClusterFollower: what a node of a cluster does with the assignment. On a thread of its own
-// it wakes whenever the metadata log moves (at least twice a second) and
+// it runs a round whenever a command that may change the placement of buckets was applied
+// (State::placement_seq, not the data path's commits) and at least twice a second:
 //   - if this node is the coordinator, runs an assignment round over the live nodes
 //     (Coordinator::Balance), so new buckets get owners and a dead node's buckets move once its
 //     heartbeat expires;
@@ -11,6 +12,7 @@
 //
 // Thread-safe.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -38,6 +40,10 @@ class ClusterFollower {
 
   // How long a release waits for a bucket's appends to settle.
   static constexpr std::chrono::milliseconds kDrainTimeout{5'000};
+  // A round at least this often.
+  static constexpr std::chrono::milliseconds kLookInterval{500};
+  // Rounds run so far (a benchmark counts them).
+  int64_t rounds() const { return rounds_.load(); }
 
  private:
   void Loop();
@@ -51,6 +57,7 @@ class ClusterFollower {
   cluster::Coordinator* const coordinator_;
   const storage::NodeIdentity self_;
 
+  std::atomic<int64_t> rounds_{0};
   std::mutex mutex_;
   bool stopping_ = false;
   std::thread thread_;

@@ -1,6 +1,9 @@
 #include "node/kafka_cluster_view.h"
 
+#include <algorithm>
+
 #include "base/strings.h"
+#include "cluster/rendezvous.h"
 
 namespace mink::node {
 
@@ -25,12 +28,15 @@ std::vector<kafka::BrokerAddress> KafkaClusterView::Brokers() const {
 }
 
 int32_t KafkaClusterView::Owner(uint64_t stream_id) const {
+  const bool fenced = touch_ != nullptr && touch_->OutOfTouch();
   return meta_->Read([&](const metadata::State& s) {
     const metadata::StreamState* st = s.FindStream(stream_id);
     if (st == nullptr || st->owner_node == 0 ||
         st->owner_node_epoch != s.NodeEpoch(st->owner_node)) {
       return 0;
     }
+    // Fenced, this node's view of its own partitions may be stale: it leads none of them.
+    if (fenced && st->owner_node == self_) return 0;
     return st->owner_node;
   });
 }
@@ -38,7 +44,15 @@ int32_t KafkaClusterView::Owner(uint64_t stream_id) const {
 int32_t KafkaClusterView::GroupCoordinator(const std::string& group_id) const {
   std::vector<int32_t> nodes;
   for (const auto& b : Brokers()) nodes.push_back(b.node_id);
-  return kafka::RendezvousNode(group_id, nodes);
+  // The holder of the group's slot; while none holds it, the node that will take it.
+  const int32_t holder = groups_->Holder(group_id);
+  if (holder != 0 && std::find(nodes.begin(), nodes.end(), holder) != nodes.end()) return holder;
+  return cluster::RendezvousNode(
+      cluster::GroupLeases::LeaseName(cluster::GroupLeases::SlotOf(group_id)), nodes);
+}
+
+std::optional<metadata::OffsetFence> KafkaClusterView::GroupFence(const std::string& group_id) const {
+  return groups_->Fence(group_id);
 }
 
 int32_t KafkaClusterView::Controller() const {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "base/file_lock.h"
 #include "base/log.h"
 #include "base/strings.h"
 #include "metrics/metrics.h"
@@ -16,11 +17,18 @@
 namespace mink::node {
 namespace {
 
-// The directory that will hold a sqlite: database must exist before SQLite opens it.
-Status PrepareMetaDirectory(const std::string& meta_url) {
-  if (meta_url.rfind("sqlite:", 0) != 0) return Status::Ok();
+// The file of a sqlite: URL ("" for another database).
+std::string SqlitePath(const std::string& meta_url) {
+  if (meta_url.rfind("sqlite:", 0) != 0) return "";
   std::string path = meta_url.substr(7);
   if (path.rfind("//", 0) == 0) path = path.substr(2);
+  return path;
+}
+
+// The directory that will hold a sqlite: database must exist before SQLite opens it.
+Status PrepareMetaDirectory(const std::string& meta_url) {
+  const std::string path = SqlitePath(meta_url);
+  if (path.empty()) return Status::Ok();
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (parent.empty()) return Status::Ok();
   std::error_code ec;
@@ -29,27 +37,32 @@ Status PrepareMetaDirectory(const std::string& meta_url) {
   return Status::Ok();
 }
 
+// SQLite serves one node: it holds an exclusive lock beside the database file for its whole
+// life, taken before it registers (a second node with the same id would fence the first), so two
+// nodes started at the same moment cannot both pass. The kernel drops it if the node dies.
+Result<std::unique_ptr<FileLock>> LockSqliteDatabase(const std::string& meta_url) {
+  const std::string path = SqlitePath(meta_url);
+  if (path.empty() || path == ":memory:") return std::unique_ptr<FileLock>();
+  auto lock = FileLock::TryAcquire(path + ".node-lock");
+  if (!lock.ok() && lock.status().code() == StatusCode::kFailedPrecondition) {
+    return FailedPreconditionError(
+        "another node serves the SQLite metadata database " + path + " (" +
+        lock.status().message() + "); SQLite serves one node: run several nodes on PostgreSQL"
+        " (--meta-url postgres://...)");
+  }
+  return lock;
+}
+
 }  // namespace
 
 bool IsClusterDatabase(const std::string& meta_url) {
   return meta_url.rfind("postgres://", 0) == 0 || meta_url.rfind("postgresql://", 0) == 0;
 }
 
-Status RefuseSecondNode(const cluster::Membership& membership, int32_t node_id) {
-  MINK_ASSIGN_OR_RETURN(auto members, membership.Members());
-  for (const auto& m : members) {
-    if (m.live && m.node_id != node_id) {
-      return FailedPreconditionError(
-          "node " + std::to_string(m.node_id) + " is live on this SQLite metadata database; "
-          "SQLite serves one node: run several nodes on PostgreSQL (--meta-url postgres://...)");
-    }
-  }
-  return Status::Ok();
-}
-
 Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   auto node = std::unique_ptr<Node>(new Node(config));
   MINK_RETURN_IF_ERROR(PrepareMetaDirectory(config.meta_url));
+  MINK_ASSIGN_OR_RETURN(node->sqlite_lock_, LockSqliteDatabase(config.meta_url));
   metadata::MetadataOptions meta_options;
   meta_options.node_label = "node-" + std::to_string(config.node_id);
   MINK_ASSIGN_OR_RETURN(node->meta_, metadata::MetadataLog::Open(config.meta_url, meta_options));
@@ -89,6 +102,12 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                                                                    stores, node->identity_));
   node->membership_ = std::make_unique<cluster::Membership>(node->meta_.get(), config.session_timeout);
   const bool cluster = IsClusterDatabase(config.meta_url);
+  if (cluster) {
+    // A node out of touch with the metadata database stops acknowledging before the others
+    // take its buckets over.
+    node->touch_ = std::make_unique<cluster::DatabaseTouch>(config.session_timeout);
+    node->storage_->SetFence([touch = node->touch_.get()] { return touch->OutOfTouch(); });
+  }
   // Authentication: users and the cluster's secret from the metadata log; nodes reach each other
   // with a token of their own.
   std::vector<std::pair<std::string, std::string>> node_headers;
@@ -112,7 +131,6 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
                                                                auth::NodePrincipal(config.node_id),
                                                                std::chrono::hours(24 * 365)));
   }
-  if (!cluster) MINK_RETURN_IF_ERROR(RefuseSecondNode(*node->membership_, config.node_id));
   if (cluster) {
     node->assignment_ = std::make_unique<table::CoordinatedAssignment>(node->identity_);
     node->forwarder_ =
@@ -120,6 +138,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   }
   table::TableOptions table_options;
   table_options.default_log_ttl = config.retention;
+  table_options.kv_snapshot_records = config.kv_snapshot_records;
+  table_options.kv_snapshot_interval = config.kv_snapshot_interval;
   node->tables_ = std::make_unique<table::TableStore>(node->meta_.get(), node->storage_.get(),
                                                       table_options, node->assignment_.get(),
                                                       node->forwarder_.get());
@@ -160,11 +180,20 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     bo.default_partitions = config.default_partitions;
     bo.auto_create_topics = config.kafka_auto_create_topics;
     bo.max_message_bytes = config.kafka_max_message_bytes;
-    if (cluster) {
-      node->kafka_view_ = std::make_unique<KafkaClusterView>(node->meta_.get(), node->membership_.get());
-      bo.cluster = node->kafka_view_.get();
-    }
     kafka::GroupCoordinatorOptions go;
+    if (cluster) {
+      // Consumer groups are coordinated by the holder of their slot's lease (fenced commits).
+      node->group_leases_ = std::make_unique<cluster::GroupLeases>(
+          node->meta_.get(), node->membership_.get(),
+          cluster::NodeProcess{config.node_id, node->identity_.node_epoch}, config.session_timeout);
+      node->kafka_view_ = std::make_unique<KafkaClusterView>(
+          node->meta_.get(), node->membership_.get(), node->group_leases_.get(),
+          node->touch_.get(), config.node_id);
+      bo.cluster = node->kafka_view_.get();
+      go.fence_of = [view = node->kafka_view_.get()](const std::string& group_id) {
+        return view->GroupFence(group_id);
+      };
+    }
     go.offsets = node->meta_->store()->group_offsets();
     go.partition_exists = [raw = node.get()](const std::string& topic, int32_t partition) {
       auto partitions = raw->broker_->topics().Partitions(topic);
@@ -274,9 +303,11 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
         node->identity_);
     node->follower_->Start();
   }
+  if (node->group_leases_) node->group_leases_->Start();  // once the node heartbeats below
   node->heartbeater_ = std::make_unique<cluster::Heartbeater>(
       node->meta_.get(),
-      metadata::Heartbeat{config.node_id, node->identity_.node_epoch, advertise, 0, kafka_advertise});
+      metadata::Heartbeat{config.node_id, node->identity_.node_epoch, advertise, 0, kafka_advertise},
+      node->touch_.get());
   MINK_LOG_INFO("node", "node={} epoch={} started: metadata={} storage={} wal={}", config.node_id,
                 node->identity_.node_epoch, node->meta_->store()->Describe(),
                 data_uri.ToString(), wal_uri.ToString());
@@ -299,6 +330,7 @@ void Node::Stop() {
     if (!left.ok()) MINK_LOG_WARN("node", "leaving the cluster: {}", left.ToString());
     follower_->Stop();
   }
+  if (group_leases_) group_leases_->Stop();  // hands its consumer groups on at once
   if (heartbeater_) heartbeater_->Stop();
   if (http_) http_->Stop();
   if (pipelines_) pipelines_->Stop();

@@ -9,9 +9,11 @@
 #include <thread>
 
 #include "auth/access_control.h"
+#include "base/file_lock.h"
 #include "auth/authenticator.h"
 #include "auth/user_directory.h"
 #include "cluster/coordinator.h"
+#include "cluster/group_leases.h"
 #include "cluster/membership.h"
 #include "node/cluster_follower.h"
 #include "node/console_endpoint.h"
@@ -39,8 +41,6 @@ namespace mink::node {
 // Whether the metadata database is one a cluster can share (PostgreSQL). On SQLite a node is
 // alone: it serves every bucket itself.
 bool IsClusterDatabase(const std::string& meta_url);
-// On SQLite: refuses to start while another node id is live on the same database.
-Status RefuseSecondNode(const cluster::Membership& membership, int32_t node_id);
 
 class Node {
  public:
@@ -62,6 +62,7 @@ class Node {
   explicit Node(config::ServeConfig config) : config_(std::move(config)) {}
 
   const config::ServeConfig config_;
+  std::unique_ptr<FileLock> sqlite_lock_;  // alone on SQLite; first in, last out
   std::unique_ptr<metadata::MetadataLog> meta_;
   storage::NodeIdentity identity_;
   std::unique_ptr<storage::StreamStore> storage_;
@@ -70,6 +71,7 @@ class Node {
   std::unique_ptr<table::TableStore> tables_;
   std::unique_ptr<lake::Lake> lake_;  // after tables_: it reads and tiers them
   std::unique_ptr<cluster::Membership> membership_;
+  std::unique_ptr<cluster::DatabaseTouch> touch_;  // a cluster's: when it last reached the database
   std::unique_ptr<sql::Database> continuous_db_;  // before continuous_: it parses with it
   std::unique_ptr<stream::Catalog> continuous_;   // before flight_service_: it serves it
   std::shared_ptr<object_store::ObjectStore> pipeline_store_;  // the pipelines' state
@@ -83,6 +85,7 @@ class Node {
   std::unique_ptr<ConsoleEndpoint> console_;  // the browser console on the HTTP listener
   std::unique_ptr<flight::TableFlightService> flight_service_;
   std::unique_ptr<flight::FlightServer> flight_;
+  std::unique_ptr<cluster::GroupLeases> group_leases_;  // a cluster's; before kafka_view_
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_
   std::unique_ptr<kafka::GroupCoordinator> groups_;  // before broker_: the broker uses it
   std::unique_ptr<kafka::Broker> broker_;

@@ -167,8 +167,9 @@ Result<bool> StreamStore::CompactStream(uint64_t stream_id) {
   replace.object = std::move(object);
   auto seq_or = meta_->Append(Command(replace));
   if (!seq_or.ok()) {
-    // Refused (the stream changed meanwhile): the new object is nobody's; remove it now.
-    (void)stores_.data->Delete(replace.object.key);
+    // Refused (the stream changed meanwhile): the new object is nobody's; remove it now. When the
+    // outcome is unknown the log may reference it: the orphan sweep decides later.
+    if (!IsOutcomeUnknown(seq_or.status())) (void)stores_.data->Delete(replace.object.key);
     if (IsAborted(seq_or.status())) return false;
     return seq_or.status();
   }
@@ -220,6 +221,9 @@ Status StreamStore::RunGarbageCollection() {
     MINK_ASSIGN_OR_RETURN(auto objects, store->List(prefix));
     listings.push_back(Listing{store, std::move(objects)});
   }
+  // The state must be the log's as of now, not this node's possibly lagging view: an object whose
+  // commit this node has not applied yet is not an orphan.
+  MINK_RETURN_IF_ERROR(meta_->CatchUp());
   std::set<std::string> known;
   meta_->Read([&](const State& s) {
     for (const auto& [key, o] : s.objects()) known.insert(key);

@@ -215,6 +215,11 @@ Status StreamStore::DeleteStream(uint64_t stream_id) {
 }
 
 Result<int64_t> StreamStore::Append(uint64_t stream_id, BatchInput input, AppendCallback done) {
+  if (fenced_ && fenced_()) {
+    return AbortedError("node " + std::to_string(node_.node_id) +
+                        " is fenced: it has not reached the metadata database for a session"
+                        " timeout, so another node may own stream " + std::to_string(stream_id));
+  }
   return writer_->Append(stream_id, std::move(input), std::move(done));
 }
 
@@ -223,8 +228,8 @@ Result<AppendResult> StreamStore::AppendAndWait(uint64_t stream_id, BatchInput i
   std::future<Status> committed = promise->get_future();
   int32_t count = input.record_count;
   MINK_ASSIGN_OR_RETURN(int64_t base,
-                        writer_->Append(stream_id, std::move(input),
-                                        [promise](Status s) { promise->set_value(std::move(s)); }));
+                        Append(stream_id, std::move(input),
+                               [promise](Status s) { promise->set_value(std::move(s)); }));
   Status s = committed.get();
   if (!s.ok()) return s;
   return AppendResult{base, base + count};

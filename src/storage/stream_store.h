@@ -118,6 +118,11 @@ class StreamStore {
   // runs it on the coordinator alone, so that one node deletes objects and forgets them; each
   // node compacts and trims only the streams it owns.
   void SetGarbageCollectionGate(std::function<bool()> gate);
+  // Whether this node is fenced off the cluster now (it has not reached the metadata database
+  // for too long: cluster::DatabaseTouch): Append then refuses at once (Aborted, as a bucket
+  // that moved away) instead of waiting for a commit that cannot come. Set before the first
+  // Append; without one a node never fences itself.
+  void SetFence(std::function<bool()> fenced) { fenced_ = std::move(fenced); }
 
   // One run of each maintenance task (the maintenance thread runs them periodically).
   // Compaction compacts each owned stream until nothing in it is worth compacting (at most 64
@@ -162,6 +167,7 @@ class StreamStore {
   MaintenanceStats stats_;
   RetentionPolicy retention_policy_;
   std::function<bool()> gc_gate_;  // under mutex_
+  std::function<bool()> fenced_;   // set once, before appends
   uint64_t next_object_seq_ = 0;
   std::thread maintenance_;
 };

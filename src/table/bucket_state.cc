@@ -14,6 +14,7 @@
 
 namespace mink::table {
 
+using metadata::Command;
 using metadata::State;
 
 namespace {
@@ -138,37 +139,53 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     auto it = s.kv_snapshots().find(bucket->stream_id);
     if (it != s.kv_snapshots().end()) snapshot = it->second;
   });
-  int64_t from = start;
+  int64_t from = start;          // the KV state is rebuilt from here
+  int64_t writers_from = start;  // and the writer states from here
   std::string used_checkpoint;
   const bool keyed = table.d.has_primary_key();
   bucket->keyed = keyed;
   bucket->kv_schema_id = table.d.schema.schema_id;
-  if (keyed && snapshot) {
+  if (snapshot) {
+    // A primary-key bucket's snapshot holds its KV state and writers; a log bucket's only its
+    // writers (BucketStates::WriteSnapshot).
     MINK_ASSIGN_OR_RETURN(std::string bytes, storage_->data_store()->Get(snapshot->key));
     int64_t covered = 0;
     int32_t schema_id = 0;
-    MINK_ASSIGN_OR_RETURN(bucket->kv, KvState::Load(bytes, snapshot->key, &covered, &schema_id));
-    bucket->kv_schema_id = schema_id;
-    MINK_RETURN_IF_ERROR(UpgradeKv(table, bucket));
-    from = std::max(start, covered);
+    std::string writers;
+    MINK_ASSIGN_OR_RETURN(KvState kv,
+                          KvState::Load(bytes, snapshot->key, &covered, &schema_id, &writers));
+    if (!writers.empty()) {
+      int64_t at = 0;
+      MINK_ASSIGN_OR_RETURN(bucket->writers, WriterStates::DecodeCheckpoint(writers, &at));
+    }
+    writers_from = std::max(start, covered);
     bucket->snapshot_offset = covered;
+    if (keyed) {
+      bucket->kv = std::move(kv);
+      bucket->kv_schema_id = schema_id;
+      MINK_RETURN_IF_ERROR(UpgradeKv(table, bucket));
+      from = writers_from;
+    }
   } else if (keyed && start > 0) {
     return DataLossError("bucket " + bucket->label + " of " + table.name +
                          ": the changelog was trimmed to " + std::to_string(start) +
                          " and no KV snapshot covers it");
   } else if (!keyed) {
-    from = std::max(start, end - writer_replay_offsets_);
-    // The writers the previous owner left at a planned hand-off: only the log after them is
-    // replayed. A stream taken over from a dead owner has none and is replayed as before.
+    // A log bucket never snapshotted (written before its writers were): the trailing offsets.
+    writers_from = std::max(start, end - writer_replay_offsets_);
+  }
+  if (!keyed) {
+    from = writers_from;
+    // The writers the previous owner left at a planned hand-off, when newer than the snapshot.
     std::string checkpoint;
     if (epoch > 1 && storage_->Writes(bucket->stream_id)) {
       checkpoint = storage::WritersCheckpointKey(bucket->stream_id, epoch - 1);
       if (auto got = storage_->data_store()->Get(checkpoint); got.ok()) {
         int64_t at = 0;
         auto states = WriterStates::DecodeCheckpoint(*got, &at);
-        if (states.ok() && at >= start && at <= end) {
+        if (states.ok() && at >= std::max(start, bucket->snapshot_offset) && at <= end) {
           bucket->writers = std::move(*states);
-          from = at;
+          from = writers_from = at;
           used_checkpoint = checkpoint;
         }
       }
@@ -180,10 +197,11 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   MINK_ASSIGN_OR_RETURN(TableBatchDecoder decoder, TableBatchDecoder::Make(table.d, all_columns));
   MINK_RETURN_IF_ERROR(Replay(bucket->stream_id, from, end, [&](const storage::Batch& batch) {
     const storage::Batch* b = &batch;
-    if (b->writer_id >= 0) {
+    if (b->writer_id >= 0 && b->base_offset >= writers_from) {  // below: the snapshot has it
       int32_t last = table.d.sequence_per_record ? b->batch_sequence + b->record_count - 1 : -1;
       bucket->writers.Record(b->writer_id, b->writer_epoch,
-                             WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last});
+                             WrittenBatch{b->batch_sequence, b->base_offset, b->end_offset(), last,
+                                          nullptr, b->timestamp_ms});
     }
     if (keyed && b->end_offset() > from) {
       if (b->schema_id > table.d.schema.schema_id) {
@@ -222,6 +240,27 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     MINK_LOG_INFO("table", "rebuilt {} {} : {} keys, snapshot at {}, replayed {}..{}", table.name,
                   bucket->label, bucket->kv.size(), bucket->snapshot_offset, from, end);
   }
+  return Status::Ok();
+}
+
+Status BucketStates::WriteSnapshot(BucketState* bucket, int64_t offset) {
+  const auto& node = storage_->node();
+  const std::string key = "kv/" + std::to_string(bucket->stream_id) + "/" +
+                          std::to_string(offset) + "-n" + std::to_string(node.node_id) + "e" +
+                          std::to_string(node.node_epoch) + "s" +
+                          std::to_string(bucket->snapshot_seq++);
+  bucket->writers.Expire(meta_->clock()->NowMillis() - WriterStates::kIdleExpiryMs);
+  const std::string data =
+      bucket->kv.Snapshot(offset, bucket->kv_schema_id, bucket->writers.EncodeCheckpoint(offset));
+  MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
+  auto seq = meta_->Append(Command(metadata::CommitKvSnapshot{
+      bucket->stream_id, key, storage_->data_bucket_id(), data.size(), offset}));
+  if (!seq.ok()) {
+    // Refused: nobody references the snapshot. Outcome unknown: the log may, so it stays.
+    if (!IsOutcomeUnknown(seq.status())) (void)storage_->data_store()->Delete(key);
+    return seq.status();
+  }
+  bucket->snapshot_offset = std::max(bucket->snapshot_offset, offset);
   return Status::Ok();
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The working state of the buckets this node writes: a primary-key bucket's KV state (rebuilt
 // from its newest KV snapshot plus the changelog after it) and every bucket's idempotent
-// writers (rebuilt from the batch headers). Never authoritative: it is rebuilt from the stream
+// writers (rebuilt from its newest snapshot plus the batch headers after it). Never authoritative: it is rebuilt from the stream
 // whenever it may be stale (a restart, a failed append).
 //
 // Thread-safe: the registry locks itself; a bucket's state belongs to whoever holds its mutex.
@@ -37,17 +37,24 @@ struct BucketState {
   int64_t auto_increment_next = 0;
   int64_t auto_increment_end = 0;     // the KV state's values are rows of this schema of the table
   int64_t applied_offset = 0;   // the KV state covers the changelog below this offset
-  int64_t snapshot_offset = 0;  // the newest KV snapshot covers the changelog below this
+  int64_t snapshot_offset = 0;  // the newest snapshot covers the stream below this
   uint64_t snapshot_seq = 0;
+  // A log bucket whose writers moved kv_snapshot_records offsets past its last snapshot: the
+  // periodic snapshotter takes one at its next look (the appender does not wait for it).
+  std::atomic<bool> snapshot_due{false};
 };
 
 class BucketStates {
  public:
-  // Writer states of log tables are rebuilt from at most `writer_replay_offsets` trailing
-  // offsets of the stream.
+  // A log bucket is due for a snapshot of its writers every `snapshot_records` offsets. Writer
+  // states of a log bucket that has no snapshot yet are rebuilt from at most
+  // `writer_replay_offsets` trailing offsets of the stream.
   BucketStates(metadata::MetadataLog* meta, storage::StreamStore* storage,
-               int64_t writer_replay_offsets)
-      : meta_(meta), storage_(storage), writer_replay_offsets_(writer_replay_offsets) {}
+               int64_t snapshot_records, int64_t writer_replay_offsets)
+      : meta_(meta),
+        storage_(storage),
+        snapshot_records_(snapshot_records),
+        writer_replay_offsets_(writer_replay_offsets) {}
 
   // The state of the bucket with this stream, created empty (not loaded) on first use.
   BucketState* Get(uint64_t stream_id, const std::string& label);
@@ -65,6 +72,18 @@ class BucketStates {
   // (the table's schema changed while the caller held it).
   Status Load(const ResolvedTable& table, BucketState* bucket);
 
+  // Writes a snapshot of the bucket at `offset` (every batch below it is committed): its KV
+  // state (a primary-key bucket's; a log bucket has none) and its writers that wrote within
+  // WriterStates::kIdleExpiryMs, committed to the metadata log. The caller holds
+  // bucket->mutex. When the commit's outcome is unknown the object stays (the log may
+  // reference it; the orphan sweep removes it if not).
+  Status WriteSnapshot(BucketState* bucket, int64_t offset);
+  // A log bucket's idempotent writer wrote up to `end`: marks it snapshot_due when that is
+  // snapshot_records past its last snapshot.
+  void NoteWritten(BucketState* bucket, int64_t end) const {
+    if (end - bucket->snapshot_offset >= snapshot_records_) bucket->snapshot_due = true;
+  }
+
  private:
   // Brings a loaded KV state's rows to the table's current schema.
   Status UpgradeKv(const ResolvedTable& table, BucketState* bucket);
@@ -75,6 +94,7 @@ class BucketStates {
 
   metadata::MetadataLog* const meta_;
   storage::StreamStore* const storage_;
+  const int64_t snapshot_records_;
   const int64_t writer_replay_offsets_;
   mutable std::mutex mutex_;
   std::map<uint64_t, std::unique_ptr<BucketState>> buckets_;  // by stream id

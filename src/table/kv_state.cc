@@ -10,7 +10,8 @@
 namespace mink::table {
 namespace {
 
-constexpr char kMagic[] = "MKKV0002";
+constexpr char kMagic[] = "MKKV0003";            // with the bucket's writers
+constexpr char kMagicWithoutWriters[] = "MKKV0002";
 constexpr char kMagicWithoutSchema[] = "MKKV0001";
 
 }  // namespace
@@ -29,7 +30,7 @@ void KvState::Erase(const std::string& key) {
   map_.erase(it);
 }
 
-std::string KvState::Snapshot(int64_t offset, int32_t schema_id) const {
+std::string KvState::Snapshot(int64_t offset, int32_t schema_id, std::string_view writers) const {
   std::vector<const std::pair<const std::string, std::string>*> sorted;
   sorted.reserve(map_.size());
   for (const auto& e : map_) sorted.push_back(&e);
@@ -39,26 +40,29 @@ std::string KvState::Snapshot(int64_t offset, int32_t schema_id) const {
   PutI64(&out, offset);
   PutU64(&out, map_.size());
   PutU32(&out, static_cast<uint32_t>(schema_id));
-  PutU32(&out, 0);
+  PutU32(&out, static_cast<uint32_t>(writers.size()));
   for (const auto* e : sorted) {
     PutVarint64(&out, e->first.size());
     out += e->first;
     PutVarint64(&out, e->second.size());
     out += e->second;
   }
+  out += writers;
   PutU32(&out, codec::Crc32c(out));
   return out;
 }
 
 Result<KvState> KvState::Load(std::string_view data, const std::string& object_key,
-                              int64_t* offset, int32_t* schema_id) {
+                              int64_t* offset, int32_t* schema_id, std::string* writers) {
   auto corrupt = [&](const std::string& what) {
     return DataLossError("KV snapshot " + object_key + ": " + what);
   };
-  const bool with_schema = data.substr(0, 8) == std::string_view(kMagic, 8);
+  const std::string_view magic = data.substr(0, 8);
+  const bool with_writers = magic == std::string_view(kMagic, 8);
+  const bool with_schema = with_writers || magic == std::string_view(kMagicWithoutWriters, 8);
   const size_t header_size = with_schema ? 32 : 24;
   if (data.size() < header_size + 4 ||
-      (!with_schema && data.substr(0, 8) != std::string_view(kMagicWithoutSchema, 8))) {
+      (!with_schema && magic != std::string_view(kMagicWithoutSchema, 8))) {
     return corrupt("not a KV snapshot (bad magic or truncated)");
   }
   uint32_t crc = LoadU32(data.data() + data.size() - 4);
@@ -68,12 +72,17 @@ Result<KvState> KvState::Load(std::string_view data, const std::string& object_k
   header.ReadI64(offset);
   header.ReadU64(&count);
   *schema_id = 0;
+  uint32_t writers_size = 0;
   if (with_schema) {
     uint32_t id = 0;
     header.ReadU32(&id);
     *schema_id = static_cast<int32_t>(id);
+    if (with_writers) header.ReadU32(&writers_size);
   }
   std::string_view body = data.substr(header_size, data.size() - header_size - 4);
+  if (writers_size > body.size()) return corrupt("truncated writers");
+  writers->assign(body.substr(body.size() - writers_size));
+  body.remove_suffix(writers_size);
   KvState state;
   std::string previous;
   for (uint64_t i = 0; i < count; ++i) {

@@ -84,6 +84,7 @@ Result<WriteResult> LogWriter::Write(const ResolvedTable& table, const WriteRequ
                                : -1;
       w->bucket->writers.Record(request.writer_id, WriterStates::kFirstEpoch,
                                 WrittenBatch{request.sequence, append.base, append.end, last});
+      buckets_->NoteWritten(w->bucket, append.end);
     }
     result.buckets.push_back({append.label, append.base, append.end});
   }
@@ -152,6 +153,7 @@ Result<AppendOutcome> LogWriter::AppendToBucket(
   bucket->writers.Record(writer.id, writer.epoch,
                          WrittenBatch{writer.first_sequence, base, base + count,
                                       writer.last_sequence, std::move(commit)});
+  buckets_->NoteWritten(bucket, base + count);
   return AppendOutcome{base, false};
 }
 

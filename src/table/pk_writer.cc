@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "table/arrow_rows.h"
 #include "table/changelog.h"
@@ -194,29 +195,17 @@ Status PrimaryKeyWriter::MaybeSnapshot(const ResolvedTable& table, BucketState* 
   if (!table.d.has_primary_key() || !bucket->loaded) return Status::Ok();
   int64_t pending = bucket->applied_offset - bucket->snapshot_offset;
   if (pending <= 0 || (!force && pending < kv_snapshot_records_)) return Status::Ok();
-  const auto& node = storage_->node();
-  std::string key = "kv/" + std::to_string(bucket->stream_id) + "/" +
-                    std::to_string(bucket->applied_offset) + "-n" + std::to_string(node.node_id) +
-                    "e" + std::to_string(node.node_epoch) + "s" +
-                    std::to_string(bucket->snapshot_seq++);
-  std::string data = bucket->kv.Snapshot(bucket->applied_offset, bucket->kv_schema_id);
-  MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
-  auto seq = meta_->Append(Command(metadata::CommitKvSnapshot{
-      bucket->stream_id, key, storage_->data_bucket_id(), data.size(), bucket->applied_offset}));
-  if (!seq.ok()) {
-    (void)storage_->data_store()->Delete(key);
-    return seq.status();
-  }
-  bucket->snapshot_offset = bucket->applied_offset;
+  MINK_RETURN_IF_ERROR(buckets_->WriteSnapshot(bucket, bucket->applied_offset));
   MINK_LOG_DEBUG("table", "KV snapshot of {} {} at offset {} ({} keys)", table.name, bucket->label,
                  bucket->applied_offset, bucket->kv.size());
   return Status::Ok();
 }
 
-Status PrimaryKeyWriter::SnapshotAll() {
+Status PrimaryKeyWriter::SnapshotAll(bool only_due) {
   const std::map<uint64_t, int64_t> stream_table = catalog_->StreamTables();
   std::vector<std::pair<int64_t, BucketState*>> all;
   for (auto& [stream, b] : buckets_->All()) {
+    if (only_due && !b->snapshot_due) continue;
     auto it = stream_table.find(stream);
     if (it != stream_table.end()) all.emplace_back(it->second, b);
   }
@@ -224,6 +213,10 @@ Status PrimaryKeyWriter::SnapshotAll() {
     std::string name = catalog_->TableName(table_id);
     if (name.empty()) continue;
     MINK_ASSIGN_OR_RETURN(auto table, catalog_->Find(name));
+    if (!table->d.has_primary_key()) {
+      MINK_RETURN_IF_ERROR(SnapshotLogWriters(bucket));
+      continue;
+    }
     std::lock_guard<std::mutex> lock(bucket->mutex);
     // A bucket that moved to another node is that node's to snapshot.
     if (bucket->writers_stale || !storage_->Writes(bucket->stream_id)) continue;
@@ -232,15 +225,41 @@ Status PrimaryKeyWriter::SnapshotAll() {
   return Status::Ok();
 }
 
+Status PrimaryKeyWriter::SnapshotLogWriters(BucketState* bucket) {
+  std::lock_guard<std::mutex> lock(bucket->mutex);
+  bucket->snapshot_due = false;
+  // The committed end first, then staleness: a failed append marks the writers stale before
+  // a later batch can commit at its offsets, so writers not stale now hold no batch that failed
+  // below this end.
+  const int64_t committed = meta_->Read([&](const metadata::State& s) {
+    const metadata::StreamState* st = s.FindStream(bucket->stream_id);
+    return st != nullptr ? st->end_offset : 0;
+  });
+  if (!bucket->loaded || bucket->keyed || bucket->writers_stale ||
+      !storage_->Writes(bucket->stream_id) || committed <= bucket->snapshot_offset) {
+    return Status::Ok();
+  }
+  MINK_RETURN_IF_ERROR(buckets_->WriteSnapshot(bucket, committed));
+  MINK_LOG_DEBUG("table", "writers snapshot of {} at offset {} ({} writers)", bucket->label,
+                 committed, bucket->writers.writers());
+  return Status::Ok();
+}
+
 void PrimaryKeyWriter::StartPeriodicSnapshots(std::chrono::milliseconds interval) {
   if (interval.count() <= 0) return;
   snapshotter_ = std::thread([this, interval] {
+    // Every interval a snapshot of each bucket that moved; in between, once a second, of the
+    // log buckets whose writers are due (NoteWritten).
+    const auto look = std::min<std::chrono::milliseconds>(interval, std::chrono::seconds(1));
+    auto next_all = SteadyNow() + interval;
     std::unique_lock<std::mutex> lock(stop_mutex_);
     while (!stopping_) {
-      stop_cv_.wait_for(lock, interval, [&] { return stopping_; });
+      stop_cv_.wait_for(lock, look, [&] { return stopping_; });
       if (stopping_) break;
       lock.unlock();
-      Status s = SnapshotAll();
+      const bool all = SteadyNow() >= next_all;
+      if (all) next_all = SteadyNow() + interval;
+      Status s = SnapshotAll(/*only_due=*/!all);
       if (!s.ok()) MINK_LOG_WARN("table", "periodic KV snapshots failed: {}", s.ToString());
       lock.lock();
     }

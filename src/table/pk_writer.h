@@ -40,10 +40,12 @@ class PrimaryKeyWriter {
   Result<WriteResult> Write(const ResolvedTable& table, const WriteRequest& request,
                             const std::vector<bool>& targets, std::vector<RoutedRow>& rows);
 
-  // Snapshots every primary-key bucket this node writes whose state moved since its last
-  // snapshot.
-  Status SnapshotAll();
-  // Runs SnapshotAll every `interval` on a thread of its own until Stop (0: never).
+  // Snapshots every bucket this node writes whose state moved since its last snapshot: a
+  // primary-key bucket's KV state and writers, a log bucket's idempotent writers (only the log
+  // buckets marked snapshot_due with `only_due`).
+  Status SnapshotAll(bool only_due = false);
+  // Runs SnapshotAll every `interval` on a thread of its own until Stop (0: never), and looks
+  // for due log buckets once a second.
   void StartPeriodicSnapshots(std::chrono::milliseconds interval);
   void Stop();
 
@@ -54,6 +56,8 @@ class PrimaryKeyWriter {
   // Writes a KV snapshot of the bucket when enough changelog has passed since the last (or,
   // with `force`, any). The caller holds bucket->mutex.
   Status MaybeSnapshot(const ResolvedTable& table, BucketState* bucket, bool force);
+  // Snapshots a log bucket's writers at its committed end, if it moved since the last.
+  Status SnapshotLogWriters(BucketState* bucket);
 
   metadata::MetadataLog* const meta_;
   storage::StreamStore* const storage_;

@@ -23,7 +23,7 @@ TableStore::TableStore(metadata::MetadataLog* meta, storage::StreamStore* storag
       single_node_(storage->node()),
       ownership_(meta, storage, assignment != nullptr ? assignment : &single_node_),
       catalog_(meta, &ownership_),
-      buckets_(meta, storage, options.writer_state_replay_offsets),
+      buckets_(meta, storage, options.kv_snapshot_records, options.writer_state_replay_offsets),
       log_writer_(&catalog_, &buckets_, storage),
       pk_writer_(meta, storage, &catalog_, &buckets_, options.kv_snapshot_records),
       reader_(meta, storage, &catalog_, &buckets_, options.snapshot_batch_rows),
@@ -179,7 +179,7 @@ Result<TableInfo> TableStore::CreateTable(const std::string& name, const TableSp
         const std::string key = storage::AttachedKvSnapshotKey(
             attach->commit.table_uuid, b, storage_->node().node_id, storage_->node().node_epoch,
             std::chrono::system_clock::now().time_since_epoch().count());
-        const std::string data = kv.Snapshot(0, table->d.schema.schema_id);
+        const std::string data = kv.Snapshot(0, table->d.schema.schema_id, "");
         MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
         attach->kv_snapshots.push_back(
             metadata::CommitKvSnapshot{static_cast<uint64_t>(b), key, storage_->data_bucket_id(), data.size(), 0});
@@ -236,8 +236,11 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
     std::string label;
     MINK_ASSIGN_OR_RETURN(uint64_t stream,
                           catalog_.EnsurePartition(table, where.first, where.second, &label));
-    if (!storage_->Writes(stream) && table.bucket_key.empty()) {
+    const bool idempotent = request.writer_id >= 0 && request.sequence >= 0;
+    if (!storage_->Writes(stream) && table.bucket_key.empty() && !idempotent) {
       // Rows without a bucket key may go to any bucket: one this node serves, if it has one.
+      // Not an idempotent write's: its bucket follows from its writer and sequence (RouteRows),
+      // so a retry through any node reaches the bucket whose writer state knows it.
       MINK_ASSIGN_OR_RETURN(std::optional<int32_t> served,
                             ServedBucket(table, where.first, where.second));
       if (served) {

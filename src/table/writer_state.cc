@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <iterator>
 #include <string>
+
+#include "base/clock.h"
 
 namespace mink::table {
 
@@ -64,6 +67,7 @@ Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int16
 }
 
 void WriterStates::Record(int64_t writer_id, int16_t epoch, WrittenBatch batch) {
+  if (batch.time_ms <= 0) batch.time_ms = SystemClock::Get()->NowMillis();
   Writer& writer = writers_[writer_id];
   if (epoch != writer.epoch) {  // a newer epoch (Check refuses older ones): a new history
     writer.epoch = epoch;
@@ -81,14 +85,22 @@ int64_t WriterStates::MaxEndOffset() const {
   return end;
 }
 
+void WriterStates::Expire(int64_t before_ms) {
+  for (auto it = writers_.begin(); it != writers_.end();) {
+    const bool idle = it->second.batches.empty() || it->second.batches.back().time_ms < before_ms;
+    it = idle ? writers_.erase(it) : std::next(it);
+  }
+}
+
 std::string WriterStates::EncodeCheckpoint(int64_t end_offset) const {
   nlohmann::json writers = nlohmann::json::array();
   for (const auto& [id, w] : writers_) {
     nlohmann::json batches = nlohmann::json::array();
     for (const auto& b : w.batches) {
-      batches.push_back({b.sequence, b.base_offset, b.end_offset, b.last_sequence});
+      if (b.end_offset > end_offset) continue;  // after the checkpoint: replayed from the log
+      batches.push_back({b.sequence, b.base_offset, b.end_offset, b.last_sequence, b.time_ms});
     }
-    writers.push_back({id, w.epoch, batches});
+    if (!batches.empty()) writers.push_back({id, w.epoch, batches});
   }
   return nlohmann::json{{"end", end_offset}, {"writers", writers}}.dump();
 }
@@ -102,9 +114,12 @@ Result<WriterStates> WriterStates::DecodeCheckpoint(std::string_view text, int64
       const auto id = w.at(0).get<int64_t>();
       const auto epoch = w.at(1).get<int16_t>();
       for (const auto& b : w.at(2)) {
+        // Checkpoints older than writer times have none: the writer counts as written now.
+        const int64_t time_ms = b.size() > 4 ? b.at(4).get<int64_t>() : 0;
         states.Record(id, epoch,
                       WrittenBatch{b.at(0).get<int32_t>(), b.at(1).get<int64_t>(),
-                                   b.at(2).get<int64_t>(), b.at(3).get<int32_t>(), nullptr});
+                                   b.at(2).get<int64_t>(), b.at(3).get<int32_t>(), nullptr,
+                                   time_ms});
       }
     }
     return states;

@@ -7,7 +7,11 @@
 // (Kafka's producer epoch, which librdkafka raises by itself after a lost request) starts its
 // sequences again: a batch of a newer epoch begins a new history (at sequence 0 when strict),
 // and one of an older epoch is refused (FailedPrecondition: a fenced producer).
-// Rebuilt on restart from the batch headers in the stream.
+// Kept in every snapshot of the bucket (KV snapshots; a log bucket's snapshot holds only its
+// writers) and in a writers checkpoint at a planned hand-off, so a new owner rebuilds them
+// completely: the snapshot's writers, then the batch headers after its offset. A writer that
+// wrote nothing for kIdleExpiryMs (a day, as Kafka's producer.id.expiration.ms) is forgotten
+// when the bucket is snapshotted.
 
 #include <cstdint>
 #include <deque>
@@ -45,6 +49,8 @@ struct WrittenBatch {
   int32_t last_sequence = -1;  // Kafka batches span sequences; -1 = same as sequence
   // The append's commit while it may still be running; null for batches read from the log.
   std::shared_ptr<PendingCommit> commit;
+  // When it was written (its commit time when read from the log); 0: now, set by Record.
+  int64_t time_ms = 0;
   int32_t Last() const { return last_sequence < 0 ? sequence : last_sequence; }
 };
 
@@ -53,6 +59,7 @@ class WriterStates {
   static constexpr size_t kKept = 5;
   // The epoch of writers that have none (Flight writers) and every writer's first.
   static constexpr int16_t kFirstEpoch = 0;
+  static constexpr int64_t kIdleExpiryMs = 24LL * 3600 * 1000;
 
   // A batch already written (a retry), or nullopt when it is new and in order. Errors for a
   // sequence out of order (OutOfRange) or an epoch older than the writer's (FailedPrecondition).
@@ -66,9 +73,11 @@ class WriterStates {
   size_t writers() const { return writers_.size(); }
   // The largest end offset of any batch kept (0 with none).
   int64_t MaxEndOffset() const;
+  // Forgets the writers whose newest batch was written before `before_ms`.
+  void Expire(int64_t before_ms);
 
-  // The states as a checkpoint of the stream below `end_offset` (JSON), and back. Pending
-  // commits are not kept: a checkpoint is taken once every append was settled.
+  // The states as a checkpoint of the stream below `end_offset` (JSON), and back: only batches
+  // that end at or below it (every one of them is committed when `end_offset` is).
   std::string EncodeCheckpoint(int64_t end_offset) const;
   static Result<WriterStates> DecodeCheckpoint(std::string_view text, int64_t* end_offset);
 

@@ -67,22 +67,7 @@ KV = "fence.kv"             # primary-key table, for the Arrow JS snapshot read
 EVENTS = "fence.events"     # log table, for the Arrow JS log read
 TABLES = (NUMBERS, KV, EVENTS)
 CUT_S = 11                  # how long a node stays cut off
-T0 = time.monotonic()
-
-
-def log(msg):
-    print(f"[{time.monotonic() - T0:6.1f}s] {msg}", flush=True)
-
-
-def proxied_url(meta_url, port):
-    """The metadata URL with the host and port of the proxy; sslmode and gssencmode off, so
-    every server message is typed (pg_proxy.py follows ReadyForQuery)."""
-    parts = urllib.parse.urlsplit(meta_url)
-    auth = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
-    query = dict(urllib.parse.parse_qsl(parts.query))
-    query.update(sslmode="disable", gssencmode="disable")
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{auth}127.0.0.1:{port}",
-                                                  query=urllib.parse.urlencode(query)))
+log = minktest.log
 
 
 def mink(node, *args, timeout=20, input=None):
@@ -326,7 +311,7 @@ def main():
     pg = urllib.parse.urlsplit(meta_url)
     proxies = {i: pg_proxy.PgProxy(pg.hostname, pg.port, f"pg{i}") for i in (1, 2, 3)}
     nodes = cluster_helpers.make_nodes(sys.argv[1], "cfence",
-                                       lambda i: proxied_url(meta_url, proxies[i].port), storage)
+                                       lambda i: pg_proxy.proxied_url(meta_url, proxies[i].port), storage)
     by_id = {n.node_id: n for n in nodes}
     checks = minktest.Checks()
     seq = Sequence()
@@ -526,12 +511,12 @@ def fence_scenario(checks, nodes, proxies, seq, writers, victim, cuts, mode, met
     cut["healed_at"] = healed_at
     log(f"healed node {victim.node_id} after {healed_at - cut_at:.1f} s")
 
-    # Nothing was acknowledged through the cut node while it was cut.
+    # Writes acknowledged through the cut node while it was cut: judged in check_numbers, once
+    # the buckets their rows landed in are known (acknowledged_while_cut says what is allowed).
     with seq.lock:
-        acked_while_cut = [w for w in seq.writes if w["via"] == victim.node_id and w["rc"] == 0
-                           and cut_at < w["end"] < healed_at]
-    checks.ok(f"{what}: no write through it was acknowledged while it was cut", not acked_while_cut,
-              str([(w["label"], w["numbers"][0]) for w in acked_while_cut]))
+        cut["acked"] = [w for w in seq.writes if w["via"] == victim.node_id and w["rc"] == 0
+                        and cut_at < w["end"] < healed_at]
+    cut["victim_buckets"] = {b for b, o in before[NUMBERS].items() if o == victim.node_id}
     probe_thread.join(60)
     checks.ok(f"{what}: the write sent to it during the cut ended: an error, or acknowledged"
               " only after the heal (then stored once: checked at the end)",
@@ -585,6 +570,21 @@ def excused(w, cuts):
     return False
 
 
+def acknowledged_while_cut(cut, bucket_of):
+    """The writes through a cut node acknowledged while it was cut that break fencing. A cut
+    node cannot commit (it cannot reach the metadata log), so it may acknowledge only a write
+    whose commit happened before the cut (one that started before it) or whose rows all went to
+    buckets that healthy nodes owned (it forwarded them). Any other is a violation."""
+    bad = []
+    for w in cut.get("acked", []):
+        if w["start"] <= cut["cut_at"]:
+            continue
+        rows_in_victim = [k for k in w["numbers"] if bucket_of.get(k) in cut["victim_buckets"]]
+        if rows_in_victim:
+            bad.append((w["label"], w["numbers"][0], rows_in_victim[:3]))
+    return bad
+
+
 def check_numbers(checks, nodes, seq, cuts):
     """Every acknowledged number exactly once, no number twice, nothing that was not sent; only
     writes in flight during a cut failed; the writes after each takeover covered every bucket."""
@@ -608,6 +608,12 @@ def check_numbers(checks, nodes, seq, cuts):
     checks.ok(f"no number is stored twice ({len(rows)} rows)", not dups, f"{len(dups)}: {dups[:20]}")
     checks.ok("nothing is stored that was not sent", not strange and max(count, default=-1) < sent,
               str(strange[:20]))
+    for c in cuts:
+        allowed = len(c.get("acked", [])) - len(acknowledged_while_cut(c, bucket_of))
+        checks.ok(f"node {c['node']} ({c['mode']}): no write through it was acknowledged while it"
+                  f" was cut that it committed itself ({allowed} acknowledged that were committed"
+                  " before the cut or forwarded to healthy owners)",
+                  not acknowledged_while_cut(c, bucket_of), str(acknowledged_while_cut(c, bucket_of)))
     present_failed = len(unknown & set(count))
     log(f"numbers: {sent} sent in {len(writes)} writes, {len(acked)} acknowledged, "
         f"{len(failed)} writes failed ({len(unknown)} numbers, {present_failed} of them stored):")

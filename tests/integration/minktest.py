@@ -28,6 +28,14 @@ import urllib.parse
 import urllib.request
 
 
+STARTED = time.monotonic()
+
+
+def log(msg):
+    """A progress line stamped with the seconds since the test began."""
+    print(f"[{time.monotonic() - STARTED:6.1f}s] {msg}", flush=True)
+
+
 def unavailable(why):
     """Something the test needs is missing (`why`): fails the test (exit 1) under
     MINK_TEST_REQUIRE_SERVICES=1, skips it (exit 77) otherwise."""

@@ -10,6 +10,10 @@ bytes both ways; the test flips the mode:
 - "refuse": every connection is closed and new ones are closed at once (the database host is
   gone: libpq sees errors at once).
 
+`lose_commit_replies(n)` makes the next n COMMITs land without their answer: the COMMIT is
+forwarded, the server commits, and its reply is dropped as the connection is reset (the client
+cannot tell whether its transaction committed). `lost_commits` counts them.
+
 `cut_when_idle()` cuts only at a moment when no connection of the node is inside a statement or
 a transaction (it follows the server's ReadyForQuery messages: the node URL must ask for
 sslmode=disable&gssencmode=disable, so every server message is typed), so the cut node holds no
@@ -22,8 +26,20 @@ import socket
 import struct
 import threading
 import time
+import urllib.parse
 
 APPEND_LOCK_SQL = b"pg_advisory_xact_lock"
+
+
+def proxied_url(meta_url, port):
+    """`meta_url` with the host and port of a proxy on loopback `port`; sslmode and gssencmode
+    off, so every server message is typed (the proxy follows ReadyForQuery)."""
+    parts = urllib.parse.urlsplit(meta_url)
+    auth = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    query.update(sslmode="disable", gssencmode="disable")
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{auth}127.0.0.1:{port}",
+                                                  query=urllib.parse.urlencode(query)))
 
 
 class _Pair:
@@ -40,6 +56,7 @@ class _Pair:
         self.awaiting = True  # the client sent something the server has not answered with Z
         self.lock_query = False  # the last client bytes asked for the append lock
         self.got_append_lock = False  # ... and the server answered, inside a transaction
+        self.drop_reply = False  # a COMMIT went out whose answer is to be lost
         self.closed = False
 
     def note_client(self, data):
@@ -88,6 +105,8 @@ class PgProxy:
         self.pairs = []
         self.connections = 0
         self.cut_at = None
+        self.lose_commits = 0  # COMMITs still to lose the answer of
+        self.lost_commits = 0
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", 0))
@@ -131,6 +150,11 @@ class PgProxy:
                     return True
             time.sleep(0.0005)
         return False
+
+    def lose_commit_replies(self, count=1):
+        """The next `count` COMMITs reach the server; their answers are lost with the connection."""
+        with self.cond:
+            self.lose_commits += count
 
     def heal(self, reset=False):
         """Forwards again (what waited is delivered); with `reset`, closes every connection that
@@ -216,6 +240,9 @@ class PgProxy:
                         pair.close()
                         return
                     with self.cond:
+                        if src is server and pair.drop_reply:
+                            pair.close()  # the COMMIT's answer: lost with the connection
+                            return
                         if self.mode != "pass":
                             pair.pending[src] += data  # cut meanwhile: held until heal
                         else:
@@ -233,6 +260,10 @@ class PgProxy:
         with respect to a cut."""
         dst.sendall(data)
         if src is pair.client:
+            if self.lose_commits > 0 and data[:1] == b"Q" and b"COMMIT\x00" in data:
+                self.lose_commits -= 1
+                self.lost_commits += 1
+                pair.drop_reply = True
             pair.note_client(data)
         else:
             pair.note_server(data)

@@ -166,8 +166,7 @@ ErrorCode Broker::CheckLeaderEpoch(uint64_t stream, int32_t client_epoch) const 
 }
 
 bool Broker::Coordinates(const std::string& group_id) const {
-  return options_.cluster == nullptr ||
-         options_.cluster->GroupCoordinator(group_id) == options_.node_id;
+  return options_.cluster == nullptr || options_.cluster->GroupFence(group_id).has_value();
 }
 
 std::optional<BrokerAddress> Broker::AddressOf(int32_t node_id) const {

@@ -4,8 +4,11 @@
 // broker without one is alone: it leads every partition and coordinates every group.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "metadata/group_offset_store.h"
 
 namespace mink::kafka {
 
@@ -25,11 +28,11 @@ class ClusterView {
   // The node that coordinates the group: the same answer on every node for the same live
   // brokers, and few groups move when one joins or leaves.
   virtual int32_t GroupCoordinator(const std::string& group_id) const = 0;
+  // While this node coordinates the group: the fence its offset commits carry (the epoch of its
+  // ownership; a new epoch starts the group's state afresh). nullopt: another node does.
+  virtual std::optional<metadata::OffsetFence> GroupFence(const std::string& group_id) const = 0;
   // The node to name as the controller (the cluster's coordinator).
   virtual int32_t Controller() const = 0;
 };
-
-// Rendezvous hashing: the node of `nodes` with the highest hash of (key, node). 0 if none.
-int32_t RendezvousNode(const std::string& key, const std::vector<int32_t>& nodes);
 
 }  // namespace mink::kafka

@@ -66,9 +66,26 @@ std::string GroupCoordinator::NewMemberId(const std::string& client_id) {
   return client_id + "-" + hex;
 }
 
+std::pair<std::optional<metadata::OffsetFence>, bool> GroupCoordinator::FenceOf(
+    const std::string& group_id) const {
+  if (!options_.fence_of) return {std::nullopt, true};
+  auto fence = options_.fence_of(group_id);
+  const bool coordinates = fence.has_value();
+  return {std::move(fence), coordinates};
+}
+
+int64_t GroupCoordinator::EpochOf(const std::string& group_id) const {
+  auto [fence, coordinates] = FenceOf(group_id);
+  return !coordinates ? -1 : fence ? fence->epoch : 0;
+}
+
 ClassicGroup* GroupCoordinator::FindGroup(const std::string& group_id) {
   auto it = groups_.find(group_id);
-  return it == groups_.end() ? nullptr : it->second.get();
+  if (it == groups_.end()) return nullptr;
+  // A group of an earlier epoch is another coordinator's past: Tick sends its members away.
+  auto epoch = group_epochs_.find(group_id);
+  if (epoch == group_epochs_.end() || epoch->second != EpochOf(group_id)) return nullptr;
+  return it->second.get();
 }
 
 void GroupCoordinator::JoinGroup(const JoinGroupRequest& request,
@@ -98,16 +115,22 @@ void GroupCoordinator::JoinGroup(const JoinGroupRequest& request,
     args.require_known_member_id = context.version >= 4;
     std::lock_guard<std::mutex> lock(mutex_);
     ClassicGroup* group = FindGroup(request.group_id);
+    const int64_t epoch = EpochOf(request.group_id);
     if (stopped_) {
       error = ErrorCode::kCoordinatorNotAvailable;
+    } else if (epoch < 0) {
+      error = ErrorCode::kNotCoordinator;
     } else if (group == nullptr && !request.member_id.empty()) {
       error = ErrorCode::kUnknownMemberId;  // e.g. the group was forgotten by a restart
     } else {
       if (group == nullptr) {
+        auto stale = groups_.find(request.group_id);
+        if (stale != groups_.end()) stale->second->Abort(ErrorCode::kNotCoordinator, &out);
         auto created = std::make_unique<ClassicGroup>(
             request.group_id, options_.initial_rebalance_delay_ms, options_.clock->NowMillis());
         group = created.get();
         groups_[request.group_id] = std::move(created);
+        group_epochs_[request.group_id] = epoch;
       }
       std::string new_id = request.member_id.empty() ? NewMemberId(context.client_id) : "";
       group->Join(std::move(args), std::move(new_id), options_.clock->NowMillis(), std::move(done),
@@ -221,12 +244,15 @@ void GroupCoordinator::OffsetCommit(const OffsetCommitRequest& request,
     }
   }
   ErrorCode group_code = ErrorCode::kNone;
+  const auto [fence, coordinates] = FenceOf(request.group_id);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     ClassicGroup* group = FindGroup(request.group_id);
     const int32_t generation = request.generation_id_or_member_epoch;
     if (stopped_) {
       group_code = ErrorCode::kCoordinatorNotAvailable;
+    } else if (!coordinates) {
+      group_code = ErrorCode::kNotCoordinator;
     } else if (group != nullptr) {
       group_code = group->CheckCommit(generation, request.member_id, now);
     } else if (generation >= 0) {
@@ -236,7 +262,9 @@ void GroupCoordinator::OffsetCommit(const OffsetCommitRequest& request,
     }
   }
   if (group_code == ErrorCode::kNone && !batch.empty()) {
-    Status s = offsets_.Commit(request.group_id, batch);
+    // The fence is checked again in the commit's transaction: a coordinator that lost the
+    // group since cannot commit over the new one.
+    Status s = offsets_.Commit(request.group_id, batch, fence ? &*fence : nullptr);
     if (!s.ok()) {
       group_code = ErrorCodeFromStatus(s, ErrorContext::kGroup);
       MINK_LOG_WARN(kLog, "offset commit failed: {} group={} partitions={}", s.ToString(),
@@ -252,7 +280,10 @@ void GroupCoordinator::OffsetCommit(const OffsetCommitRequest& request,
 Result<std::vector<OffsetFetchResponse::Topic>> GroupCoordinator::FetchOffsets(
     const std::string& group_id,
     const std::optional<std::vector<OffsetFetchRequest::Topic>>& topics) {
-  MINK_ASSIGN_OR_RETURN(GroupOffsetMap committed, offsets_.Fetch(group_id));
+  const auto [fence, coordinates] = FenceOf(group_id);
+  if (!coordinates) return AbortedError("node does not coordinate group " + group_id);
+  MINK_ASSIGN_OR_RETURN(GroupOffsetMap committed,
+                        offsets_.Fetch(group_id, fence ? &*fence : nullptr));
   auto partition = [](int32_t index, const metadata::GroupOffset* o) {
     OffsetFetchResponse::Partition p;
     p.partition_index = index;
@@ -348,7 +379,9 @@ void GroupCoordinator::DescribeGroups(const DescribeGroupsRequest& request,
     if (in_memory[i]) continue;
     // Not active here: Empty if it has committed offsets, else Dead (Kafka's answer for a
     // group it does not know).
-    auto committed = offsets_.Fetch(g.group_id);
+    const auto [fence, coordinates] = FenceOf(g.group_id);
+    auto committed = coordinates ? offsets_.Fetch(g.group_id, fence ? &*fence : nullptr)
+                                 : Result<GroupOffsetMap>(AbortedError("not the coordinator"));
     if (!committed.ok()) {
       g.error_code = ToWire(ErrorCodeFromStatus(committed.status(), ErrorContext::kGroup));
     }
@@ -417,11 +450,14 @@ void GroupCoordinator::DeleteGroups(const DeleteGroupsRequest& request,
         error = ErrorCode::kNonEmptyGroup;
       } else if (group != nullptr) {
         groups_.erase(id);
+        group_epochs_.erase(id);
         was_active = true;
       }
     }
+    const auto [fence, coordinates] = FenceOf(id);
+    if (error == ErrorCode::kNone && !coordinates) error = ErrorCode::kNotCoordinator;
     if (error == ErrorCode::kNone) {
-      auto committed = offsets_.Fetch(id);
+      auto committed = offsets_.Fetch(id, fence ? &*fence : nullptr);
       Status s = committed.ok() ? offsets_.DeleteGroup(id) : committed.status();
       if (!s.ok()) {
         error = ErrorCodeFromStatus(s, ErrorContext::kGroup);
@@ -449,8 +485,17 @@ void GroupCoordinator::Tick() {
     const int64_t now = options_.clock->NowMillis();
     for (auto it = groups_.begin(); it != groups_.end();) {
       ClassicGroup& group = *it->second;
+      if (FindGroup(it->first) == nullptr) {
+        // Another node coordinates the group now, or this one again at a newer epoch: its
+        // members are sent to find the coordinator and rejoin.
+        group.Abort(ErrorCode::kNotCoordinator, &out);
+        group_epochs_.erase(it->first);
+        it = groups_.erase(it);
+        continue;
+      }
       group.Tick(now, &out);
       if (group.idle() && now - group.empty_since_ms() >= options_.empty_group_retention_ms) {
+        group_epochs_.erase(it->first);
         it = groups_.erase(it);
       } else {
         ++it;
@@ -479,6 +524,7 @@ void GroupCoordinator::Stop() {
       stopped_ = true;
       for (auto& [id, group] : groups_) group->Abort(ErrorCode::kCoordinatorNotAvailable, &out);
       groups_.clear();
+      group_epochs_.clear();
     }
   }
   wake_.notify_all();

@@ -63,6 +63,11 @@ struct GroupCoordinatorOptions {
   size_t max_offset_metadata_bytes = 4096;
   // An Empty group without members is forgotten after this long (its offsets stay).
   int64_t empty_group_retention_ms = 600000;
+  // In a cluster: the fence of a group while this node coordinates it, nullopt while another
+  // node does (ClusterView::GroupFence). A group's state belongs to one fence epoch: when the
+  // epoch changes its members are sent away (NOT_COORDINATOR) and its offsets read afresh. Null:
+  // this node alone coordinates every group.
+  std::function<std::optional<metadata::OffsetFence>(const std::string& group_id)> fence_of;
   // How often the timer thread checks timeouts.
   std::chrono::milliseconds tick_interval{50};
   // Without the timer thread the owner calls Tick() (tests with a ManualClock).
@@ -118,7 +123,12 @@ class GroupCoordinator {
   // Runs deferred answers; the caller must not hold mutex_.
   static void Deliver(Outbox& out);
   std::string NewMemberId(const std::string& client_id);  // caller holds mutex_
-  ClassicGroup* FindGroup(const std::string& group_id);   // caller holds mutex_
+  // The group's state if it belongs to the current fence epoch; caller holds mutex_.
+  ClassicGroup* FindGroup(const std::string& group_id);
+  // The fence of the group now: {nullopt, true} alone, {fence, true} while this node coordinates
+  // it, {nullopt, false} while another node does.
+  std::pair<std::optional<metadata::OffsetFence>, bool> FenceOf(const std::string& group_id) const;
+  int64_t EpochOf(const std::string& group_id) const;  // -1: another node coordinates it
   // OffsetFetch for one group: its topics (all committed ones when `topics` is null).
   Result<std::vector<OffsetFetchResponse::Topic>> FetchOffsets(
       const std::string& group_id,
@@ -130,6 +140,7 @@ class GroupCoordinator {
 
   std::mutex mutex_;  // guards everything below
   std::map<std::string, std::unique_ptr<ClassicGroup>> groups_;
+  std::map<std::string, int64_t> group_epochs_;  // the fence epoch each group was made under
   std::mt19937_64 random_;
   bool stopped_ = false;
   std::condition_variable wake_;  // wakes the timer thread to stop

@@ -9,8 +9,9 @@ std::shared_ptr<OffsetStore::Entry> OffsetStore::EntryFor(const std::string& gro
   return e;
 }
 
-Status OffsetStore::LoadLocked(const std::string& group, Entry& e) {
-  if (e.loaded) return Status::Ok();
+Status OffsetStore::LoadLocked(const std::string& group, Entry& e, int64_t epoch) {
+  if (e.loaded && e.epoch == epoch) return Status::Ok();
+  e.loaded = false;
   e.offsets.clear();
   if (store_ != nullptr) {
     MINK_ASSIGN_OR_RETURN(std::vector<metadata::GroupOffset> rows, store_->ListGroupOffsets(group));
@@ -20,25 +21,34 @@ Status OffsetStore::LoadLocked(const std::string& group, Entry& e) {
     }
   }
   e.loaded = true;
+  e.epoch = epoch;
   return Status::Ok();
 }
 
 Status OffsetStore::Commit(const std::string& group,
-                           const std::vector<metadata::GroupOffset>& offsets) {
+                           const std::vector<metadata::GroupOffset>& offsets,
+                           const metadata::OffsetFence* fence) {
   if (offsets.empty()) return Status::Ok();
   std::shared_ptr<Entry> e = EntryFor(group);
   std::lock_guard<std::mutex> lock(e->mutex);
   // Load first, so that the cache never holds a partial view of the group.
-  MINK_RETURN_IF_ERROR(LoadLocked(group, *e));
-  if (store_ != nullptr) MINK_RETURN_IF_ERROR(store_->CommitGroupOffsets(group, offsets));
+  MINK_RETURN_IF_ERROR(LoadLocked(group, *e, fence != nullptr ? fence->epoch : 0));
+  if (store_ != nullptr) {
+    Status s = store_->CommitGroupOffsets(group, offsets, fence);
+    if (!s.ok()) {
+      e->loaded = false;  // fenced, or unsure whether it landed: read the database next time
+      return s;
+    }
+  }
   for (const metadata::GroupOffset& o : offsets) e->offsets[{o.topic, o.partition}] = o;
   return Status::Ok();
 }
 
-Result<GroupOffsetMap> OffsetStore::Fetch(const std::string& group) {
+Result<GroupOffsetMap> OffsetStore::Fetch(const std::string& group,
+                                          const metadata::OffsetFence* fence) {
   std::shared_ptr<Entry> e = EntryFor(group);
   std::lock_guard<std::mutex> lock(e->mutex);
-  MINK_RETURN_IF_ERROR(LoadLocked(group, *e));
+  MINK_RETURN_IF_ERROR(LoadLocked(group, *e, fence != nullptr ? fence->epoch : 0));
   return e->offsets;
 }
 

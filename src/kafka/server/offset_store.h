@@ -5,8 +5,9 @@
 // the database on its first use after a start, and every commit is written through before it
 // becomes visible.
 //
-// The cache assumes this node is the only writer of a group's offsets (the node is the
-// coordinator of every group).
+// In a cluster the group's coordinator passes its fence (metadata::OffsetFence): a commit lands
+// only while the fence's lease is held at its epoch, and the cache belongs to one epoch, so a
+// node that coordinates a group again after another did reads its offsets afresh.
 //
 // Thread-safety: every method may be called from any thread. Commit, Fetch, Groups, DeleteTopic
 // and DeleteGroup block on the database: call them from a blocking pool, not an io thread.
@@ -37,9 +38,12 @@ class OffsetStore {
 
   // Writes `offsets` of `group` to the database in one transaction, then to the cache. On an
   // error nothing is visible (the database may still have them if only the reply was lost).
-  Status Commit(const std::string& group, const std::vector<metadata::GroupOffset>& offsets);
-  // Every committed offset of `group` (empty for a group that never committed).
-  Result<GroupOffsetMap> Fetch(const std::string& group);
+  // `fence`: null for a node alone.
+  Status Commit(const std::string& group, const std::vector<metadata::GroupOffset>& offsets,
+                const metadata::OffsetFence* fence);
+  // Every committed offset of `group` (empty for a group that never committed), as of the
+  // fence's epoch (read from the database again when the cache is of another).
+  Result<GroupOffsetMap> Fetch(const std::string& group, const metadata::OffsetFence* fence);
   // The groups with at least one committed offset, sorted.
   Result<std::vector<std::string>> Groups();
   // Forgets `topic`'s offsets in every group (the topic was deleted).
@@ -51,11 +55,13 @@ class OffsetStore {
   struct Entry {
     std::mutex mutex;  // held across the database write, so the cache follows commit order
     bool loaded = false;
+    int64_t epoch = 0;  // the fence epoch the cache was read under
     GroupOffsetMap offsets;
   };
   std::shared_ptr<Entry> EntryFor(const std::string& group);
-  // Reads the group's offsets from the database unless that was done. Caller holds e.mutex.
-  Status LoadLocked(const std::string& group, Entry& e);
+  // Reads the group's offsets from the database unless that was done under `epoch`. Caller
+  // holds e.mutex.
+  Status LoadLocked(const std::string& group, Entry& e, int64_t epoch);
 
   metadata::GroupOffsetStore* const store_;
   std::mutex mutex_;  // guards entries_ (not the entries)

@@ -159,7 +159,8 @@ PostgresLogStore::~PostgresLogStore() {
   PQfinish(listen_conn_);
 }
 
-Result<std::unique_ptr<PostgresLogStore>> PostgresLogStore::Open(const std::string& url) {
+Result<std::unique_ptr<PostgresLogStore>> PostgresLogStore::Open(const std::string& url,
+                                                                 bool listen) {
   if (url.rfind("postgres://", 0) != 0 && url.rfind("postgresql://", 0) != 0) {
     return InvalidArgumentError("metadata URL '" + RedactPostgresUrl(url) +
                                 "' is not postgres://... or postgresql://...");
@@ -178,6 +179,7 @@ Result<std::unique_ptr<PostgresLogStore>> PostgresLogStore::Open(const std::stri
     std::lock_guard<std::recursive_mutex> lock(store->mutex_);
     MINK_RETURN_IF_ERROR(store->Connect(&store->conn_, /*listen=*/false));
   }
+  if (!listen) return store;
   // Listen from the start, so that no commit after Open goes unnoticed.
   std::lock_guard<std::mutex> lock(store->listen_mutex_);
   MINK_RETURN_IF_ERROR(store->Connect(&store->listen_conn_, /*listen=*/true));
@@ -487,6 +489,13 @@ Status PostgresLogStore::Prune(int64_t commands_up_to_seq, int keep_snapshots) {
   });
 }
 
+Result<int64_t> PostgresLogStore::DatabaseNowMillis() {
+  MINK_ASSIGN_OR_RETURN(
+      Rows rows, Query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", {},
+                       "read the clock"));
+  return rows.Int(0, 0);
+}
+
 Status PostgresLogStore::UpsertHeartbeat(const Heartbeat& h) {
   return Query(
              "INSERT INTO heartbeats (node_id, node_epoch, address, updated_ms, kafka_address)"
@@ -555,10 +564,20 @@ Result<std::optional<Lease>> PostgresLogStore::ReadLease(const std::string& name
 }
 
 Status PostgresLogStore::CommitGroupOffsets(const std::string& group,
-                                            const std::vector<GroupOffset>& offsets) {
+                                            const std::vector<GroupOffset>& offsets,
+                                            const OffsetFence* fence) {
   const std::vector<GroupOffset> rows = LastPerPartition(offsets);
   if (rows.empty()) return Status::Ok();
   return InTransaction([&]() -> Status {
+    if (fence != nullptr) {
+      // FOR SHARE: a node taking the lease over waits for this commit, and this commit sees it.
+      MINK_ASSIGN_OR_RETURN(Rows lease, Exec("SELECT holder, epoch FROM leases WHERE name = $1"
+                                             " FOR SHARE",
+                                             {fence->lease}, "read lease"));
+      const bool found = lease.count() == 1;
+      MINK_RETURN_IF_ERROR(CheckOffsetFence(*fence, found, found ? lease.Text(0, 0) : "",
+                                            found ? lease.Int(0, 1) : 0));
+    }
     for (size_t begin = 0; begin < rows.size(); begin += kOffsetRowsPerInsert) {
       const size_t end = std::min(rows.size(), begin + kOffsetRowsPerInsert);
       std::string sql =

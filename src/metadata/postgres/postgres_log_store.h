@@ -27,8 +27,9 @@ namespace mink::metadata {
 
 class PostgresLogStore final : public LogStore, public GroupOffsetStore {
  public:
-  // Connects (main and LISTEN connections). Does not migrate.
-  static Result<std::unique_ptr<PostgresLogStore>> Open(const std::string& url);
+  // Connects (the main connection, and the LISTEN connection unless `listen` is false). Does not
+  // migrate.
+  static Result<std::unique_ptr<PostgresLogStore>> Open(const std::string& url, bool listen = true);
   ~PostgresLogStore() override;
   PostgresLogStore(const PostgresLogStore&) = delete;
   PostgresLogStore& operator=(const PostgresLogStore&) = delete;
@@ -43,6 +44,7 @@ class PostgresLogStore final : public LogStore, public GroupOffsetStore {
   Result<std::optional<SnapshotRecord>> LatestSnapshot() override;
   Status WriteSnapshot(const SnapshotRecord& snapshot) override;
   Status Prune(int64_t commands_up_to_seq, int keep_snapshots) override;
+  Result<int64_t> DatabaseNowMillis() override;
   Status UpsertHeartbeat(const Heartbeat& heartbeat) override;
   Result<std::vector<Heartbeat>> ListHeartbeats() override;
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder, int64_t now_ms,
@@ -54,8 +56,9 @@ class PostgresLogStore final : public LogStore, public GroupOffsetStore {
                               int64_t ttl_ms) override;
   Result<std::optional<Lease>> ReadLease(const std::string& name) override;
   GroupOffsetStore* group_offsets() override { return this; }
-  Status CommitGroupOffsets(const std::string& group,
-                            const std::vector<GroupOffset>& offsets) override;
+  using GroupOffsetStore::CommitGroupOffsets;
+  Status CommitGroupOffsets(const std::string& group, const std::vector<GroupOffset>& offsets,
+                            const OffsetFence* fence) override;
   Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override;
   Result<std::vector<std::string>> ListOffsetGroups() override;
   Status DeleteGroupOffsets(const std::string& group) override;

@@ -547,10 +547,21 @@ Result<std::optional<Lease>> SqliteLogStore::ReadLease(const std::string& name) 
 }
 
 Status SqliteLogStore::CommitGroupOffsets(const std::string& group,
-                                          const std::vector<GroupOffset>& offsets) {
+                                          const std::vector<GroupOffset>& offsets,
+                                          const OffsetFence* fence) {
   if (offsets.empty()) return Status::Ok();
   return InTransaction(
       [&]() -> Status {
+        if (fence != nullptr) {
+          Stmt lease(*statements_, "SELECT holder, epoch FROM leases WHERE name = ?");
+          MINK_RETURN_IF_ERROR(lease.prepared());
+          lease.Bind(1, fence->lease);
+          const int rc = lease.Step();
+          if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(db_, "read lease");
+          const bool found = rc == SQLITE_ROW;
+          MINK_RETURN_IF_ERROR(CheckOffsetFence(*fence, found, found ? lease.Text(0) : "",
+                                                found ? lease.Int(1) : 0));
+        }
         Stmt stmt(*statements_,
                   "INSERT INTO group_offsets (group_id, topic, partition, committed_offset,"
                   " leader_epoch, metadata, commit_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "base/clock.h"
 #include "metadata/log_store.h"
 
 struct sqlite3;
@@ -36,6 +37,7 @@ class SqliteLogStore final : public LogStore, public GroupOffsetStore {
   Result<std::optional<SnapshotRecord>> LatestSnapshot() override;
   Status WriteSnapshot(const SnapshotRecord& snapshot) override;
   Status Prune(int64_t commands_up_to_seq, int keep_snapshots) override;
+  Result<int64_t> DatabaseNowMillis() override { return SystemClock::Get()->NowMillis(); }
   Status UpsertHeartbeat(const Heartbeat& heartbeat) override;
   Result<std::vector<Heartbeat>> ListHeartbeats() override;
   Result<Lease> TryAcquireLease(const std::string& name, const std::string& holder, int64_t now_ms,
@@ -47,8 +49,9 @@ class SqliteLogStore final : public LogStore, public GroupOffsetStore {
                               int64_t ttl_ms) override;
   Result<std::optional<Lease>> ReadLease(const std::string& name) override;
   GroupOffsetStore* group_offsets() override { return this; }
-  Status CommitGroupOffsets(const std::string& group,
-                            const std::vector<GroupOffset>& offsets) override;
+  using GroupOffsetStore::CommitGroupOffsets;
+  Status CommitGroupOffsets(const std::string& group, const std::vector<GroupOffset>& offsets,
+                            const OffsetFence* fence) override;
   Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override;
   Result<std::vector<std::string>> ListOffsetGroups() override;
   Status DeleteGroupOffsets(const std::string& group) override;

@@ -288,6 +288,28 @@ TEST_P(LogStoreConformance, ALargeOffsetBatchLandsWhole) {
   EXPECT_EQ(listed->size(), 2500u);
 }
 
+// A coordinator commits offsets only while it holds its lease at the epoch it took it: once
+// another node has taken the lease over, a commit of the old holder changes nothing.
+TEST_P(LogStoreConformance, AFencedOffsetCommitNeedsItsLeaseAtItsEpoch) {
+  ASSERT_TRUE(store_->TryAcquireLease("group-slot-3", "node-1-e1", 1000, 500).ok());
+  const OffsetFence first{"group-slot-3", "node-1-e1", 1};
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 10)}, &first).ok());
+  auto taken = store_->TryAcquireLease("group-slot-3", "node-2-e1", 2000, 500);  // expired
+  ASSERT_TRUE(taken.ok() && taken->holder == "node-2-e1" && taken->epoch == 2);
+  Status stale = store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 4)}, &first);
+  EXPECT_EQ(stale.code(), StatusCode::kAborted) << stale;
+  EXPECT_NE(stale.message().find("held by node-2-e1 at epoch 2"), std::string::npos) << stale;
+  const OffsetFence second{"group-slot-3", "node-2-e1", 2};
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 12)}, &second).ok());
+  const OffsetFence never{"group-slot-9", "node-1-e1", 1};
+  EXPECT_EQ(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 1)}, &never).code(),
+            StatusCode::kAborted);
+  auto listed = store_->group_offsets()->ListGroupOffsets("g");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].offset, 12);  // never moved back to 4 or 1
+}
+
 TEST_P(LogStoreConformance, AnOffsetCommitInAFailedTransactionIsRolledBack) {
   Status s = store_->WithAppendLock([&]() -> Status {
     EXPECT_TRUE(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 1), Off("t", 1, 1)}).ok());

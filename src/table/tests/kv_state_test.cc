@@ -14,29 +14,45 @@ TEST(KvState, SnapshotRoundTripsAndDetectsDamage) {
   for (int i = 0; i < 1000; ++i) kv.Put("key" + std::to_string(i), std::string(i % 50, 'v'));
   kv.Put("key5", "replaced");
   kv.Erase("key7");
-  std::string snap = kv.Snapshot(1234, 3);
+  const std::string writers = R"({"end":1234,"writers":[[7,0,[[0,0,10,-1,5]]]]})";
+  std::string snap = kv.Snapshot(1234, 3, writers);
   int64_t offset = 0;
   int32_t schema_id = 0;
-  auto loaded = KvState::Load(snap, "kv/1", &offset, &schema_id);
+  std::string writers_back;
+  auto loaded = KvState::Load(snap, "kv/1", &offset, &schema_id, &writers_back);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(offset, 1234);
   EXPECT_EQ(schema_id, 3);
+  EXPECT_EQ(writers_back, writers);
   EXPECT_EQ(loaded->size(), 999u);
   EXPECT_EQ(*loaded->Get("key5"), "replaced");
   EXPECT_EQ(loaded->Get("key7"), nullptr);
   EXPECT_EQ(loaded->bytes(), kv.bytes());
   std::string bad = snap;
   bad[100] ^= 1;
-  auto damaged = KvState::Load(bad, "kv/1", &offset, &schema_id);
+  auto damaged = KvState::Load(bad, "kv/1", &offset, &schema_id, &writers_back);
   EXPECT_TRUE(IsDataLoss(damaged.status()));
   EXPECT_NE(damaged.status().message().find("kv/1"), std::string::npos);
-  EXPECT_TRUE(IsDataLoss(KvState::Load(snap.substr(0, 30), "kv/1", &offset, &schema_id).status()));
+  EXPECT_TRUE(IsDataLoss(
+      KvState::Load(snap.substr(0, 30), "kv/1", &offset, &schema_id, &writers_back).status()));
+
+  // A snapshot of the second format (no writers: the reserved word is 0) still loads.
+  const std::string entries = snap.substr(32, snap.size() - 36 - writers.size());
+  std::string v2 = "MKKV0002" + snap.substr(8, 20);
+  PutU32(&v2, 0);
+  v2 += entries;
+  PutU32(&v2, codec::Crc32c(v2));
+  auto second = KvState::Load(v2, "kv/v2", &offset, &schema_id, &writers_back);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(schema_id, 3);
+  EXPECT_EQ(writers_back, "");
+  EXPECT_EQ(second->size(), 999u);
 
   // A snapshot of the first format (no schema id: its values are rows of schema 0) still loads.
-  std::string v1 = "MKKV0001" + snap.substr(8, 16) + snap.substr(32, snap.size() - 36);
+  std::string v1 = "MKKV0001" + snap.substr(8, 16) + entries;
   PutU32(&v1, codec::Crc32c(v1));
   schema_id = -1;
-  auto old = KvState::Load(v1, "kv/old", &offset, &schema_id);
+  auto old = KvState::Load(v1, "kv/old", &offset, &schema_id, &writers_back);
   ASSERT_TRUE(old.ok()) << old.status();
   EXPECT_EQ(schema_id, 0);
   EXPECT_EQ(offset, 1234);
@@ -102,6 +118,25 @@ TEST(WriterStates, CheckpointRoundTrips) {
   EXPECT_EQ(back->Check(7, 0, 1, true).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(WriterStates::DecodeCheckpoint("{\"end\": 3}", &end).status().code(),
             StatusCode::kDataLoss);
+}
+
+// A checkpoint keeps only what is committed below its offset, and idle writers expire.
+TEST(WriterStates, CheckpointsHoldBatchesBelowTheirOffsetAndIdleWritersExpire) {
+  WriterStates w;
+  w.Record(7, 0, {0, 0, 10, -1, nullptr, 1000});
+  w.Record(7, 0, {1, 10, 12, -1, nullptr, 2000});
+  w.Record(9, 0, {0, 12, 14, -1, nullptr, 5000});
+  int64_t end = 0;
+  auto below = WriterStates::DecodeCheckpoint(w.EncodeCheckpoint(10), &end);
+  ASSERT_TRUE(below.ok()) << below.status();
+  EXPECT_EQ(below->writers(), 1u);  // writer 9 wrote nothing below 10
+  EXPECT_EQ(below->MaxEndOffset(), 10);
+  auto all = WriterStates::DecodeCheckpoint(w.EncodeCheckpoint(14), &end);
+  ASSERT_TRUE(all.ok());
+  all->Expire(3000);  // writer 7 last wrote at 2000, writer 9 at 5000: times survive the trip
+  EXPECT_EQ(all->writers(), 1u);
+  EXPECT_FALSE(all->Check(7, 0, 0, false)->has_value());  // forgotten: starts anew
+  EXPECT_TRUE(all->Check(9, 0, 0, false)->has_value());
 }
 
 TEST(PendingCommit, WaitersGetTheStatusOnceItIsKnown) {

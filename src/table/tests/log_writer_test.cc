@@ -114,6 +114,40 @@ TEST_F(LogWriterTest, ARetriedIdempotentWriteAnswersItsFirstOffsetsAndStoresNoth
                                                 "300,z,b1,1,+A"}));
 }
 
+// A log bucket's writers are snapshotted, so a new process rebuilds them however long the log
+// after the batch grew: a retry is answered, not written again.
+TEST_F(LogWriterTest, ARetryIsAnsweredAfterARestartHoweverFarTheLogMovedOn) {
+  StopNode();
+  testing::NodeOptions options;
+  options.tables.kv_snapshot_records = 4;
+  options.tables.writer_state_replay_offsets = 2;  // the old limit: far less than the log moved
+  StartNode(options);
+  WriteRequest w{"shop.events"};
+  w.writer_id = *rooms_->catalog.AllocateWriterId();
+  w.sequence = 0;
+  EXPECT_EQ(Written(Write(w, {E(1, "a")})), (std::vector<std::string>{"b0:0..1"}));
+  WriteRequest later{"shop.events"};
+  later.writer_id = *rooms_->catalog.AllocateWriterId();
+  for (int i = 0; i < 6; ++i) {
+    later.sequence = i;
+    ASSERT_TRUE(Write(later, {E(1, "later")}).ok());
+  }
+  ASSERT_TRUE(rooms_->pk_writer.SnapshotAll(/*only_due=*/true).ok());
+  const uint64_t stream = *rooms_->catalog.BucketStream("shop.events", 0);
+  auto snapshot = node_->meta->Read([&](const metadata::State& s) {
+    auto it = s.kv_snapshots().find(stream);
+    return it == s.kv_snapshots().end() ? int64_t{-1} : it->second.offset;
+  });
+  EXPECT_EQ(snapshot, 7);  // due after 4 offsets; taken at the committed end
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(Write({"shop.events"}, {E(1, "not idempotent")}).ok());
+  StopNode();
+  StartNode(options);
+  EXPECT_EQ(Written(Write(w, {E(1, "a")})), (std::vector<std::string>{"b0:0..1"}));
+  later.sequence = 5;
+  EXPECT_EQ(Written(Write(later, {E(1, "later")})), (std::vector<std::string>{"b0:6..7"}));
+  EXPECT_EQ(Ends(), (std::vector<int64_t>{10, 0}));
+}
+
 TEST_F(LogWriterTest, ASequenceBelowTheLastFiveIsOutOfOrder) {
   WriteRequest w{"shop.events"};
   w.writer_id = *rooms_->catalog.AllocateWriterId();

@@ -102,7 +102,8 @@ class PkWriterTest : public testing::RoomsTest {
     EXPECT_TRUE(bytes.ok()) << bytes.status();
     if (!bytes.ok()) return {};
     int32_t schema_id = -1;
-    auto kv = KvState::Load(*bytes, key, covered, &schema_id);
+    std::string writers;
+    auto kv = KvState::Load(*bytes, key, covered, &schema_id, &writers);
     EXPECT_EQ(schema_id, 0);
     EXPECT_TRUE(kv.ok()) << kv.status();
     if (!kv.ok()) return {};
@@ -187,6 +188,37 @@ TEST_F(PkWriterTest, ARetriedIdempotentWriteIsNotAppliedTwice) {
   EXPECT_EQ(Changelog("shop.kv"),
             (std::vector<std::string>{"1,a,x,b0,0,+I", "1,a,x,b0,1,-U", "1,b,x,b0,2,+U"}));
   EXPECT_EQ(Snapshot("shop.kv"), (std::vector<std::string>{"1,b,x"}));
+}
+
+// The writer state of a batch below the newest KV snapshot is in that snapshot: a retry sent
+// after a restart (or a failover) is answered with the batch's offsets, and a sum does not
+// double.
+TEST_F(PkWriterTest, ARetryOfABatchBelowTheSnapshotIsAnsweredAfterARestart) {
+  RestartWithSnapshotsEvery(1);
+  TableSpec sums;
+  sums.columns = {"id BIGINT NOT NULL", "qty BIGINT"};
+  sums.primary_key = {"id"};
+  sums.options = {{"table.merge-engine", "aggregation"}, {"fields.qty.agg", "sum"}};
+  MustCreate("shop.sums", sums);
+  WriteRequest w{"shop.sums"};
+  w.writer_id = *rooms_->catalog.AllocateWriterId();
+  w.sequence = 0;
+  auto batch = [&](int64_t qty) { return rooms_->Batch("shop.sums", {{Value::Int(1), Value::Int(qty)}}); };
+  EXPECT_EQ(Written(Write(w, {batch(5)})), (std::vector<std::string>{"b0:0..1"}));
+  w.sequence = 1;
+  EXPECT_EQ(Written(Write(w, {batch(7)})), (std::vector<std::string>{"b0:1..3"}));
+  const uint64_t stream = Stream("shop.sums", "", 0);
+  ASSERT_TRUE(SnapshotOf(stream));
+  EXPECT_EQ(SnapshotOf(stream)->offset, 3);  // both batches are below the snapshot
+  RestartWithSnapshotsEvery(1);
+  w.sequence = 0;
+  EXPECT_EQ(Written(Write(w, {batch(5)})), (std::vector<std::string>{"b0:0..1"}));
+  w.sequence = 1;
+  EXPECT_EQ(Written(Write(w, {batch(7)})), (std::vector<std::string>{"b0:1..3"}));
+  EXPECT_EQ(Snapshot("shop.sums"), (std::vector<std::string>{"1,12"}));
+  w.sequence = 2;  // and the writer goes on in order
+  EXPECT_EQ(Written(Write(w, {batch(1)})), (std::vector<std::string>{"b0:3..5"}));
+  EXPECT_EQ(Snapshot("shop.sums"), (std::vector<std::string>{"1,13"}));
 }
 
 TEST_F(PkWriterTest, AWriteTheEngineIgnoresAppendsNothing) {

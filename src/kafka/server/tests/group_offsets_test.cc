@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <mutex>
+#include <optional>
 
 #include "group_test_util.h"
 #include "metadata/log_store.h"
@@ -292,6 +294,66 @@ TEST_P(DurableOffsetsTest, ACommitThatCannotBeStoredIsNotAcknowledged) {
   EXPECT_NE(reply->get().error_code, 0);
   coord_->Stop();
   coord_.reset();
+}
+
+// In a cluster the coordinator holds the group's slot lease at an epoch: a commit is taken only
+// from the lease's holder at that epoch (checked in the commit's transaction), a node that lost
+// the group answers NOT_COORDINATOR, and one that coordinates it again at a newer epoch reads the
+// offsets afresh and forgets the members of its old epoch.
+TEST_P(DurableOffsetsTest, AFencedCoordinatorCommitsOnlyAtItsEpochAndStartsAfreshAtANewOne) {
+  const std::string lease = "group-slot-5";
+  std::optional<metadata::OffsetFence> fence;
+  std::mutex fence_mutex;
+  coord_->Stop();
+  GroupCoordinatorOptions options = Options(store_->group_offsets());
+  options.fence_of = [&](const std::string&) {
+    std::lock_guard<std::mutex> lock(fence_mutex);
+    return fence;
+  };
+  Start(options);
+  auto set_fence = [&](std::optional<metadata::OffsetFence> f) {
+    std::lock_guard<std::mutex> lock(fence_mutex);
+    fence = std::move(f);
+  };
+  ASSERT_TRUE(store_->TryAcquireLease(lease, "node-1-e1", 1000, 1000).ok());
+  set_fence(metadata::OffsetFence{lease, "node-1-e1", 1});
+  EXPECT_EQ(Commit("g", -1, "", {{"orders", 0, 10}}), std::vector<int16_t>{0});
+  EXPECT_EQ(Fetch("g"), Offsets{"orders/0=10"});
+  int32_t gen = 0;
+  std::vector<std::string> members = FormGroup("m", 1, &gen);
+
+  // Node 2 takes the lease over (this node was paused past its time to live) and commits 20.
+  auto taken = store_->TryAcquireLease(lease, "node-2-e1", 5000, 1000);
+  ASSERT_TRUE(taken.ok() && taken->epoch == 2);
+  const metadata::OffsetFence theirs{lease, "node-2-e1", 2};
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets(
+      "g", {metadata::GroupOffset{"orders", 0, 20, -1, "", 0}}, &theirs).ok());
+  // This node does not know yet: its commit is refused in the database, nothing moves back.
+  EXPECT_EQ(Commit("g", -1, "", {{"orders", 0, 15}}),
+            std::vector<int16_t>{E(ErrorCode::kNotCoordinator)});
+  EXPECT_EQ((*store_->group_offsets()->ListGroupOffsets("g"))[0].offset, 20);
+  // Once it knows, it answers NOT_COORDINATOR to everything of the group.
+  set_fence(std::nullopt);
+  EXPECT_EQ(Commit("g", -1, "", {{"orders", 0, 16}}),
+            std::vector<int16_t>{E(ErrorCode::kNotCoordinator)});
+  OffsetFetchRequest fetch;
+  fetch.group_id = "g";
+  auto reply = std::make_shared<Reply<OffsetFetchResponse>>();
+  coord_->OffsetFetch(fetch, Ctx(5), reply->Callback());
+  EXPECT_EQ(reply->get().error_code, E(ErrorCode::kNotCoordinator));
+
+  // It takes the lease back at epoch 3: the offsets are read afresh (20, not the 10 it had),
+  // and the members of its old epoch are gone (they rejoin).
+  taken = store_->TryAcquireLease(lease, "node-1-e1", 9000, 1000);
+  ASSERT_TRUE(taken.ok() && taken->epoch == 3);
+  set_fence(metadata::OffsetFence{lease, "node-1-e1", 3});
+  EXPECT_EQ(Fetch("g"), Offsets{"orders/0=20"});
+  coord_->Tick();
+  EXPECT_EQ(Heartbeat("m", gen, members[0]), E(ErrorCode::kUnknownMemberId));
+  EXPECT_EQ(Commit("g", -1, "", {{"orders", 0, 30}}), std::vector<int16_t>{0});
+  EXPECT_EQ((*store_->group_offsets()->ListGroupOffsets("g"))[0].offset, 30);
+  coord_->Stop();
+  coord_.reset();  // before `fence` goes out of scope
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DurableOffsetsTest, ::testing::Values("sqlite", "postgres"),

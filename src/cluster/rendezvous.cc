@@ -1,6 +1,6 @@
-#include "kafka/server/cluster_view.h"
+#include "cluster/rendezvous.h"
 
-namespace mink::kafka {
+namespace mink::cluster {
 
 namespace {
 
@@ -35,4 +35,4 @@ int32_t RendezvousNode(const std::string& key, const std::vector<int32_t>& nodes
   return best;
 }
 
-}  // namespace mink::kafka
+}  // namespace mink::cluster
