@@ -25,6 +25,7 @@ class S3Proxy:
         self.slow_s = 0.0
         self.failed = 0
         self.slowed = 0
+        self.slow_requests = []  # (method, path, seconds) of requests that took over 5 s
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -34,6 +35,16 @@ class S3Proxy:
                 pass
 
             def _forward(self):
+                started = time.monotonic()
+                try:
+                    self._forward_timed()
+                finally:
+                    took = time.monotonic() - started
+                    if took > 5:
+                        with proxy.lock:
+                            proxy.slow_requests.append((self.command, self.path, round(took, 1)))
+
+            def _forward_timed(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 if self.command == "PUT":
@@ -63,7 +74,9 @@ class S3Proxy:
                     for k, v in r.getheaders():
                         if k.lower() not in ("content-length", "transfer-encoding", "connection"):
                             self.send_header(k, v)
-                    self.send_header("Content-Length", str(len(data)))
+                    # A HEAD's Content-Length is the object's, not that of the empty body.
+                    length = r.getheader("Content-Length") if self.command == "HEAD" else None
+                    self.send_header("Content-Length", length or str(len(data)))
                     self.end_headers()
                     if self.command != "HEAD":
                         self.wfile.write(data)
