@@ -452,7 +452,8 @@ PHASES = {"failover": phase_failover, "planned": phase_planned, "metadata": phas
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("mink")
-    ap.add_argument("--phases", default="failover,planned,metadata,per-core,latency")
+    ap.add_argument("--phases", default="failover,planned,metadata,per-core,latency",
+                    help="also: idle")
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--moves", type=int, default=3, help="SIGTERM + join events per node round")
     ap.add_argument("--session-timeout", type=int, default=3, help="seconds")

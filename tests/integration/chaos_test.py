@@ -421,6 +421,16 @@ def main():
         for w in workloads:
             w.join(180)
         undelivered = producer.stop(flush_s=120)
+        with producer.lock:
+            acks = sorted((p, at) for at, _, p in producer.ack_times)
+        # A partition's pause: a gap of over 0.5 s between its acknowledgements (records go out
+        # every 10 ms), the time a fault kept its writes from being acknowledged.
+        pauses = sorted(g for g in (b[1] - a[1] for a, b in zip(acks, acks[1:]) if a[0] == b[0])
+                        if g > 0.5)
+        if pauses:
+            log(f"Kafka write pauses over 0.5 s under the schedule: {len(pauses)}, p50"
+                f" {pauses[len(pauses) // 2]:.2f} s, p99 {pauses[int(0.99 * (len(pauses) - 1))]:.2f} s,"
+                f" longest {pauses[-1]:.2f} s")
         checks.expect("every produced Kafka record was delivered or failed by the end", 0, undelivered)
         checks.ok("every increment was acknowledged (each retried until it was)",
                   not incs.unknown, str(incs.unknown))
