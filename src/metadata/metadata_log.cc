@@ -163,6 +163,16 @@ Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& gu
   // lost): each may hold our command. Resolved by reading that seq, never guessed.
   std::vector<int64_t> uncertain;
   while (true) {
+    if (fenced_ && fenced_()) {
+      const std::string why = "node " + options_.node_label +
+                              " is fenced: it has not reached the metadata database for a"
+                              " session timeout";
+      if (!uncertain.empty()) {
+        return OutcomeUnknownError("metadata command " + id + " may be at seq " +
+                                   std::to_string(uncertain.back()) + "; " + why);
+      }
+      return UnavailableError(why);
+    }
     CommandRecord record;
     std::optional<Command> appended;  // applied as built: decoding its body again gives the same
     int64_t landed = 0;

@@ -91,6 +91,10 @@ class MetadataLog {
   const Clock* liveness_clock() const;
   // Measures the database clock's offset again (the heartbeater does, every beat).
   Status RefreshLivenessClock();
+  // Whether this node is fenced off the cluster (cluster::DatabaseTouch): appends then fail at
+  // once, Unavailable (or outcome unknown when an earlier attempt may have landed), instead of
+  // waiting out append_timeout. Set before appends run concurrently.
+  void SetFence(std::function<bool()> fenced) { fenced_ = std::move(fenced); }
 
  private:
   MetadataLog(std::unique_ptr<LogStore> store, MetadataOptions options);
@@ -123,6 +127,7 @@ class MetadataLog {
   std::condition_variable applied_cv_;
 
   std::unique_ptr<Snapshotter> snapshotter_;  // none when snapshot_every is 0
+  std::function<bool()> fenced_;               // set once, before concurrent appends
 
   std::atomic<bool> stopping_{false};
   std::thread tailer_;

@@ -9,8 +9,33 @@ namespace mink::node {
 
 using nlohmann::json;
 
+Result<std::vector<cluster::Member>> FlightForwarder::Members() {
+  {
+    std::lock_guard<std::mutex> lock(members_mutex_);
+    if (!members_.empty() && std::chrono::steady_clock::now() - members_read_at_ < kMembersFresh) {
+      return members_;
+    }
+  }
+  std::unique_lock<std::mutex> refresh(refresh_mutex_, std::try_to_lock);
+  if (!refresh.owns_lock()) {
+    {
+      std::lock_guard<std::mutex> lock(members_mutex_);
+      if (!members_.empty()) return members_;  // another call is reading them
+    }
+    refresh.lock();
+  }
+  auto read = membership_->Members();
+  std::lock_guard<std::mutex> lock(members_mutex_);
+  if (read.ok()) {
+    members_ = std::move(*read);
+    members_read_at_ = std::chrono::steady_clock::now();
+  }
+  if (!members_.empty()) return members_;  // the last known, while the database is out of reach
+  return read.status();
+}
+
 Result<std::shared_ptr<flight::FlightClient>> FlightForwarder::ClientOf(int32_t node_id) {
-  MINK_ASSIGN_OR_RETURN(auto members, membership_->Members());
+  MINK_ASSIGN_OR_RETURN(auto members, Members());
   const cluster::Member* member = nullptr;
   for (const auto& m : members) {
     if (m.node_id == node_id && m.live) member = &m;

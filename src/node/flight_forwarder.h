@@ -40,11 +40,19 @@ class FlightForwarder final : public table::BucketForwarder {
  private:
   // Shared: a call in flight keeps its client while a newer process of the node replaces it.
   Result<std::shared_ptr<flight::FlightClient>> ClientOf(int32_t node_id);
+  // The members, read from the database at most every kMembersFresh; while one call reads them
+  // the others use the last list, so a database that does not answer holds up one call, not all.
+  Result<std::vector<cluster::Member>> Members();
+  static constexpr std::chrono::milliseconds kMembersFresh{500};
 
   const cluster::Membership* const membership_;
   const std::chrono::milliseconds timeout_;
   const std::vector<std::pair<std::string, std::string>> headers_;
   const std::string tls_roots_pem_;
+  std::mutex members_mutex_;  // guards members_ and members_read_at_
+  std::vector<cluster::Member> members_;
+  std::chrono::steady_clock::time_point members_read_at_{};
+  std::mutex refresh_mutex_;  // held by the call reading the members from the database
   std::mutex mutex_;
   // By address: the node epoch the client was made for, and the client.
   std::map<std::string, std::pair<int64_t, std::shared_ptr<flight::FlightClient>>> clients_;

@@ -107,6 +107,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     // take its buckets over.
     node->touch_ = std::make_unique<cluster::DatabaseTouch>(config.session_timeout);
     node->storage_->SetFence([touch = node->touch_.get()] { return touch->OutOfTouch(); });
+    node->meta_->SetFence([touch = node->touch_.get()] { return touch->OutOfTouch(); });
   }
   // Authentication: users and the cluster's secret from the metadata log; nodes reach each other
   // with a token of their own.

@@ -215,7 +215,7 @@ Status StreamStore::DeleteStream(uint64_t stream_id) {
 }
 
 Result<int64_t> StreamStore::Append(uint64_t stream_id, BatchInput input, AppendCallback done) {
-  if (fenced_ && fenced_()) {
+  if (Fenced()) {
     return AbortedError("node " + std::to_string(node_.node_id) +
                         " is fenced: it has not reached the metadata database for a session"
                         " timeout, so another node may own stream " + std::to_string(stream_id));

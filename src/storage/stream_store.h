@@ -123,6 +123,7 @@ class StreamStore {
   // that moved away) instead of waiting for a commit that cannot come. Set before the first
   // Append; without one a node never fences itself.
   void SetFence(std::function<bool()> fenced) { fenced_ = std::move(fenced); }
+  bool Fenced() const { return fenced_ && fenced_(); }
 
   // One run of each maintenance task (the maintenance thread runs them periodically).
   // Compaction compacts each owned stream until nothing in it is worth compacting (at most 64

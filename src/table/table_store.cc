@@ -229,6 +229,13 @@ Result<std::optional<int32_t>> TableStore::ServedBucket(const ResolvedTable& tab
 Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
                                                const WriteRequest& request, RoutedWrite& routed) {
   const int32_t self = storage_->node().node_id;
+  if (storage_->Fenced()) {
+    // Out of touch with the metadata database: its view of the owners may be stale and nothing
+    // it writes can commit. The client retries through another node.
+    return UnavailableError("node " + std::to_string(self) +
+                            " is fenced: it has not reached the metadata database for a session"
+                            " timeout; retry the write through another node");
+  }
   std::vector<RoutedRow> here;
   std::vector<std::pair<uint64_t, std::string>> here_streams;  // stream, bucket label
   std::map<int32_t, std::vector<const Row*>> elsewhere;

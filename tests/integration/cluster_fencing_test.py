@@ -66,6 +66,7 @@ NUMBERS = "fence.numbers"   # log table, bucket key n: the numbered sequence
 KV = "fence.kv"             # primary-key table, for the Arrow JS snapshot read
 EVENTS = "fence.events"     # log table, for the Arrow JS log read
 TABLES = (NUMBERS, KV, EVENTS)
+PROBE = "fence.probe"       # log table, written through a cut node (nothing read back)
 CUT_S = 11                  # how long a node stays cut off
 log = minktest.log
 
@@ -330,6 +331,8 @@ def main():
                 "--primary-key", "id", "--bucket-count", str(BUCKETS))
         n3.mink("table", "create", EVENTS, "-C", "id BIGINT NOT NULL", "-C", "note STRING",
                 "--bucket-key", "id", "--bucket-count", str(BUCKETS))
+        n1.mink("table", "create", PROBE, "-C", "id BIGINT NOT NULL", "-C", "note STRING",
+                "--bucket-key", "id", "--bucket-count", str(BUCKETS))
         for t in TABLES:
             checks.ok(f"{t}: 6 buckets spread 2/2/2, the same owners from every node",
                       minktest.wait_until(20, lambda: spread(nodes, t)),
@@ -487,6 +490,17 @@ def fence_scenario(checks, nodes, proxies, seq, writers, victim, cuts, mode, met
     checks.ok(f"{what}: its buckets move to the healthy nodes after the session timeout"
               f" ({moved_after:.1f} s after the cut)", moved and moved_after >= SESSION_TIMEOUT_S - 1.5,
               str({t: owners(h1, t) for t in TABLES}))
+    # Out of touch with the database, the cut node has fenced itself: a write through it (one
+    # DoPut, no retries, rows for every bucket, so some of the buckets it thought it owned) is
+    # refused at once instead of waiting for a commit that cannot come.
+    t = time.monotonic()
+    r = subprocess.run(["node", os.path.join(HERE, "flight_idempotent_put.js"),
+                        str(victim.flight_port), "put", PROBE, "-1", "-1", str(len(cuts) * 100),
+                        "30"], capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - t
+    checks.ok(f"{what}: a write through the cut node is refused within 5 s, UNAVAILABLE"
+              f" ({took:.1f} s: {r.stderr.strip()[:120]})",
+              r.returncode != 0 and took < 5 and r.stderr.startswith("14 "), r.stdout.strip())
     if was_coordinator:
         checks.ok(f"{what}: another node took the coordinator lease",
                   minktest.wait_until(10, lambda: coordinator(h1) in {h1.node_id, h2.node_id}),

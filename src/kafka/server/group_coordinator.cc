@@ -401,7 +401,7 @@ void GroupCoordinator::ListGroups(const ListGroupsRequest& request,
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopped_) response.error_code = ToWire(ErrorCode::kCoordinatorNotAvailable);
     for (const auto& [id, group] : groups_) {
-      if (group->state() == GroupState::kDead) continue;
+      if (group->state() == GroupState::kDead || FindGroup(id) == nullptr) continue;
       active.insert(id);
       response.groups.push_back(
           {id, group->protocol_type(), std::string(GroupStateName(group->state()))});
