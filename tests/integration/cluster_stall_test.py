@@ -70,6 +70,12 @@ class Writers:
         for t in self.threads:
             t.start()
 
+    def succeeded_through_all_since(self, t):
+        """Whether a write started after monotonic time t succeeded through every node."""
+        with self.lock:
+            return {w["via"] for w in self.writes if w["start"] > t and w["rc"] == 0} \
+                == {n.node_id for n in self.nodes}
+
     def stop(self):
         self.stopping = True
         for t in self.threads:
@@ -117,13 +123,8 @@ def main():
             p.heal()
         log("database back")
 
-        # Writes through every node succeed again.
-        def resumed():
-            with writers.lock:
-                return {w["via"] for w in writers.writes if w["start"] > healed_at and w["rc"] == 0} \
-                    == {n.node_id for n in nodes}
         checks.ok("writes through every node succeed after the stall",
-                  minktest.wait_until(60, resumed, 0.2))
+                  minktest.wait_until(60, lambda: writers.succeeded_through_all_since(healed_at), 0.2))
         time.sleep(12)  # past the session timeout after the stall: a takeover would show now
 
         # ---- the metadata log's append lock held by another session for longer than the
@@ -136,13 +137,8 @@ def main():
                            capture_output=True, text=True, timeout=LOCK_HOLD_S + 30)
         checks.ok("the append lock was held", r.returncode == 0, r.stderr.strip())
         released_at = time.monotonic()
-
-        def resumed_after_lock():
-            with writers.lock:
-                return {w["via"] for w in writers.writes if w["start"] > released_at and w["rc"] == 0} \
-                    == {n.node_id for n in nodes}
         checks.ok("writes through every node succeed after the lock is released",
-                  minktest.wait_until(60, resumed_after_lock, 0.2))
+                  minktest.wait_until(60, lambda: writers.succeeded_through_all_since(released_at), 0.2))
         time.sleep(5)
         writers.stop()
 
