@@ -32,7 +32,9 @@ What it proves:
 
 Writes in flight when a node is cut (through it, or through a healthy node that forwarded a
 share to it before the takeover) may fail, with some of their rows stored (docs/flight-api.md:
-buckets commit independently); the test allows exactly those failures and lists them. Any
+buckets commit independently), and so may writes the cut node refuses as fenced until a
+heartbeat sent after the heal has reached the database; the test allows exactly those failures
+and lists them. Any
 other failed write, a lost acknowledged number or a number stored twice fails the test.
 
 A third cut comes inside the metadata log's append lock: the node's transaction holds
@@ -572,12 +574,16 @@ def victim_lost_buckets(node):
 
 def excused(w, cuts):
     """Whether a failed write was in flight while a node was cut off: through the cut node
-    between the cut and the heal, or through a healthy node before the takeover (its share of
-    the cut node's buckets was forwarded there). Any other failure is one."""
+    between the cut and the heal, or refused by it as fenced until it was back (its first
+    acknowledged write that started after the heal: the node fences itself until a heartbeat
+    sent after the heal reaches the database), or through a healthy node before the takeover
+    (its share of the cut node's buckets was forwarded there). Any other failure is one."""
     for c in cuts:
         if c["moved_at"] is None or c["healed_at"] is None:
             return True  # the scenario did not finish; its own checks failed
         if w["via"] == c["node"] and w["start"] < c["healed_at"] and w["end"] > c["cut_at"]:
+            return True
+        if w["via"] == c["node"] and "is fenced" in w["err"] and c["cut_at"] < w["start"] < c["back_at"]:
             return True
         if w["start"] < c["moved_at"] + 0.5 and w["end"] > c["cut_at"]:
             return True
@@ -613,6 +619,10 @@ def check_numbers(checks, nodes, seq, cuts):
         sent = seq.next
     acked = {k for w in writes if w["rc"] == 0 for k in w["numbers"]}
     failed = [w for w in writes if w["rc"] != 0]
+    for c in cuts:
+        c["back_at"] = min((w["start"] for w in writes if w["via"] == c["node"] and w["rc"] == 0
+                            and c["healed_at"] is not None and w["start"] > c["healed_at"]),
+                           default=float("inf"))
     unknown = {k for w in failed for k in w["numbers"]}
     dups = sorted(k for k, c in count.items() if c > 1)
     lost = sorted(acked - set(count))
