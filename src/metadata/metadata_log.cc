@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "base/strings.h"
 #include "base/thread_priority.h"
+#include "metadata/out_of_touch.h"
 
 namespace mink::metadata {
 namespace {
@@ -164,9 +165,7 @@ Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& gu
   std::vector<int64_t> uncertain;
   while (true) {
     if (fenced_ && fenced_()) {
-      const std::string why = "node " + options_.node_label +
-                              " is fenced: it has not reached the metadata database for a"
-                              " session timeout";
+      const std::string why = OutOfTouchMessage(options_.node_label);
       if (!uncertain.empty()) {
         return OutcomeUnknownError("metadata command " + id + " may be at seq " +
                                    std::to_string(uncertain.back()) + "; " + why);

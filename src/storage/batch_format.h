@@ -31,6 +31,10 @@ struct BatchInput {
   // or kUnknownRecordTime. Not stored in the batch: it becomes its segment's bound in the index,
   // which searches by record time use to skip segments.
   int64_t max_record_time_ms = metadata::kUnknownRecordTime;
+  // When set (>= 0), the append is refused (Aborted) unless this node writes the stream at this
+  // epoch: a writer whose state (idempotent writers, a KV state) was built at one ownership of
+  // the stream never appends under a later one, which another owner may have written between.
+  int64_t expect_stream_epoch = -1;
 };
 
 // A batch as read back.

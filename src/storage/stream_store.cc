@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "base/log.h"
+#include "metadata/out_of_touch.h"
 
 namespace mink::storage {
 
@@ -216,9 +217,8 @@ Status StreamStore::DeleteStream(uint64_t stream_id) {
 
 Result<int64_t> StreamStore::Append(uint64_t stream_id, BatchInput input, AppendCallback done) {
   if (Fenced()) {
-    return AbortedError("node " + std::to_string(node_.node_id) +
-                        " is fenced: it has not reached the metadata database for a session"
-                        " timeout, so another node may own stream " + std::to_string(stream_id));
+    return AbortedError(metadata::OutOfTouchMessage(std::to_string(node_.node_id)) +
+                        ", so another node may own stream " + std::to_string(stream_id));
   }
   return writer_->Append(stream_id, std::move(input), std::move(done));
 }

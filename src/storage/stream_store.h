@@ -77,6 +77,8 @@ class StreamStore {
   // owned, e.g. with a table). Streams owned by someone else are skipped.
   void AdoptOwned(const std::vector<uint64_t>& stream_ids);
   bool Writes(uint64_t stream_id) const { return writer_->Owns(stream_id); }
+  // The epoch at which this node writes the stream, or -1 when it does not.
+  int64_t WriteEpoch(uint64_t stream_id) const { return writer_->WriteEpoch(stream_id); }
   // Stops writing a stream here (local; the next owner fences us anyway).
   void CloseStream(uint64_t stream_id);
   // Gives streams up for another node to open (a planned move, a shutdown): stops taking

@@ -80,6 +80,12 @@ bool WalWriter::Owns(uint64_t stream_id) const {
   return it != owned_.end() && !it->second.draining;
 }
 
+int64_t WalWriter::WriteEpoch(uint64_t stream_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = owned_.find(stream_id);
+  return it != owned_.end() && !it->second.draining ? it->second.epoch : -1;
+}
+
 Result<int64_t> WalWriter::Append(uint64_t stream_id, BatchInput input, AppendCallback done) {
   if (input.record_count <= 0) return InvalidArgumentError("a batch needs at least one record");
   if (!input.change_types.empty() &&
@@ -108,6 +114,12 @@ Result<int64_t> WalWriter::Append(uint64_t stream_id, BatchInput input, AppendCa
   }
   if (draining()) return not_owner();
   auto it = owned_.find(stream_id);
+  if (input.expect_stream_epoch >= 0 && input.expect_stream_epoch != it->second.epoch) {
+    return AbortedError("stream " + std::to_string(stream_id) + " changed owners: node " +
+                        std::to_string(node_.node_id) + " writes it at epoch " +
+                        std::to_string(it->second.epoch) + ", the write was checked at epoch " +
+                        std::to_string(input.expect_stream_epoch));
+  }
   ++unsettled_[stream_id];
   int64_t base = it->second.next_offset;
   it->second.next_offset += input.record_count;

@@ -57,6 +57,8 @@ class WalWriter {
   bool Drain(const std::vector<uint64_t>& stream_ids, std::chrono::milliseconds timeout);
   // Whether this node writes the stream (and is not draining it).
   bool Owns(uint64_t stream_id) const;
+  // The epoch at which this node writes the stream, or -1 when it does not (or is draining it).
+  int64_t WriteEpoch(uint64_t stream_id) const;
 
   // Assigns the batch its offsets and queues it; returns its base offset. `done` is called once
   // with OK when the batch is committed, or with the reason it never will be.

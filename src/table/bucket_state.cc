@@ -110,6 +110,31 @@ void BucketStates::Forget(const std::vector<uint64_t>& streams) {
   for (uint64_t s : streams) buckets_.erase(s);
 }
 
+Status BucketStates::LoadToWrite(const ResolvedTable& table, BucketState* bucket) {
+  auto moved = [&](const char* when) {
+    bucket->writers_stale = true;
+    return AbortedError("bucket " + bucket->label + " of " + table.name + " " + when +
+                        " node " + std::to_string(storage_->node().node_id));
+  };
+  const int64_t epoch = storage_->WriteEpoch(bucket->stream_id);
+  if (epoch < 0) return moved("is not written by");
+  if (bucket->loaded && bucket->loaded_epoch != epoch) bucket->writers_stale = true;
+  MINK_RETURN_IF_ERROR(Load(table, bucket));
+  if (bucket->loaded_epoch != epoch) return moved("changed owners while its state was rebuilt on");
+  return Status::Ok();
+}
+
+Result<std::optional<WrittenBatch>> BucketStates::CheckWriter(const ResolvedTable& table,
+                                                              BucketState* bucket,
+                                                              int64_t writer_id,
+                                                              int16_t writer_epoch,
+                                                              int32_t sequence, bool strict) const {
+  auto checked = bucket->writers.Check(writer_id, writer_epoch, sequence, strict);
+  if (checked.ok() || StillWrites(*bucket)) return checked;
+  bucket->writers_stale = true;
+  return AbortedError("bucket " + bucket->label + " of " + table.name + " changed owners during the write");
+}
+
 std::map<uint64_t, BucketState*> BucketStates::All() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::map<uint64_t, BucketState*> all;
@@ -233,6 +258,7 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     return Status::Ok();
   }));
   bucket->applied_offset = end;
+  bucket->loaded_epoch = epoch;
   bucket->loaded = true;
   // Used once: the next hand-off leaves a newer one.
   if (!used_checkpoint.empty()) (void)storage_->data_store()->Delete(used_checkpoint);

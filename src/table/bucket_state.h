@@ -38,6 +38,9 @@ struct BucketState {
   int64_t auto_increment_end = 0;     // the KV state's values are rows of this schema of the table
   int64_t applied_offset = 0;   // the KV state covers the changelog below this offset
   int64_t snapshot_offset = 0;  // the newest snapshot covers the stream below this
+  // The stream's epoch in the metadata state the last Load read: the state holds every batch
+  // committed by that epoch's owner and the ones before it (the log orders them).
+  int64_t loaded_epoch = -1;
   uint64_t snapshot_seq = 0;
   // A log bucket whose writers moved kv_snapshot_records offsets past its last snapshot: the
   // periodic snapshotter takes one at its next look (the appender does not wait for it).
@@ -71,6 +74,23 @@ class BucketStates {
   // caller holds bucket->mutex. Unavailable (retriable) when `table` is older than the state
   // (the table's schema changed while the caller held it).
   Status Load(const ResolvedTable& table, BucketState* bucket);
+  // Load for a writer of the bucket: the state must be of the ownership this node writes the
+  // stream at now, since a state kept from an earlier one misses what the owners between wrote
+  // (a retry accepted twice, a sequence refused that is next). Aborted (retriable: the bucket
+  // moved) when this node does not write the stream, or took it again while it rebuilt. The
+  // writer passes bucket->loaded_epoch as its appends' expect_stream_epoch.
+  Status LoadToWrite(const ResolvedTable& table, BucketState* bucket);
+  // Whether a writer's answer from this state still stands: this node writes the stream at the
+  // epoch the state was loaded at. A refusal (a sequence out of order) is only given when so.
+  bool StillWrites(const BucketState& bucket) const {
+    return storage_->WriteEpoch(bucket.stream_id) == bucket.loaded_epoch;
+  }
+  // The writers' check of a batch against a state LoadToWrite loaded: its refusal stands only
+  // while this node still writes the bucket at that epoch; else Aborted (the new owner answers
+  // the retry).
+  Result<std::optional<WrittenBatch>> CheckWriter(const ResolvedTable& table, BucketState* bucket,
+                                                  int64_t writer_id, int16_t writer_epoch,
+                                                  int32_t sequence, bool strict) const;
 
   // Writes a snapshot of the bucket at `offset` (every batch below it is committed): its KV
   // state (a primary-key bucket's; a log bucket has none) and its writers that wrote within

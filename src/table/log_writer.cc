@@ -39,10 +39,10 @@ Result<WriteResult> LogWriter::Write(const ResolvedTable& table, const WriteRequ
     for (Work* w : order) {
       w->bucket = buckets_->Get(w->stream, w->label);
       locks.emplace_back(w->bucket->mutex);
-      MINK_RETURN_IF_ERROR(buckets_->Load(table, w->bucket));
+      MINK_RETURN_IF_ERROR(buckets_->LoadToWrite(table, w->bucket));
       MINK_ASSIGN_OR_RETURN(w->written,
-                            w->bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
-                                                     request.sequence, false));
+                            buckets_->CheckWriter(table, w->bucket, request.writer_id,
+                                                  WriterStates::kFirstEpoch, request.sequence, false));
     }
   }
   for (auto& w : work) {
@@ -50,6 +50,7 @@ Result<WriteResult> LogWriter::Write(const ResolvedTable& table, const WriteRequ
     std::vector<const Row*> group_rows;
     for (auto* r : w.rows) group_rows.push_back(&r->row);
     MINK_RETURN_IF_ERROR(FillBatchInput(table, group_rows, request, &w.input));
+    if (w.bucket != nullptr) w.input.expect_stream_epoch = w.bucket->loaded_epoch;
   }
 
   WriteResult result;
@@ -121,8 +122,8 @@ Result<AppendOutcome> LogWriter::AppendToBucket(
   // if the append fails, the state is rebuilt from the log before the next check.
   BucketState* bucket = buckets_->Get(stream, BucketLabel(0, bucket_index));
   std::unique_lock<std::mutex> lock(bucket->mutex);
-  MINK_RETURN_IF_ERROR(buckets_->Load(*table, bucket));
-  MINK_ASSIGN_OR_RETURN(auto written, bucket->writers.Check(writer.id, writer.epoch,
+  MINK_RETURN_IF_ERROR(buckets_->LoadToWrite(*table, bucket));
+  MINK_ASSIGN_OR_RETURN(auto written, buckets_->CheckWriter(*table, bucket, writer.id, writer.epoch,
                                                             writer.first_sequence, writer.strict));
   if (written) {
     if (written->Last() != writer.last_sequence) {
@@ -140,6 +141,7 @@ Result<AppendOutcome> LogWriter::AppendToBucket(
     return AppendOutcome{written->base_offset, true};
   }
   int32_t count = input.record_count;
+  input.expect_stream_epoch = bucket->loaded_epoch;
   auto commit = std::make_shared<PendingCommit>();
   auto callback = [bucket, commit, done = std::move(done)](Status s) {
     // Rebuild the writer states from what is committed before the next check. (No lock here:

@@ -55,7 +55,7 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
   std::vector<std::unique_lock<std::mutex>> locks;
   for (Work* w : order) {
     locks.emplace_back(w->bucket->mutex);
-    MINK_RETURN_IF_ERROR(buckets_->Load(table, w->bucket));
+    MINK_RETURN_IF_ERROR(buckets_->LoadToWrite(table, w->bucket));
   }
   // Every bucket's changelog is computed and checked before any is appended, so a write that is
   // refused in one bucket (a sequence out of order, a row the engine refuses) stores nothing in
@@ -63,8 +63,8 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
   for (auto& w : work) {
     if (request.writer_id >= 0) {
       MINK_ASSIGN_OR_RETURN(auto written,
-                            w.bucket->writers.Check(request.writer_id, WriterStates::kFirstEpoch,
-                                                    request.sequence, false));
+                            buckets_->CheckWriter(table, w.bucket, request.writer_id,
+                                                  WriterStates::kFirstEpoch, request.sequence, false));
       if (written) {
         w.duplicate = true;
         w.written = *written;
@@ -104,6 +104,7 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       w.input.change_types.push_back(static_cast<char>(c.type));
     }
     MINK_RETURN_IF_ERROR(FillBatchInput(table, change_rows, request, &w.input));
+    w.input.expect_stream_epoch = w.bucket->loaded_epoch;  // the KV state's ownership
   }
   WriteResult result;
   result.rows = static_cast<int64_t>(rows.size());

@@ -4,11 +4,12 @@
 #include <future>
 
 #include "base/log.h"
+#include "metadata/out_of_touch.h"
 #include "storage/object_keys.h"
 #include "table/arrow_rows.h"
 #include "table/kv_state.h"
-#include "table/row_codec.h"
 #include "table/retention.h"
+#include "table/row_codec.h"
 #include "table/row_router.h"
 
 namespace mink::table {
@@ -232,9 +233,8 @@ Result<WriteResult> TableStore::WriteInCluster(const ResolvedTable& table,
   if (storage_->Fenced()) {
     // Out of touch with the metadata database: its view of the owners may be stale and nothing
     // it writes can commit. The client retries through another node.
-    return UnavailableError("node " + std::to_string(self) +
-                            " is fenced: it has not reached the metadata database for a session"
-                            " timeout; retry the write through another node");
+    return UnavailableError(metadata::OutOfTouchMessage(std::to_string(self)) +
+                            "; retry the write through another node");
   }
   std::vector<RoutedRow> here;
   std::vector<std::pair<uint64_t, std::string>> here_streams;  // stream, bucket label
