@@ -244,6 +244,7 @@ int main(int argc, char** argv) {
   EngineOptions options;
   options.bootstrap = "grpc://" + config.listen;
   options.threads = f.threads;
+  options.lock_down = false;  // it writes and reads its Parquet peer with the same DuckDB
   auto engine = Check(Engine::Open(options), "opening the engine");
 
   // The same rows in Parquet, written by DuckDB.

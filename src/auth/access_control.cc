@@ -71,7 +71,7 @@ bool Covers(const metadata::AclEntry& entry, const Resource& resource, Operation
 }
 
 bool AccessControl::IsSuper(std::string_view user) const {
-  return user.empty() || IsNodePrincipal(user) || super_users_.count(std::string(user)) > 0;
+  return IsNodePrincipal(user) || super_users_.count(std::string(user)) > 0;
 }
 
 bool AccessControl::Allowed(std::string_view user, const Resource& resource, Operation op) const {

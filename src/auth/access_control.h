@@ -7,9 +7,8 @@
 // (admin: all; read and write: describe) on its resource and everything inside it: the cluster
 // holds every database and group, a database its tables. A "*" name is every resource of its
 // type; a "*" principal every user. Nothing is allowed without a grant, except to
-//   - super users (--auth-super-users) and nodes (principal "node:<id>"), who may do anything;
-//   - the anonymous caller "" that authentication lets in while the cluster has no user yet
-//     (so that the first user can be made), likewise.
+//   - super users (--auth-super-users, and the bootstrap user) and nodes (principal
+//     "node:<id>"), who may do anything. No anonymous caller gets here.
 // Thread-safe (it reads the metadata state).
 
 #include <set>

@@ -12,7 +12,6 @@ constexpr int64_t kRememberMs = 60'000;
 
 Result<std::string> Authenticator::Check(std::string_view authorization) const {
   if (authorization.empty()) {
-    if (users_->empty()) return std::string();  // no user yet: the first one is being made
     return PermissionDeniedError("authentication required: send an authorization header (MINK_USER and "
                                  "MINK_PASSWORD, or MINK_TOKEN)");
   }

@@ -7,9 +7,9 @@
 //                                    derivation once;
 //   Bearer <token>                   a token any node issued under the cluster's secret
 //                                    (tokens.h), until it expires or its user is deleted.
-// Anything else, or no header, is PermissionDenied naming what is wrong; except that while the
-// cluster has no user at all, a request without a header is let in (as user ""), so that the
-// first user can be made with `mink user create`. Thread-safe.
+// Anything else, or no header, is PermissionDenied naming what is wrong, whether or not the
+// cluster has a user yet (its first user comes from the node's configuration:
+// UserDirectory::EnsureBootstrapUser). Thread-safe.
 
 #include <chrono>
 #include <map>

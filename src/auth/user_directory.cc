@@ -26,4 +26,16 @@ Status UserDirectory::CheckPassword(std::string_view user, std::string_view pass
   return Status::Ok();
 }
 
+Status UserDirectory::EnsureBootstrapUser(const std::string& user, const std::string& password) const {
+  MINK_RETURN_IF_ERROR(metadata::CheckUserName(user));
+  if (password.empty() || password.size() > 1024) {
+    return InvalidArgumentError("the bootstrap user's password has 1 to 1024 bytes");
+  }
+  if (Exists(user)) return Status::Ok();
+  MINK_ASSIGN_OR_RETURN(auto credentials, MakeCredentials(password));
+  auto created = meta_->Append(metadata::Command(metadata::CreateUser{user, std::move(credentials), false}));
+  if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
+  return created.status();
+}
+
 }  // namespace mink::auth

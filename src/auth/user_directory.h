@@ -27,6 +27,11 @@ class UserDirectory {
   bool empty() const {
     return meta_->Read([](const metadata::State& st) { return st.users().empty(); });
   }
+  // The node configuration's first user (docs/operations.md, Security): creates `user` with
+  // `password` unless the user exists (then its password stays; another node may have made it
+  // at the same moment). With auth on and no user at all, nobody can connect, so the first user
+  // comes from here and never from an anonymous call.
+  Status EnsureBootstrapUser(const std::string& user, const std::string& password) const;
 
  private:
   metadata::MetadataLog* const meta_;

@@ -103,6 +103,18 @@ const std::vector<Setting>& Settings() {
         "`mink acl grant` allows them",
         ""},
        Text(&ServeConfig::auth_super_users)},
+      {{"auth.bootstrap-user",
+        "With authentication on, the first user: made at start unless it exists, and a super user. "
+        "Its password comes from auth.bootstrap-password-file or MINK_AUTH_BOOTSTRAP_PASSWORD",
+        "none: nobody can connect until a user exists"},
+       Text(&ServeConfig::auth_bootstrap_user)},
+      {{"auth.bootstrap-password-file", "A file holding the bootstrap user's password (one line)", ""},
+       Text(&ServeConfig::auth_bootstrap_password_file)},
+      {{"auth.bootstrap-password",
+        "The bootstrap user's password; give it in the environment (MINK_AUTH_BOOTSTRAP_PASSWORD) or "
+        "the TOML file, not as a flag others can see in the process list",
+        ""},
+       Text(&ServeConfig::auth_bootstrap_password)},
       {{"tls.cert",
         "PEM file of the certificate (then its intermediates) every listener serves TLS with: Flight "
         "(grpc+tls://), Kafka (SSL, SASL_SSL), HTTP (https, wss); none: plain TCP",
@@ -190,6 +202,13 @@ const std::vector<Setting>& Settings() {
         "Object store of the lake's files, as --storage-uri takes it (tables under lake/)",
         "the storage URI's store"},
        Text(&ServeConfig::lake_warehouse)},
+      {{"sql.memory-limit",
+        "Memory the node's DuckDB may use for SQL from callers (queries over streams and views, "
+        "continuous SQL); a query needing more fails",
+        "1GiB"},
+       Bytes(&ServeConfig::sql_memory_bytes)},
+      {{"sql.timeout", "A query of POST /api/v1/sql running longer than this is stopped", "60s"},
+       Duration(&ServeConfig::sql_timeout)},
       {{"iceberg-rest.listen",
         "Serve the lake's built-in catalog over the Iceberg REST API on this host:port (off "
         "unless set): any Iceberg engine can then read the lake and keep tables of its own in it",

@@ -31,6 +31,11 @@ struct ServeConfig {
   bool auth_enabled = false;
   // Users allowed everything whatever the access control lists say, comma separated.
   std::string auth_super_users;
+  // The first user, made at start when it does not exist (a super user), with its password from
+  // a file or the environment (MINK_AUTH_BOOTSTRAP_PASSWORD), never a flag others can see.
+  std::string auth_bootstrap_user;
+  std::string auth_bootstrap_password_file;
+  std::string auth_bootstrap_password;
   // TLS on every listener (docs/operations.md, TLS): PEM files of the certificate chain and its
   // key; the certificates a node trusts when it calls another ("": the system's).
   std::string tls_cert;
@@ -72,6 +77,10 @@ struct ServeConfig {
   // /api/v1/sql (continuous SQL and queries over streams and views; docs/streaming-sql.md):
   // where ("": off).
   std::string http_listen;
+  // What SQL from callers (POST /api/v1/sql, continuous SQL) may spend on the node's DuckDB:
+  // its memory, and each query's time.
+  uint64_t sql_memory_bytes = 1ULL << 30;
+  std::chrono::milliseconds sql_timeout{60'000};
 };
 
 // One setting: its TOML key ("wal.flush-interval"), from which the flag and the environment

@@ -184,7 +184,7 @@ Result<std::vector<arrow::RecordBatchPtr>> ParquetFiles::Read(const table::Resol
   }
   MINK_ASSIGN_OR_RETURN(std::string where, FilterSql(layout, scan.filters));
   MINK_ASSIGN_OR_RETURN(auto session, db_->Connect());
-  MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
+  MINK_RETURN_IF_ERROR(session->UseTimeZone("UTC"));
   MINK_ASSIGN_OR_RETURN(auto names, FieldNames(*session, path));
   // Every column the filters name is read (under its current name) for them; only the scan's
   // columns are answered.

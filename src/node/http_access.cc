@@ -12,6 +12,10 @@ Status CheckHttpAccess(const auth::AccessControl& access, const std::string& use
     if (!body.is_object() || !body.contains("sql") || !body["sql"].is_string()) return Status::Ok();  // a 400 follows
     return flight::CheckContinuousSqlAccess(access, user, body["sql"].get<std::string>());
   }
+  if (request.path == "/metrics") {
+    // Metrics name every table, group and node: describe on the cluster.
+    return access.Check(user, auth::Resource::Cluster(), auth::Operation::kDescribe);
+  }
   if (request.path.rfind("/ws/", 0) == 0) {
     return access.Check(user, auth::Resource::Table("continuous." + request.path.substr(4)), auth::Operation::kRead);
   }

@@ -1,8 +1,9 @@
 #pragma once
 // What a request to the HTTP API needs (docs/operations.md, Access control): POST /api/v1/sql
 // what its statements need (flight::CheckContinuousSqlAccess); a WebSocket on /ws/<name> read
-// on the stream's or view's output table continuous.<name>. Other paths need nothing more
-// than authentication.
+// on the stream's or view's output table continuous.<name>; GET /metrics describe on the
+// cluster. Other paths (the console) need nothing more than authentication; /health and /ready
+// need nothing.
 
 #include <string>
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "base/file_lock.h"
@@ -16,6 +17,31 @@
 
 namespace mink::node {
 namespace {
+
+// The configuration's first user (auth.bootstrap-user), made unless it exists; without one, a
+// cluster with no user lets nobody in, and the log says how to make one.
+Status BootstrapUser(const config::ServeConfig& config, auth::UserDirectory* users) {
+  if (config.auth_bootstrap_user.empty()) {
+    if (users->empty()) {
+      MINK_LOG_WARN("auth", "authentication is on and the cluster has no user: nobody can connect until "
+                            "a node starts with --auth-bootstrap-user (docs/operations.md, Security)");
+    }
+    return Status::Ok();
+  }
+  std::string password = config.auth_bootstrap_password;
+  if (!config.auth_bootstrap_password_file.empty()) {
+    std::ifstream in(config.auth_bootstrap_password_file);
+    if (!in || !std::getline(in, password)) {
+      return InvalidArgumentError("--auth-bootstrap-password-file: cannot read a line of " +
+                                  config.auth_bootstrap_password_file);
+    }
+  }
+  if (password.empty()) {
+    return InvalidArgumentError("--auth-bootstrap-user " + config.auth_bootstrap_user +
+                                " needs a password: --auth-bootstrap-password-file or MINK_AUTH_BOOTSTRAP_PASSWORD");
+  }
+  return users->EnsureBootstrapUser(config.auth_bootstrap_user, password).WithContext("--auth-bootstrap-user");
+}
 
 // The file of a sqlite: URL ("" for another database).
 std::string SqlitePath(const std::string& meta_url) {
@@ -127,6 +153,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     for (const std::string& user : Split(config.auth_super_users, ',')) {
       if (std::string name(Trim(user)); !name.empty()) super_users.insert(name);
     }
+    MINK_RETURN_IF_ERROR(BootstrapUser(config, node->users_.get()));
+    if (!config.auth_bootstrap_user.empty()) super_users.insert(config.auth_bootstrap_user);
     node->access_ = std::make_unique<auth::AccessControl>(node->meta_.get(), std::move(super_users));
     node_headers.emplace_back("authorization", "Bearer " + node->authenticator_->IssueToken(
                                                                auth::NodePrincipal(config.node_id),
@@ -151,6 +179,12 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   sql::DatabaseOptions continuous_db;
   continuous_db.threads = 1;
   MINK_ASSIGN_OR_RETURN(node->continuous_db_, sql::Database::Open(continuous_db));
+  // Callers' SQL runs here: no file, URL or extension, the configuration locked, memory bounded.
+  sql::SqlLimits sql_limits;
+  sql_limits.memory_bytes = config.sql_memory_bytes;
+  sql_limits.threads = 1;
+  sql_limits.time_zone = "UTC";
+  MINK_RETURN_IF_ERROR(node->continuous_db_->LockDown(sql_limits));
   node->continuous_ = std::make_unique<stream::Catalog>(node->meta_.get(), node->tables_.get(), node->continuous_db_.get());
   node->flight_service_ = std::make_unique<flight::TableFlightService>(
       node->tables_.get(), advertise, node->membership_.get(), node->continuous_.get(), node->meta_.get(),
@@ -246,8 +280,9 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   node->pipelines_ = std::make_unique<stream::PipelineRunner>(pipelines);
   node->pipelines_->Start();
   if (!config.http_listen.empty()) {
-    node->sql_endpoint_ = std::make_unique<stream::SqlEndpoint>(node->continuous_.get(), node->meta_.get(),
-                                                                node->tables_.get(), node->continuous_db_.get());
+    node->sql_endpoint_ = std::make_unique<stream::SqlEndpoint>(
+        node->continuous_.get(), node->meta_.get(), node->tables_.get(), node->continuous_db_.get(),
+        sql::StatementTimeout{config.sql_timeout, "sql.timeout"});
     stream::SqlEndpoint* endpoint = node->sql_endpoint_.get();
     MetricSources sources;
     sources.node_id = config.node_id;

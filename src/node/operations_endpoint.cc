@@ -37,14 +37,9 @@ http::ServerResponse OperationsEndpoint::Route(const http::ServerRequest& reques
       return r;
     }
   }
+  // Orchestrators probe these without credentials; they tell nothing about the data.
   if (request.path == "/health") return Text(200, "ok");
   if (request.path == "/ready") return Ready();
-  if (request.path == "/metrics") {
-    http::ServerResponse r;
-    r.content_type = metrics::kContentType;
-    r.body = metrics::Exposition(GatherNodeMetrics(sources_));
-    return r;
-  }
   std::string who;  // "" with authentication off
   if (authenticate_) {
     auto user = authenticate_(request.Header("authorization"));
@@ -62,6 +57,12 @@ http::ServerResponse OperationsEndpoint::Route(const http::ServerRequest& reques
       return r;
     }
     who = *user;
+  }
+  if (request.path == "/metrics") {
+    http::ServerResponse r;
+    r.content_type = metrics::kContentType;
+    r.body = metrics::Exposition(GatherNodeMetrics(sources_));
+    return r;
   }
   return next_(request, who);
 }

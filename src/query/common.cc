@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/strings.h"
+
 namespace mink::query {
 
 int ExitCodeFor(const Status& status) {
@@ -28,6 +30,14 @@ Result<std::unique_ptr<Engine>> OpenEngine(const CommonOptions& options) {
   EngineOptions engine_options;
   engine_options.bootstrap = options.bootstrap;
   engine_options.threads = options.threads;
+  engine_options.allow_local_files = options.allow_local_files;
+  if (!options.memory_limit.empty()) {
+    MINK_ASSIGN_OR_RETURN(engine_options.memory_bytes, ParseByteSize(options.memory_limit));
+  }
+  if (!options.timeout.empty()) {
+    MINK_ASSIGN_OR_RETURN(engine_options.timeout.limit, ParseDuration(options.timeout));
+    engine_options.timeout.setting = "--timeout";
+  }
   return Engine::Open(engine_options);
 }
 

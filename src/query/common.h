@@ -15,6 +15,11 @@ namespace mink::query {
 struct CommonOptions {
   std::string bootstrap = client::kDefaultBootstrap;
   int threads = 0;
+  std::string memory_limit;  // "2GiB"; "": DuckDB's default
+  std::string timeout;       // "30s"; "": none
+  // exec and shell: SQL may read and write this machine's files as the user running it
+  // (COPY TO a file, read_parquet), never a URL or an extension. serve has no such flag.
+  bool allow_local_files = false;
 };
 
 inline constexpr int kExitOk = 0;

@@ -17,13 +17,18 @@ Status ErrorStatus(const duckdb::ErrorData& error) {
 
 class EngineImpl : public Engine {
  public:
-  Result<std::unique_ptr<Session>> Connect() override { return database_->Connect(); }
+  Result<std::unique_ptr<Session>> Connect() override {
+    MINK_ASSIGN_OR_RETURN(auto session, database_->Connect());
+    session->SetTimeout(timeout_);
+    return session;
+  }
   client::Cluster& cluster() override { return *cluster_; }
   ScanRecorder& scans() override { return *recorder_; }
 
   std::shared_ptr<client::Cluster> cluster_;
   std::shared_ptr<ScanRecorder> recorder_;
   std::unique_ptr<sql::Database> database_;
+  sql::StatementTimeout timeout_;
 };
 
 }  // namespace
@@ -45,6 +50,14 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   } catch (const std::exception& e) {
     return InternalError(e.what());
   }
+  if (options.lock_down) {
+    sql::SqlLimits limits;
+    limits.memory_bytes = options.memory_bytes;
+    limits.threads = options.threads;
+    if (options.allow_local_files) limits.allowed_directories = {"/"};
+    MINK_RETURN_IF_ERROR(engine->database_->LockDown(limits));
+  }
+  engine->timeout_ = options.timeout;
   return std::unique_ptr<Engine>(std::move(engine));
 }
 

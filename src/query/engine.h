@@ -27,6 +27,12 @@ namespace mink::query {
 struct EngineOptions {
   std::string bootstrap = client::kDefaultBootstrap;
   int threads = 0;  // DuckDB worker threads; 0: DuckDB's default (one per core)
+  // Locked down (sql::Database::LockDown): no file, URL or extension, the configuration fixed
+  // (so the mink_* switches cannot be SET either). Off only for tests and benchmarks.
+  bool lock_down = true;
+  bool allow_local_files = false;  // locked down, but files are the local user's to use
+  uint64_t memory_bytes = 0;                  // 0: DuckDB's default (80% of the RAM)
+  sql::StatementTimeout timeout;              // each statement's limit (0: none)
 };
 
 // The SQL interfaces are sql::Database's (src/sql/database.h).
@@ -38,8 +44,8 @@ inline constexpr const char* kDuckDBVersion = sql::kDuckDBVersion;
 
 class Engine {
  public:
-  // Starts DuckDB (extension auto-install and auto-load off), checks its source id and
-  // attaches the cluster. Does not contact the cluster yet.
+  // Starts DuckDB (extension auto-install and auto-load off), checks its source id, attaches
+  // the cluster and locks the database down. Does not contact the cluster yet.
   static Result<std::unique_ptr<Engine>> Open(const EngineOptions& options);
   virtual ~Engine() = default;
 

@@ -97,6 +97,9 @@ void AddExecCommand(CLI::App* app, CommonOptions* common, int* exit_code) {
                   "table | json | csv | arrow (default: table on a terminal, else json lines)");
   cmd->add_flag("--stats", options->stats,
                 "After each statement, print what every scan of a mink table read (stderr)");
+  cmd->add_flag("--allow-local-files", common->allow_local_files,
+                "Let SQL read and write this machine's files as you (COPY ... TO, read_parquet); "
+                "off: SQL reads only the cluster");
   cmd->callback([common, options, exit_code] {
     Status status = RunExec(*common, *options);
     if (!status.ok()) *exit_code = ReportError("exec", status);

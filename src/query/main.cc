@@ -24,6 +24,10 @@ int main(int argc, char** argv) {
                      ")")
       ->envname(mink::client::kBootstrapEnv);
   app.add_option("--threads", common.threads, "DuckDB worker threads (default: one per core)");
+  app.add_option("--memory-limit", common.memory_limit,
+                 "Memory DuckDB may use, e.g. 2GiB (default: 80% of the RAM); a query needing more fails");
+  app.add_option("--timeout", common.timeout,
+                 "Stop a statement that runs longer than this, e.g. 30s (default: no limit)");
   int exit_code = mink::query::kExitOk;
   mink::query::AddExecCommand(&app, &common, &exit_code);
   mink::query::AddShellCommand(&app, &common, &exit_code);

@@ -324,6 +324,9 @@ void AddShellCommand(CLI::App* app, CommonOptions* common, int* exit_code) {
   CLI::App* cmd = app->add_subcommand(
       "shell", "Interactive SQL (line editing, history in ~/.mink_query_history); reads a "
                "script from stdin when it is not a terminal");
+  cmd->add_flag("--allow-local-files", common->allow_local_files,
+                "Let SQL read and write this machine's files as you (COPY ... TO, read_parquet); "
+                "off: SQL reads only the cluster");
   cmd->callback([common, exit_code] {
     Status status = RunShell(*common, exit_code);
     if (!status.ok()) *exit_code = ReportError("shell", status);

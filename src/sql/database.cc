@@ -12,12 +12,16 @@
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/prepared_statement_data.hpp"
 #include "duckdb/parser/parser.hpp"
+#include "duckdb/parser/statement/explain_statement.hpp"
 // (blank line: keeps the order above under clang-format)
 
 #include "sql/database.h"
 
+#include <condition_variable>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "arrow_format/array.h"
 #include "arrow_format/c_bridge.h"
@@ -46,7 +50,6 @@ Status ErrorStatus(const duckdb::ErrorData& error) {
     case ExceptionType::NOT_IMPLEMENTED:
     case ExceptionType::MISMATCH_TYPE:
     case ExceptionType::INVALID_TYPE:
-    case ExceptionType::PERMISSION:
     case ExceptionType::DEPENDENCY:
     case ExceptionType::SEQUENCE:
     case ExceptionType::PARAMETER_NOT_RESOLVED:
@@ -55,6 +58,9 @@ Status ErrorStatus(const duckdb::ErrorData& error) {
     case ExceptionType::TRANSACTION:
     case ExceptionType::MISSING_EXTENSION:
       return InvalidArgumentError(message);
+    case ExceptionType::PERMISSION:
+      return PermissionDeniedError("not allowed here (SQL reads only Mink's tables and streams): " +
+                                   message);
     case ExceptionType::INTERRUPT:
       return CancelledError(message);
     case ExceptionType::IO:
@@ -112,12 +118,62 @@ Result<arrow::SchemaPtr> ArrowSchemaOf(const duckdb::vector<LogicalType>& types,
   return arrow::ImportSchema(&c_schema);
 }
 
+// Interrupts a statement that runs past its time limit: a thread that waits for the deadline or
+// the statement's end (the end of its result), whichever comes first.
+class Deadline {
+ public:
+  static std::shared_ptr<Deadline> Start(duckdb::shared_ptr<duckdb::ClientContext> context,
+                                         const StatementTimeout& timeout) {
+    if (timeout.limit.count() <= 0) return nullptr;
+    auto d = std::shared_ptr<Deadline>(new Deadline(timeout));
+    d->thread_ = std::thread([d = d.get(), context = std::move(context)] {
+      std::unique_lock<std::mutex> lock(d->mutex_);
+      if (d->cv_.wait_for(lock, d->timeout_.limit, [d] { return d->ended_; })) return;
+      d->expired_ = true;
+      context->Interrupt();
+    });
+    return d;
+  }
+  ~Deadline() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ended_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // The error of an interrupted statement: the limit's when it was this deadline's doing.
+  Status Explain(Status failure) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!expired_ || failure.code() != StatusCode::kCancelled) return failure;
+    return DeadlineExceededError("the statement ran longer than " +
+                                 std::to_string(timeout_.limit.count()) + " ms (" +
+                                 timeout_.setting + ") and was stopped");
+  }
+
+ private:
+  explicit Deadline(const StatementTimeout& timeout) : timeout_(timeout) {}
+  const StatementTimeout timeout_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  bool ended_ = false;
+  bool expired_ = false;
+  std::thread thread_;
+};
+
+// A status through the statement's deadline, if it has one.
+Status Explained(const std::shared_ptr<Deadline>& deadline, Status s) {
+  return deadline == nullptr ? s : deadline->Explain(std::move(s));
+}
+
 class ResultImpl : public ResultStream {
  public:
   static Result<std::unique_ptr<ResultStream>> Make(duckdb::shared_ptr<duckdb::ClientContext> context,
-                                                    duckdb::unique_ptr<duckdb::QueryResult> result) {
-    if (result->HasError()) return ErrorStatus(result->GetErrorObject());
+                                                    duckdb::unique_ptr<duckdb::QueryResult> result,
+                                                    std::shared_ptr<Deadline> deadline) {
+    if (result->HasError()) return Explained(deadline, ErrorStatus(result->GetErrorObject()));
     auto out = std::unique_ptr<ResultImpl>(new ResultImpl());
+    out->deadline_ = std::move(deadline);
     out->context_ = std::move(context);
     out->properties_ = result->client_properties;
     out->returns_rows_ =
@@ -138,6 +194,15 @@ class ResultImpl : public ResultStream {
 
   Result<arrow::RecordBatchPtr> Next() override {
     if (done_) return arrow::RecordBatchPtr();
+    auto batch = Fetch();
+    if (!batch.ok()) return Explained(deadline_, batch.status());
+    if (done_) deadline_.reset();  // the statement ended: its deadline no longer runs
+    return batch;
+  }
+
+ private:
+  ResultImpl() = default;
+  Result<arrow::RecordBatchPtr> Fetch() {
     try {
       duckdb::ArrowAppender appender(export_types_, kBatchRows, properties_, {});
       while (appender.RowCount() < kBatchRows) {
@@ -176,9 +241,8 @@ class ResultImpl : public ResultStream {
     }
   }
 
- private:
-  ResultImpl() = default;
   duckdb::shared_ptr<duckdb::ClientContext> context_;
+  std::shared_ptr<Deadline> deadline_;  // declared before result_: outlives the fetches
   duckdb::unique_ptr<duckdb::QueryResult> result_;
   duckdb::ClientProperties properties_;
   duckdb::vector<LogicalType> types_;
@@ -273,9 +337,10 @@ class PreparedImpl : public PreparedStatement {
  public:
   static Result<std::unique_ptr<PreparedStatement>> Make(
       duckdb::shared_ptr<duckdb::ClientContext> context,
-      duckdb::unique_ptr<duckdb::PreparedStatement> prepared) {
+      duckdb::unique_ptr<duckdb::PreparedStatement> prepared, const StatementTimeout& timeout) {
     if (prepared->HasError()) return ErrorStatus(prepared->error);
     auto out = std::unique_ptr<PreparedImpl>(new PreparedImpl());
+    out->timeout_ = timeout;
     duckdb::vector<LogicalType> types;
     for (const auto& t : prepared->GetTypes()) types.push_back(Exportable(t));
     duckdb::ClientProperties properties = context->GetClientProperties();
@@ -314,17 +379,19 @@ class PreparedImpl : public PreparedStatement {
         values.push_back(std::move(v));
       }
     }
+    auto deadline = Deadline::Start(context_, timeout_);
     try {
       auto pending = prepared_->PendingQuery(values, true);
-      if (pending->HasError()) return ErrorStatus(pending->GetErrorObject());
-      return ResultImpl::Make(context_, pending->Execute());
+      if (pending->HasError()) return Explained(deadline, ErrorStatus(pending->GetErrorObject()));
+      return ResultImpl::Make(context_, pending->Execute(), deadline);
     } catch (const std::exception& e) {
-      return ExceptionStatus(e);
+      return Explained(deadline, ExceptionStatus(e));
     }
   }
 
  private:
   PreparedImpl() = default;
+  StatementTimeout timeout_;
   duckdb::shared_ptr<duckdb::ClientContext> context_;
   duckdb::unique_ptr<duckdb::PreparedStatement> prepared_;
   arrow::SchemaPtr result_schema_;
@@ -421,30 +488,50 @@ class SessionImpl : public Session {
   }
 
   Result<std::unique_ptr<ResultStream>> Execute(const std::string& sql) override {
+    auto deadline = Deadline::Start(connection_.context, timeout_);
     try {
       auto statements = connection_.ExtractStatements(sql);
       if (statements.empty()) return InvalidArgumentError("no SQL statement");
       for (size_t i = 0; i + 1 < statements.size(); ++i) {
         auto result = connection_.Query(std::move(statements[i]));
-        if (result->HasError()) return ErrorStatus(result->GetErrorObject());
+        if (result->HasError()) return Explained(deadline, ErrorStatus(result->GetErrorObject()));
       }
       auto pending = connection_.PendingQuery(std::move(statements.back()), true);
-      if (pending->HasError()) return ErrorStatus(pending->GetErrorObject());
-      return ResultImpl::Make(connection_.context, pending->Execute());
+      if (pending->HasError()) return Explained(deadline, ErrorStatus(pending->GetErrorObject()));
+      return ResultImpl::Make(connection_.context, pending->Execute(), deadline);
     } catch (const std::exception& e) {
-      return ExceptionStatus(e);
+      return Explained(deadline, ExceptionStatus(e));
     }
   }
 
   Result<std::unique_ptr<PreparedStatement>> Prepare(const std::string& sql) override {
     try {
-      return PreparedImpl::Make(connection_.context, connection_.Prepare(sql));
+      return PreparedImpl::Make(connection_.context, connection_.Prepare(sql), timeout_);
     } catch (const std::exception& e) {
       return ExceptionStatus(e);
     }
   }
 
   void Interrupt() override { connection_.Interrupt(); }
+  void SetTimeout(const StatementTimeout& timeout) override { timeout_ = timeout; }
+
+  Status CheckQueriesOnly(const std::string& sql) override {
+    try {
+      for (const auto& statement : connection_.ExtractStatements(sql)) {
+        auto type = statement->type;
+        if (type == duckdb::StatementType::EXPLAIN_STATEMENT) {
+          type = static_cast<duckdb::ExplainStatement&>(*statement).stmt->type;
+        }
+        if (type != duckdb::StatementType::SELECT_STATEMENT) {
+          return PermissionDeniedError("only queries (SELECT) run here, not " +
+                                       duckdb::StatementTypeToString(statement->type) + " statements");
+        }
+      }
+      return Status::Ok();
+    } catch (const std::exception& e) {
+      return ExceptionStatus(e);
+    }
+  }
 
   Status RegisterBatches(const std::string& name, arrow::SchemaPtr schema,
                          std::vector<arrow::RecordBatchPtr> batches) override {
@@ -466,6 +553,7 @@ class SessionImpl : public Session {
   }
 
  private:
+  StatementTimeout timeout_;
   duckdb::Connection connection_;
   std::map<std::string, std::unique_ptr<BatchSource>> sources_;  // the registered views' data
 };
@@ -478,6 +566,37 @@ class DatabaseImpl : public Database {
     } catch (const std::exception& e) {
       return ExceptionStatus(e);
     }
+  }
+  Status LockDown(const SqlLimits& limits) override {
+    std::vector<std::string> settings;
+    if (limits.memory_bytes > 0) {
+      settings.push_back("SET memory_limit = '" + std::to_string(limits.memory_bytes) + "B'");
+    }
+    if (limits.threads > 0) settings.push_back("SET threads = " + std::to_string(limits.threads));
+    settings.push_back("SET max_temp_directory_size = '" + std::to_string(limits.spill_bytes) + "B'");
+    if (!limits.time_zone.empty()) {
+      settings.push_back("SET GLOBAL TimeZone = '" + limits.time_zone + "'");
+    }
+    if (!limits.allowed_directories.empty()) {
+      std::string list;
+      for (const auto& d : limits.allowed_directories) {
+        list += (list.empty() ? "'" : ", '") + duckdb::StringUtil::Replace(d, "'", "''") + "'";
+      }
+      settings.push_back("SET allowed_directories = [" + list + "]");
+    }
+    settings.push_back("SET allow_community_extensions = false");
+    settings.push_back("SET enable_external_access = false");
+    settings.push_back("SET lock_configuration = true");  // last: nothing can undo the rest
+    try {
+      duckdb::Connection connection(*db_);
+      for (const auto& sql : settings) {
+        auto result = connection.Query(sql);
+        if (result->HasError()) return ErrorStatus(result->GetErrorObject()).WithContext(sql);
+      }
+    } catch (const std::exception& e) {
+      return ExceptionStatus(e);
+    }
+    return Status::Ok();
   }
   duckdb::DuckDB& duckdb() override { return *db_; }
 
@@ -496,6 +615,15 @@ Status Session::Run(const std::string& sql) {
     MINK_ASSIGN_OR_RETURN(auto batch, result->Next());
     if (batch == nullptr) return Status::Ok();
   }
+}
+
+Status Session::UseTimeZone(const std::string& zone) {
+  MINK_ASSIGN_OR_RETURN(auto rows, Collect("SELECT current_setting('TimeZone') = '" + zone + "'"));
+  if (!rows.empty() && rows[0]->num_rows() == 1) {
+    const auto& column = rows[0]->Column(0);
+    if ((column->buffers[1]->data()[0] & 1) != 0) return Status::Ok();
+  }
+  return Run("SET TimeZone = '" + zone + "'");
 }
 
 Result<std::vector<arrow::RecordBatchPtr>> Session::Collect(const std::string& sql) {

@@ -11,6 +11,7 @@
 // Threading: a Database is shared; a Session (one DuckDB connection) is used by one thread at
 // a time, and so are its results and prepared statements, which must not outlive it.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,6 +35,23 @@ inline constexpr char kDuckDBSourceId[] = "6ddac802ff";
 
 // "v1.4.4 6ddac802ff" of the library actually loaded.
 std::string LoadedDuckDBVersion();
+
+// What SQL from callers may spend on a locked-down Database (Database::LockDown).
+struct SqlLimits {
+  uint64_t memory_bytes = 0;  // DuckDB's memory_limit; 0: DuckDB's default (80% of the RAM)
+  int threads = 0;            // worker threads; 0: as opened
+  uint64_t spill_bytes = 0;   // max_temp_directory_size; 0: nothing spills to disk
+  std::string time_zone;      // every session's TimeZone, set before the lock ("": DuckDB's)
+  // Directories whose files SQL may still read and write (a local user's own: "/"); URLs and
+  // extensions stay refused.
+  std::vector<std::string> allowed_directories;
+};
+
+// A time limit on each statement of a session (Session::SetTimeout).
+struct StatementTimeout {
+  std::chrono::milliseconds limit{0};  // 0: none
+  std::string setting;                 // what sets it, named in the error ("sql.timeout")
+};
 
 // The rows of one statement as Arrow record batches. Types DuckDB has and Mink's Arrow does not
 // (INTERVAL, UUID, ENUM, UNION, BIT, ...) come as utf8 text.
@@ -69,13 +87,22 @@ class Session {
   virtual Result<std::unique_ptr<PreparedStatement>> Prepare(const std::string& sql) = 0;
   // Makes the running query fail as Cancelled (safe from another thread).
   virtual void Interrupt() = 0;
+  // Interrupts each later statement (its execution and the fetch of its rows) that runs past
+  // the limit, failing it as DeadlineExceeded. For sessions that run callers' SQL.
+  virtual void SetTimeout(const StatementTimeout& timeout) = 0;
   // Makes `batches` (of `schema`) readable as the temporary view `name` of this session, read
   // without a copy through the Arrow C stream interface; kept until the session ends or the
   // name is registered again.
   virtual Status RegisterBatches(const std::string& name, arrow::SchemaPtr schema,
                                  std::vector<arrow::RecordBatchPtr> batches) = 0;
+  // Refuses (PermissionDenied, naming the kind) a script with a statement other than a query
+  // (SELECT, or EXPLAIN of one): for callers who may only read.
+  virtual Status CheckQueriesOnly(const std::string& sql) = 0;
   // Runs statements that return nothing to read (COPY, CREATE, SET); the first error.
   Status Run(const std::string& sql);
+  // Sets the session's TimeZone unless it has it already (a locked database refuses any SET,
+  // and LockDown gave its sessions theirs).
+  Status UseTimeZone(const std::string& zone);
   // Runs a query and collects every batch of its rows.
   Result<std::vector<arrow::RecordBatchPtr>> Collect(const std::string& sql);
 };
@@ -93,6 +120,11 @@ class Database {
   static Result<std::unique_ptr<Database>> Open(const DatabaseOptions& options = {});
   virtual ~Database() = default;
   virtual Result<std::unique_ptr<Session>> Connect() = 0;
+  // Makes the database safe for strangers' SQL, for good: no file, URL or extension (DuckDB's
+  // external access off: read_csv, COPY, ATTACH of a file, INSTALL and LOAD are refused as
+  // PermissionDenied), its configuration locked (SET of a DuckDB option is refused), and the
+  // limits applied. Call after whatever setup needs more (an ATTACH of a storage extension).
+  virtual Status LockDown(const SqlLimits& limits) = 0;
   // The DuckDB instance, for the facade code that extends it.
   virtual duckdb::DuckDB& duckdb() = 0;
 };

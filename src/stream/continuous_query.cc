@@ -11,7 +11,7 @@ namespace mink::stream {
 Result<std::unique_ptr<ContinuousQuery>> ContinuousQuery::Make(sql::Database* db, const std::string& query,
                                                                std::string_view checkpoint, LatePolicy late) {
   MINK_ASSIGN_OR_RETURN(auto session, db->Connect());
-  MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
+  MINK_RETURN_IF_ERROR(session->UseTimeZone("UTC"));
   MINK_ASSIGN_OR_RETURN(QueryShape shape, ShapeOf(*session, query));
   std::unique_ptr<ContinuousQuery> q(new ContinuousQuery(std::move(session), std::move(shape), late));
   if (!checkpoint.empty()) MINK_RETURN_IF_ERROR(q->Restore(checkpoint));

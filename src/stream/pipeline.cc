@@ -44,7 +44,7 @@ Status Pipeline::Load() {
   metadata::ContinuousObjectState object;
   std::unique_ptr<PipelineInput> input;
   MINK_ASSIGN_OR_RETURN(session_, context_.db->Connect());
-  MINK_RETURN_IF_ERROR(session_->Run("SET TimeZone = 'UTC'"));
+  MINK_RETURN_IF_ERROR(session_->UseTimeZone("UTC"));
   json definition;
   std::string source;
   MINK_RETURN_IF_ERROR(context_.meta->Read([&](const metadata::State& st) -> Status {

@@ -57,7 +57,10 @@ std::string StatementResultJson(const StatementResult& r) {
 
 Result<std::string> SqlEndpoint::Query(const std::string& sql) {
   MINK_ASSIGN_OR_RETURN(auto session, db_->Connect());
-  MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
+  // Reads only: no SET, PRAGMA, COPY, CREATE or ATTACH reaches the node's DuckDB.
+  MINK_RETURN_IF_ERROR(session->CheckQueriesOnly(sql));
+  MINK_RETURN_IF_ERROR(session->UseTimeZone("UTC"));
+  session->SetTimeout(timeout_);
   // The streams and views the query names, as they are now.
   std::vector<std::pair<std::string, std::pair<bool, std::vector<std::string>>>> named;
   meta_->Read([&](const metadata::State& st) {
@@ -119,7 +122,8 @@ http::ServerResponse SqlEndpoint::Handle(const http::ServerRequest& request) {
   }
   auto answers = Execute(body["sql"].get<std::string>(), SystemClock::Get()->NowMillis());
   if (!answers.ok()) {
-    return JsonResponse(400, json{{"error", answers.status().message()}}.dump());
+    const int status = answers.status().code() == StatusCode::kPermissionDenied ? 403 : 400;
+    return JsonResponse(status, json{{"error", answers.status().message()}}.dump());
   }
   if (answers->size() == 1) return JsonResponse(200, std::move((*answers)[0]));
   std::string out = "[";

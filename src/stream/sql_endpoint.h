@@ -25,8 +25,11 @@ namespace mink::stream {
 
 class SqlEndpoint {
  public:
-  SqlEndpoint(Catalog* catalog, metadata::MetadataLog* meta, table::TableStore* tables, sql::Database* db)
-      : catalog_(catalog), meta_(meta), tables_(tables), db_(db) {}
+  // `db` runs the queries (locked down by the node: sql::Database::LockDown); each is stopped
+  // after `timeout`.
+  SqlEndpoint(Catalog* catalog, metadata::MetadataLog* meta, table::TableStore* tables, sql::Database* db,
+              sql::StatementTimeout timeout = {})
+      : catalog_(catalog), meta_(meta), tables_(tables), db_(db), timeout_(std::move(timeout)) {}
 
   // Each statement's answer as JSON text, in order.
   Result<std::vector<std::string>> Execute(const std::string& sql, int64_t now_ms);
@@ -42,6 +45,7 @@ class SqlEndpoint {
   metadata::MetadataLog* const meta_;
   table::TableStore* const tables_;
   sql::Database* const db_;
+  const sql::StatementTimeout timeout_;
 };
 
 // A streaming statement's answer as JSON text ({"result_type", "object_name"[, "data"]}).

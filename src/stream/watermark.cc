@@ -15,7 +15,7 @@ Result<std::unique_ptr<SourceWatermark>> SourceWatermark::Make(sql::Database* db
                                                                const WatermarkDef& declared,
                                                                const arrow::SchemaPtr& schema) {
   MINK_ASSIGN_OR_RETURN(auto session, db->Connect());
-  MINK_RETURN_IF_ERROR(session->Run("SET TimeZone = 'UTC'"));
+  MINK_RETURN_IF_ERROR(session->UseTimeZone("UTC"));
   const std::string expression = declared.expression.empty() ? sql::QuoteIdentifier(declared.column) : declared.expression;
   std::string query = "SELECT CAST(max(epoch_us(" + expression + ")) AS BIGINT) FROM " + sql::QuoteIdentifier(source);
   // Checked once over no rows: the expression must be a timestamp of the source's columns.

@@ -20,6 +20,7 @@ first.
 """
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -140,9 +141,12 @@ class NumberedProducer:
     def __init__(self, bootstrap, topic, rate_per_s=200, message_timeout_ms=60000):
         from confluent_kafka import Producer
 
-        self.p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True,
-                           "linger.ms": 5, "message.timeout.ms": message_timeout_ms,
-                           "topic.metadata.refresh.interval.ms": 1000})
+        config = {"bootstrap.servers": bootstrap, "enable.idempotence": True,
+                  "linger.ms": 5, "message.timeout.ms": message_timeout_ms,
+                  "topic.metadata.refresh.interval.ms": 1000}
+        if os.environ.get("MINK_RDKAFKA_DEBUG"):  # e.g. eos,msg: librdkafka's own account, on stderr
+            config["debug"] = os.environ["MINK_RDKAFKA_DEBUG"]
+        self.p = Producer(config)
         self.topic = topic
         self.rate = rate_per_s
         self.acked = set()

@@ -256,7 +256,7 @@ def write_parquet(path, rows, mink_query_path, env=None, compression="snappy", s
            f"FROM (VALUES {values}) AS v(id, region, amount)) TO {_sql_string(path)} "
            f"(FORMAT parquet, COMPRESSION {compression}, FIELD_IDS {{id: 1, region: 2, amount: 3}}, "
            f"KV_METADATA {{\"iceberg.schema\": {_sql_string(json.dumps(schema))}}})")
-    r = subprocess.run([mink_query_path, "exec", "-e", sql], env=env, capture_output=True, text=True,
+    r = subprocess.run([mink_query_path, "exec", "--allow-local-files", "-e", sql], env=env, capture_output=True, text=True,
                        timeout=120)
     if r.returncode != 0:
         raise RuntimeError(f"mink-query COPY TO {path}: status {r.returncode}: {r.stderr.strip()}")

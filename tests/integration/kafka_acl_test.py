@@ -125,9 +125,14 @@ def described(bindings):
 
 
 def run(checks, node):
-    node.start(extra=["--auth-enabled", "true", "--auth-super-users", "root", "--http-listen", node.http_listen])
-    r = node.mink("user", "create", "root", "--password", PASSWORDS["root"], check=False)
-    checks.expect("the super user is made first", 0, r.returncode)
+    password_file = os.path.join(node.work, "root.password")
+    with open(password_file, "w") as f:
+        f.write(PASSWORDS["root"] + "\n")
+    node.start(extra=["--auth-enabled", "true", "--auth-bootstrap-user", "root",
+                      "--auth-bootstrap-password-file", password_file, "--http-listen", node.http_listen])
+    r = mink_as(node, "root", "user", "list")
+    checks.expect("the bootstrap user (password from a file) is made at start", (0, "root\tSCRAM-SHA-256,SCRAM-SHA-512"),
+                  (r.returncode, r.stdout.strip()))
     for user in ("writer", "reader", "stranger"):
         r = mink_as(node, "root", "user", "create", user, "--password", PASSWORDS[user])
         checks.expect(f"user {user} made by the super user", (0, ""), (r.returncode, r.stderr))

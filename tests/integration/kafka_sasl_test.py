@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Authentication (docs/operations.md, Security; docs/kafka.md, Authentication) with real clients
-against a node of the test's own started with --auth-enabled true (alice a super user):
+against a node of the test's own started with --auth-enabled true and alice its bootstrap user
+(made at start, a super user, her password from MINK_AUTH_BOOTSTRAP_PASSWORD):
 
   - `mink user create` (password on stdin and as a flag) and `mink user list` (names and the
     SCRAM mechanisms kept; no password anywhere in the metadata database's file);
@@ -10,13 +11,13 @@ against a node of the test's own started with --auth-enabled true (alice a super
     reports SASL authentication failure), an unknown user, a client without SASL (its connection
     is closed before any request), and a user after `mink user delete`;
   - the topic holds exactly the records the authenticated producer sent;
-  - Flight: the first user is made while the cluster has none; from then on `mink` without
-    MINK_USER/MINK_PASSWORD is refused (UNAUTHENTICATED) and changes nothing, with them it
-    works; a generic gRPC Flight client (flight_auth_client.js) is refused without a header and
+  - Flight: `mink` without MINK_USER/MINK_PASSWORD is refused (UNAUTHENTICATED) and changes
+    nothing, even before anyone made a user; with them it works; a generic gRPC Flight client (flight_auth_client.js) is refused without a header and
     with a wrong password, gets a bearer token from Handshake with Basic credentials, lists the
     databases and reads the topic's table with it, and is refused with a forged token;
   - HTTP: POST /api/v1/sql without credentials answers 401 with WWW-Authenticate, with Basic
-    credentials 200; /health stays open.
+    credentials 200; /metrics, /console and every other path 401 without credentials (/metrics
+    403 for a user without describe on the cluster); /health and /ready stay open.
 
 Usage: kafka_sasl_test.py path/to/mink   (Debian's /usr/bin/python3)
 """
@@ -101,14 +102,18 @@ def http(node, path, body=None, authorization=None):
 
 
 def run(checks, node):
-    node.start(extra=["--auth-enabled", "true", "--auth-super-users", "alice", "--http-listen", node.http_listen])
-    r = node.mink("user", "create", "alice", "--password-stdin", input="wonderland\n", check=False)
-    checks.expect("the first user is made while the cluster has none (password from stdin)", (0, ""),
-                  (r.returncode, r.stderr))
+    # The first user comes from the node's configuration (its password from the environment),
+    # never from whoever calls first.
+    node.env["MINK_AUTH_BOOTSTRAP_PASSWORD"] = "wonderland"
+    node.start(extra=["--auth-enabled", "true", "--auth-bootstrap-user", "alice", "--http-listen", node.http_listen])
     r = node.mink("user", "create", "mallory", "--password", "x", check=False)
-    checks.ok("from the first user on, mink without credentials is refused",
+    checks.ok("an anonymous mink user create is refused (the first user is the bootstrap user)",
               r.returncode != 0 and "authentication required" in r.stderr, r.stderr)
     os.environ["MINK_USER"], os.environ["MINK_PASSWORD"] = "alice", "wonderland"
+    r = node.mink("user", "create", "carol", "--password-stdin", input="carrots\n", check=False)
+    checks.expect("the bootstrap user makes users (password from stdin)", (0, ""), (r.returncode, r.stderr))
+    r = node.mink("user", "delete", "carol", check=False)
+    checks.expect("and deletes them", 0, r.returncode)
     r = node.mink("user", "create", "bob", "--password", "builder", check=False)
     checks.expect("mink user create takes a password flag", 0, r.returncode)
     r = node.mink("user", "create", "bob", "--password", "other", check=False)
@@ -193,6 +198,18 @@ def run(checks, node):
     status, _, body = http(node, "/api/v1/sql", {"sql": "SHOW SOURCES"}, basic)
     checks.expect("HTTP SQL with Basic credentials: 200", 200, status)
     checks.expect("/health needs no credentials", 200, http(node, "/health")[0])
+    checks.expect("/ready needs no credentials", 200, http(node, "/ready")[0])
+    for path in ("/metrics", "/console", "/console/", "/api/v1/anything", "/nothing"):
+        status, _, body = http(node, path)
+        checks.expect(f"GET {path} without credentials: 401", 401, status)
+        checks.ok(f"  and {path} tells nothing of the data", TOPIC not in body and "mink_" not in body, body[:200])
+    status, _, body = http(node, "/metrics", None, basic)
+    checks.ok("/metrics for a super user: 200, the Prometheus text", status == 200 and "mink_" in body, str(status))
+    node.mink("user", "create", "dave", "--password", "diver")
+    dave = "Basic " + base64.b64encode(b"dave:diver").decode()
+    status, _, body = http(node, "/metrics", None, dave)
+    checks.ok("/metrics for a user without describe on the cluster: 403", status == 403 and "mink_" not in body,
+              f"{status} {body[:200]}")
 
 
 def main():

@@ -220,10 +220,15 @@ class MinkNode:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the node exited with status {self.proc.returncode}; log:\n{self.log_tail()}")
-            if self._kafka_answers() and self.mink("db", "list", check=False).returncode == 0:
+            if self._kafka_answers() and self._flight_answers():
                 return self
             time.sleep(0.1)
         raise RuntimeError(f"the node did not answer within 30 s; log:\n{self.log_tail()}")
+
+    def _flight_answers(self):
+        """Flight answers a call: a list of databases, or a refusal for want of credentials."""
+        r = self.mink("db", "list", check=False)
+        return r.returncode == 0 or "authentication required" in r.stderr
 
     def _kafka_answers(self):
         try:

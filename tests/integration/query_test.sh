@@ -57,7 +57,7 @@ SELECT count(*) AS n FROM mink.shop.orders;
 SELECT id, note
   FROM mink.shop.events
  WHERE id = 8;
-SET threads = 1;
+CREATE TEMP TABLE scratch (a INT);
 SELECT max(amount) AS top FROM mink.shop.orders
 SQL
 expect "exec -f with several statements" '{"n":2}

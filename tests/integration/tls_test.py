@@ -91,13 +91,14 @@ def run(checks, node):
     os.environ["MINK_TLS_CA"] = cert
     node.flight = f"grpc+tls://localhost:{node.flight_port}"
     rest_port, query_port = minktest.free_port(), minktest.free_port()
+    node.env["MINK_AUTH_BOOTSTRAP_PASSWORD"] = "wonderland"
     node.start(extra=["--tls-cert", cert, "--tls-key", key, "--tls-ca", cert, "--auth-enabled", "true",
-                      "--auth-super-users", "alice", "--http-listen", node.http_listen,
+                      "--auth-bootstrap-user", "alice", "--http-listen", node.http_listen,
                       "--iceberg-rest-listen", f"127.0.0.1:{rest_port}",
                       "--console-query", f"grpc+tls://localhost:{query_port}"])
-    r = node.mink("user", "create", "alice", "--password", "wonderland", check=False)
-    checks.expect("the CLI makes the first user over grpc+tls with MINK_TLS_CA", (0, ""), (r.returncode, r.stderr))
     os.environ["MINK_USER"], os.environ["MINK_PASSWORD"] = "alice", "wonderland"
+    r = node.mink("user", "create", "bob", "--password", "builder", check=False)
+    checks.expect("the CLI makes a user over grpc+tls with MINK_TLS_CA", (0, ""), (r.returncode, r.stderr))
 
     env = dict(os.environ, MINK_BOOTSTRAP=node.flight)
     env.pop("MINK_TLS_CA")

@@ -1,6 +1,7 @@
 // Access control: a grant allows its operation and those it includes on its resource and what
-// is inside it, for its principal or everyone; super users, nodes and the anonymous first
-// caller pass; nothing else does. Authentication refuses the tokens of a deleted user.
+// is inside it, for its principal or everyone; super users and nodes pass; nothing else does,
+// the anonymous caller least. Authentication refuses the tokens of a deleted user and, with no
+// user at all yet, a call without credentials; the bootstrap user is made once.
 #include "auth/access_control.h"
 
 #include <gtest/gtest.h>
@@ -63,11 +64,12 @@ TEST_F(AccessControlTest, GrantsCoverWhatIsInsideTheirResourceAndWhatTheirOperat
   EXPECT_FALSE(access.Allowed("bo", orders, Operation::kWrite)) << "revoked";
 }
 
-TEST_F(AccessControlTest, SuperUsersNodesAndTheAnonymousFirstCallerPass) {
+TEST_F(AccessControlTest, SuperUsersAndNodesPassAndTheAnonymousCallerDoesNot) {
   AccessControl access(meta_.get(), {"root"});
-  for (const std::string user : {"root", "", "node:3"}) {
+  for (const std::string user : {"root", "node:3"}) {
     EXPECT_TRUE(access.Allowed(user, Resource::Cluster(), Operation::kAdmin)) << "'" << user << "'";
   }
+  EXPECT_FALSE(access.Allowed("", Resource::Cluster(), Operation::kDescribe));
   EXPECT_EQ(NodePrincipal(3), "node:3");
   EXPECT_FALSE(access.Allowed("rooty", Resource::Cluster(), Operation::kDescribe));
   EXPECT_FALSE(access.Allowed("node-3", Resource::Cluster(), Operation::kDescribe));
@@ -84,6 +86,21 @@ TEST_F(AccessControlTest, TokensOfADeletedUserAreRefused) {
   EXPECT_TRUE(authenticator.Check("Bearer " + authenticator.IssueToken(NodePrincipal(1))).ok()) << "nodes are no users";
   ASSERT_TRUE(meta_->Append(metadata::Command(metadata::DeleteUser{"ana"})).ok());
   EXPECT_EQ(authenticator.Check(token).status().code(), StatusCode::kPermissionDenied);
+}
+
+TEST_F(AccessControlTest, NoCallerIsLetInWithoutCredentialsAndTheFirstUserComesFromTheNode) {
+  UserDirectory users(meta_.get());
+  Authenticator authenticator(&users, TokenSigner(std::string(32, 's')));
+  ASSERT_TRUE(users.empty());
+  EXPECT_EQ(authenticator.Check("").status().code(), StatusCode::kPermissionDenied)
+      << "a cluster without users let an anonymous caller in";
+  ASSERT_TRUE(users.EnsureBootstrapUser("root", "first").ok());
+  ASSERT_TRUE(users.CheckPassword("root", "first").ok());
+  // Another node starting with another password does not change it; a bad name is refused.
+  ASSERT_TRUE(users.EnsureBootstrapUser("root", "second").ok());
+  EXPECT_TRUE(users.CheckPassword("root", "first").ok());
+  EXPECT_FALSE(users.EnsureBootstrapUser("node:1", "x").ok());
+  EXPECT_FALSE(users.EnsureBootstrapUser("ann", "").ok());
 }
 
 }  // namespace

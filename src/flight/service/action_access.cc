@@ -36,7 +36,10 @@ Status CheckActionAccess(const auth::AccessControl& access, const std::string& c
       type == "revoke-acl" || type == "list-acls") {
     return access.Check(caller, Resource::Cluster(), Operation::kAdmin);
   }
-  return Status::Ok();
+  // Lists answer only what the caller may describe; a writer id writes nothing by itself.
+  if (type == "list-databases" || type == "list-tables" || type == "init-writer") return Status::Ok();
+  // Default-deny: an action this list does not name needs admin on the cluster.
+  return access.Check(caller, Resource::Cluster(), Operation::kAdmin);
 }
 
 Status CheckContinuousSqlAccess(const auth::AccessControl& access, const std::string& caller, const std::string& sql) {

@@ -9,6 +9,7 @@
 //   create-user, delete-user, list-users,
 //   grant-acl, revoke-acl, list-acls        admin on the cluster (a user may set their own password)
 //   list-databases, list-tables, init-writer   any user (the lists show only what the caller may describe)
+//   any other action                        admin on the cluster (default-deny)
 // Reads and writes of a table are checked where they happen (DoGet, DoPut, DoExchange).
 
 #include <string>

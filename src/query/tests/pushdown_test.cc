@@ -95,6 +95,7 @@ class PushdownTest : public ::testing::Test {
 
     EngineOptions options;
     options.bootstrap = "grpc://127.0.0.1:" + std::to_string(node_->flight_port());
+    options.lock_down = false;  // the test SETs mink_compressed_scan
     auto engine = Engine::Open(options);
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = engine->release();
