@@ -90,8 +90,13 @@ Status StreamStore::OpenStreams(const std::vector<uint64_t>& stream_ids) {
   if (!seq.ok()) return seq.status();
   for (uint64_t id : stream_ids) {
     int64_t epoch = 0, end = 0;
-    bool ours = OwnedStream(id, &epoch, &end);
-    if (!ours) return AbortedError("stream " + std::to_string(id) + " was taken by another owner");
+    if (!OwnedStream(id, &epoch, &end)) {
+      // Taken by another owner since (the log moved on while this node caught up): not ours to
+      // write; the next round of moves sees where it is.
+      MINK_LOG_INFO("storage", "stream {} was taken by another owner while node {} opened it", id,
+                    node_.node_id);
+      continue;
+    }
     tail_.Drop(id);
     writer_->Adopt(id, epoch, end);
     MINK_LOG_DEBUG("storage", "opened stream={} epoch={} end={} node={}", id, epoch, end,

@@ -71,7 +71,8 @@ class StreamStore {
   // Takes ownership of a stream at its epoch + 1 (fencing the previous owner) and starts writing
   // it at its committed end.
   Status OpenStream(uint64_t stream_id) { return OpenStreams({stream_id}); }
-  // The same for several streams with one metadata command.
+  // The same for several streams with one metadata command. A stream another owner took again
+  // before this call read the outcome is skipped (Writes says which were opened).
   Status OpenStreams(const std::vector<uint64_t>& stream_ids);
   // Starts writing streams the metadata already shows as owned by this node process (created
   // owned, e.g. with a table). Streams owned by someone else are skipped.
