@@ -118,7 +118,20 @@ Status BucketStates::LoadToWrite(const ResolvedTable& table, BucketState* bucket
   };
   const int64_t epoch = storage_->WriteEpoch(bucket->stream_id);
   if (epoch < 0) return moved("is not written by");
+  // A fenced node's appends fail; its answers must all say so, not judge a sequence on a state
+  // the log may have moved past (librdkafka takes an out-of-order answer to a retry as fatal).
+  if (storage_->Fenced()) return moved("is not written now (out of touch with the metadata database) by");
   if (bucket->loaded && bucket->loaded_epoch != epoch) bucket->writers_stale = true;
+  if (!bucket->loaded || bucket->writers_stale) {
+    // Rebuilt after an append whose outcome may be unknown: the log may hold that batch while
+    // this node has not applied it yet, so the state is rebuilt from the log as it is now.
+    if (Status caught = meta_->CatchUp(); !caught.ok()) {
+      bucket->writers_stale = true;
+      return UnavailableError("the writers of bucket " + bucket->label + " of " + table.name +
+                              " are rebuilt from the metadata log, which cannot be read now: " +
+                              caught.message());
+    }
+  }
   MINK_RETURN_IF_ERROR(Load(table, bucket));
   if (bucket->loaded_epoch != epoch) return moved("changed owners while its state was rebuilt on");
   return Status::Ok();
@@ -130,7 +143,7 @@ Result<std::optional<WrittenBatch>> BucketStates::CheckWriter(const ResolvedTabl
                                                               int16_t writer_epoch,
                                                               int32_t sequence, bool strict) const {
   auto checked = bucket->writers.Check(writer_id, writer_epoch, sequence, strict);
-  if (checked.ok() || StillWrites(*bucket)) return checked;
+  if (checked.ok() || (StillWrites(*bucket) && !storage_->Fenced())) return checked;
   bucket->writers_stale = true;
   return AbortedError("bucket " + bucket->label + " of " + table.name + " changed owners during the write");
 }

@@ -77,8 +77,10 @@ class BucketStates {
   // Load for a writer of the bucket: the state must be of the ownership this node writes the
   // stream at now, since a state kept from an earlier one misses what the owners between wrote
   // (a retry accepted twice, a sequence refused that is next). Aborted (retriable: the bucket
-  // moved) when this node does not write the stream, or took it again while it rebuilt. The
-  // writer passes bucket->loaded_epoch as its appends' expect_stream_epoch.
+  // moved) when this node does not write the stream, is fenced, or took it again while it
+  // rebuilt. A rebuild first catches up with the log (Unavailable when it cannot be read), so a
+  // batch whose commit's answer was lost is judged on the log, not on what this node applied.
+  // The writer passes bucket->loaded_epoch as its appends' expect_stream_epoch.
   Status LoadToWrite(const ResolvedTable& table, BucketState* bucket);
   // Whether a writer's answer from this state still stands: this node writes the stream at the
   // epoch the state was loaded at. A refusal (a sequence out of order) is only given when so.

@@ -22,8 +22,9 @@ The checker fails the run when an acknowledged record is missing, when any recor
 twice (no write is ever sent twice but the idempotent retries), when a sum differs from the sum
 of its acknowledged increments, when an object the log references is missing (every table is
 read in full from every node, after the GC grace and after a restart of every node), when the
-group's committed offset moves backwards, or when the metadata log (copied as the run goes)
-holds a commit of a stream by a process that did not own it at that epoch.
+group's committed offset moves backwards, when the Kafka producer stops on a fatal error, or
+when the metadata log (copied as the run goes) holds a commit of a stream by a process that did
+not own it at that epoch.
 
 MINK_CHAOS_SECONDS sets the length of the schedule (default 150; the release mode runs 3600).
 
@@ -432,6 +433,9 @@ def main():
                 f" {pauses[len(pauses) // 2]:.2f} s, p99 {pauses[int(0.99 * (len(pauses) - 1))]:.2f} s,"
                 f" longest {pauses[-1]:.2f} s")
         checks.expect("every produced Kafka record was delivered or failed by the end", 0, undelivered)
+        checks.ok("the idempotent Kafka producer ran to the end (no fatal error: librdkafka gives up on"
+                  " answers it cannot reconcile, such as an out-of-order answer to a retry)",
+                  producer.failure is None, str(producer.failure))
         checks.ok("every increment was acknowledged (each retried until it was)",
                   not incs.unknown, str(incs.unknown))
         checks.ok("the consumer group's committed offsets never moved backwards",

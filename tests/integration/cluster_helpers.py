@@ -152,6 +152,7 @@ class NumberedProducer:
         self.acked = set()
         self.ack_times = []  # (monotonic time, number, partition)
         self.errors = []
+        self.failure = None  # the exception that stopped the producer (a fatal librdkafka error)
         self.next = 0
         self.stopping = False
         self.lock = threading.Lock()
@@ -167,14 +168,18 @@ class NumberedProducer:
                 self.ack_times.append((time.monotonic(), n, msg.partition()))
 
     def run(self):
-        while not self.stopping:
-            v = str(self.next).encode()
-            try:
-                self.p.produce(self.topic, key=v, value=v, on_delivery=self.report)
-                self.next += 1
-            except BufferError:
-                pass
-            self.p.poll(1.0 / self.rate)
+        try:
+            while not self.stopping:
+                v = str(self.next).encode()
+                try:
+                    self.p.produce(self.topic, key=v, value=v, on_delivery=self.report)
+                    self.next += 1
+                except BufferError:
+                    pass
+                self.p.poll(1.0 / self.rate)
+        except Exception as e:  # noqa: BLE001 - a fatal client error ends the producer: kept for the checks
+            self.failure = f"{type(e).__name__}: {e}"
+            print(f"the producer stopped: {self.failure}", file=sys.stderr, flush=True)
 
     def start(self):
         self.thread.start()
