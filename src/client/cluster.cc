@@ -34,10 +34,11 @@ Result<std::vector<std::string>> StringList(const json& j, const char* key,
 
 }  // namespace
 
-Result<std::shared_ptr<Cluster>> Cluster::Connect(const std::string& bootstrap) {
+Result<std::shared_ptr<Cluster>> Cluster::Connect(const std::string& bootstrap,
+                                                  std::optional<std::string> authorization) {
   MINK_ASSIGN_OR_RETURN(std::string address, flight::ParseFlightAddress(bootstrap));
   (void)address;
-  return std::shared_ptr<Cluster>(new Cluster(bootstrap));
+  return std::shared_ptr<Cluster>(new Cluster(bootstrap, std::move(authorization)));
 }
 
 Result<std::shared_ptr<flight::FlightClient>> Cluster::ClientFor(const std::string& location) {
@@ -49,6 +50,10 @@ Result<std::shared_ptr<flight::FlightClient>> Cluster::ClientFor(const std::stri
   flight::FlightClientOptions options;
   options.connect_timeout = std::chrono::milliseconds(0);  // lazily; calls report failures
   MINK_RETURN_IF_ERROR(ApplyEnvironment(&options));
+  if (authorization_) {
+    options.headers.clear();
+    if (!authorization_->empty()) options.headers.emplace_back("authorization", *authorization_);
+  }
   MINK_ASSIGN_OR_RETURN(std::unique_ptr<flight::FlightClient> client, flight::FlightClient::Connect(target, options));
   std::shared_ptr<flight::FlightClient> shared = std::move(client);
   clients_[address] = shared;

@@ -44,8 +44,11 @@ struct Endpoint {
 
 class Cluster {
  public:
-  // Checks the address; connects lazily (the first call reports an unreachable node).
-  static Result<std::shared_ptr<Cluster>> Connect(const std::string& bootstrap);
+  // Checks the address; connects lazily (the first call reports an unreachable node). Calls say
+  // who the client is with `authorization` (an "authorization" header: "Basic ...", "Bearer
+  // ..."; "" says nothing), or, without it, as the environment says (AuthorizationHeaders).
+  static Result<std::shared_ptr<Cluster>> Connect(const std::string& bootstrap,
+                                                  std::optional<std::string> authorization = std::nullopt);
 
   const std::string& bootstrap() const { return bootstrap_; }
 
@@ -70,11 +73,13 @@ class Cluster {
   Result<std::shared_ptr<flight::FlightClient>> ClientFor(const std::string& location);
 
  private:
-  explicit Cluster(std::string bootstrap) : bootstrap_(std::move(bootstrap)) {}
+  Cluster(std::string bootstrap, std::optional<std::string> authorization)
+      : bootstrap_(std::move(bootstrap)), authorization_(std::move(authorization)) {}
   // RunAction on the bootstrap node; Unavailable names the node.
   Result<nlohmann::json> Action(const std::string& type, const nlohmann::json& body);
 
   std::string bootstrap_;
+  const std::optional<std::string> authorization_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<flight::FlightClient>> clients_;  // by host:port
 };

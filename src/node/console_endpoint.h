@@ -43,7 +43,7 @@ class ConsoleEndpoint {
 
  private:
   std::string Overview(const std::string& user) const;
-  http::ServerResponse Query(const http::ServerRequest& request, const std::string& user) const;
+  http::ServerResponse Query(const http::ServerRequest& request) const;
   bool May(const std::string& user, const auth::Resource& resource, auth::Operation op) const {
     return s_.access == nullptr || s_.access->Allowed(user, resource, op);
   }

@@ -304,7 +304,6 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     console.group_offsets = sources.group_offsets;
     console.access = node->access_.get();
     console.query_address = config.console_query;
-    console.query_options.headers = node_headers;  // mink-query checks nothing yet; a node token if it does
     console.query_options.tls_roots_pem = tls_roots;
     node->console_ = std::make_unique<ConsoleEndpoint>(std::move(console));
     node->operations_ = std::make_unique<OperationsEndpoint>(

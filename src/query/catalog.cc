@@ -13,6 +13,7 @@
 #include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
 #include "duckdb/catalog/entry_lookup_info.hpp"
 #include "duckdb/main/attached_database.hpp"
+#include "duckdb/main/client_context_state.hpp"
 #include "duckdb/parser/constraints/not_null_constraint.hpp"
 #include "duckdb/parser/constraints/unique_constraint.hpp"
 #include "duckdb/parser/parsed_data/alter_table_info.hpp"
@@ -40,13 +41,24 @@ using duckdb::optional_ptr;
 class MinkCatalog;
 class MinkSchemaEntry;
 
-// Per-transaction view of the cluster: what this transaction already looked up.
+// Whom a session reads as (ReadAs): the client it reaches the cluster through.
+struct ReaderState : public duckdb::ClientContextState {
+  explicit ReaderState(std::shared_ptr<client::Cluster> as) : cluster(std::move(as)) {}
+  std::shared_ptr<client::Cluster> cluster;
+};
+constexpr char kReaderState[] = "mink_reader";
+
+// Per-transaction view of the cluster: what this transaction already looked up, through the
+// client of the session's reader (or the engine's).
 class MinkTransaction : public duckdb::Transaction {
  public:
-  MinkTransaction(duckdb::TransactionManager& manager, ClientContext& context, uint64_t sequence)
-      : duckdb::Transaction(manager, context), sequence_(sequence) {}
+  MinkTransaction(duckdb::TransactionManager& manager, ClientContext& context, uint64_t sequence,
+                  std::shared_ptr<client::Cluster> cluster)
+      : duckdb::Transaction(manager, context), sequence_(sequence), cluster_(std::move(cluster)) {}
 
   uint64_t sequence() const { return sequence_; }
+  client::Cluster& cluster() { return *cluster_; }
+  const std::shared_ptr<client::Cluster>& cluster_ptr() const { return cluster_; }
   std::mutex mu;
   std::optional<std::vector<std::string>> databases;
   std::map<std::string, duckdb::TableCatalogEntry*> tables;  // db.table -> entry or null
@@ -54,6 +66,7 @@ class MinkTransaction : public duckdb::Transaction {
 
  private:
   uint64_t sequence_;
+  std::shared_ptr<client::Cluster> cluster_;
 };
 
 MinkTransaction* TransactionOf(duckdb::CatalogTransaction transaction) {
@@ -99,7 +112,11 @@ class MinkCatalog : public duckdb::Catalog {
       : duckdb::Catalog(db), cluster_(std::move(cluster)), recorder_(std::move(recorder)) {}
 
   client::Cluster& cluster() { return *cluster_; }
-  const std::shared_ptr<client::Cluster>& cluster_ptr() const { return cluster_; }
+  // The client a new transaction of `context` reads through: its session's reader, else ours.
+  std::shared_ptr<client::Cluster> ClusterFor(ClientContext& context) const {
+    auto reader = context.registered_state->Get<ReaderState>(kReaderState);
+    return reader != nullptr ? reader->cluster : cluster_;
+  }
   const std::shared_ptr<ScanRecorder>& recorder() const { return recorder_; }
 
   void Initialize(bool) override {}
@@ -184,7 +201,7 @@ class MinkSchemaEntry : public duckdb::SchemaCatalogEntry {
             const std::function<void(duckdb::CatalogEntry&)>& callback) override {
     if (type != CatalogType::TABLE_ENTRY) return;
     auto& transaction = duckdb::Transaction::Get(context, catalog).Cast<MinkTransaction>();
-    auto names = ValueOrThrow(mink_.cluster().ListTables(name), "listing the tables of " + name);
+    auto names = ValueOrThrow(transaction.cluster().ListTables(name), "listing the tables of " + name);
     for (const auto& table : names) {
       auto* entry = GetTable(context, &transaction, table);
       if (entry != nullptr) callback(*entry);
@@ -306,7 +323,9 @@ void MinkSchemaEntry::Alter(duckdb::CatalogTransaction transaction, duckdb::Alte
   if (info.type != duckdb::AlterType::ALTER_TABLE) ThrowReadOnly("ALTER of anything but a table");
   auto& alter = info.Cast<duckdb::AlterTableInfo>();
   const std::string table = name + "." + alter.name;
-  auto meta = ValueOrThrow(mink_.cluster().DescribeTable(name, alter.name), "describing " + table);
+  MinkTransaction* current = TransactionOf(transaction);
+  client::Cluster& cluster = current != nullptr ? current->cluster() : mink_.cluster();
+  auto meta = ValueOrThrow(cluster.DescribeTable(name, alter.name), "describing " + table);
   if (meta == nullptr) throw duckdb::CatalogException("mink: table %s does not exist", table);
   const auto& d = meta->description;
   auto column_of = [&](const std::string& column) -> const client::ColumnSpec* {
@@ -362,7 +381,7 @@ void MinkSchemaEntry::Alter(duckdb::CatalogTransaction transaction, duckdb::Alte
           "mink: ALTER TABLE supports ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... "
           "TYPE and ALTER COLUMN ... DROP NOT NULL (options: mink table alter --set)");
   }
-  Status altered = mink_.cluster().AlterTable(body);
+  Status altered = cluster.AlterTable(body);
   if (!altered.ok()) {
     throw duckdb::InvalidInputException("mink: altering %s: %s", table, altered.message());
   }
@@ -400,7 +419,8 @@ duckdb::TableCatalogEntry* MinkSchemaEntry::GetTable(ClientContext& context,
     auto it = transaction->tables.find(key);
     if (it != transaction->tables.end()) return it->second;
   }
-  auto meta = ValueOrThrow(mink_.cluster().DescribeTable(name, table), "describing " + key);
+  client::Cluster& cluster = transaction != nullptr ? transaction->cluster() : mink_.cluster();
+  auto meta = ValueOrThrow(cluster.DescribeTable(name, table), "describing " + key);
   duckdb::TableCatalogEntry* result = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -455,7 +475,8 @@ duckdb::TableCatalogEntry* MinkSchemaEntry::GetTable(ClientContext& context,
 duckdb::TableFunction MinkTableEntry::GetScanFunction(
     ClientContext& context, duckdb::unique_ptr<duckdb::FunctionData>& bind_data) {
   auto& mink = catalog.Cast<MinkCatalog>();
-  bind_data = MakeScanBindData(context, mink.cluster_ptr(), mink.recorder(), meta_, arrow_table_,
+  auto& transaction = duckdb::Transaction::Get(context, catalog).Cast<MinkTransaction>();
+  bind_data = MakeScanBindData(context, transaction.cluster_ptr(), mink.recorder(), meta_, arrow_table_,
                                types_);
   return MakeScanFunction();
 }
@@ -465,7 +486,8 @@ std::vector<std::string> MinkCatalog::Databases(MinkTransaction* transaction) {
     std::lock_guard<std::mutex> lock(transaction->mu);
     if (transaction->databases) return *transaction->databases;
   }
-  auto names = ValueOrThrow(cluster_->ListDatabases(), "listing databases");
+  client::Cluster& cluster = transaction != nullptr ? transaction->cluster() : *cluster_;
+  auto names = ValueOrThrow(cluster.ListDatabases(), "listing databases");
   if (transaction != nullptr) {
     std::lock_guard<std::mutex> lock(transaction->mu);
     transaction->databases = names;
@@ -513,8 +535,8 @@ class MinkTransactionManager : public duckdb::TransactionManager {
       : duckdb::TransactionManager(db), catalog_(catalog) {}
 
   duckdb::Transaction& StartTransaction(ClientContext& context) override {
-    auto transaction = std::make_unique<MinkTransaction>(*this, context,
-                                                         catalog_.NextTransactionSequence());
+    auto transaction = std::make_unique<MinkTransaction>(*this, context, catalog_.NextTransactionSequence(),
+                                                         catalog_.ClusterFor(context));
     auto& result = *transaction;
     std::lock_guard<std::mutex> lock(mu_);
     transactions_[&result] = std::move(transaction);
@@ -558,6 +580,10 @@ duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
 }
 
 }  // namespace
+
+void ReadAs(ClientContext& context, std::shared_ptr<client::Cluster> as) {
+  context.registered_state->Insert(kReaderState, duckdb::make_shared_ptr<ReaderState>(std::move(as)));
+}
 
 void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<client::Cluster> cluster,
                          std::shared_ptr<ScanRecorder> recorder) {

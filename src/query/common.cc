@@ -31,6 +31,7 @@ Result<std::unique_ptr<Engine>> OpenEngine(const CommonOptions& options) {
   engine_options.bootstrap = options.bootstrap;
   engine_options.threads = options.threads;
   engine_options.allow_local_files = options.allow_local_files;
+  engine_options.authorization = options.authorization;
   if (!options.memory_limit.empty()) {
     MINK_ASSIGN_OR_RETURN(engine_options.memory_bytes, ParseByteSize(options.memory_limit));
   }

@@ -4,6 +4,7 @@
 // a SQL error).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,8 @@ struct CommonOptions {
   // exec and shell: SQL may read and write this machine's files as the user running it
   // (COPY TO a file, read_parquet), never a URL or an extension. serve has no such flag.
   bool allow_local_files = false;
+  // Who the engine's own sessions read as (EngineOptions::authorization); unset: the environment.
+  std::optional<std::string> authorization;
 };
 
 inline constexpr int kExitOk = 0;

@@ -38,6 +38,9 @@ inline constexpr char kColumnStatisticsSetting[] = "mink_column_statistics";
 inline constexpr char kCompressedScanSetting[] = "mink_compressed_scan";
 void RegisterMinkStorage(duckdb::DBConfig& config, std::shared_ptr<client::Cluster> cluster,
                          std::shared_ptr<ScanRecorder> recorder);
+// The session of `context` reads the mink catalog through `as` rather than the engine's cluster
+// (the catalog's transactions pick it up: lookups, lists, scans and ALTER go as that caller).
+void ReadAs(duckdb::ClientContext& context, std::shared_ptr<client::Cluster> as);
 
 // A pruning predicate over partition values: the filter rewritten to reference the partition
 // columns by their position in the partition key.
@@ -122,10 +125,14 @@ std::vector<bool> SelectEndpoints(duckdb::ClientContext& context, const ScanBind
 // there would be more than kMaxKeyCombinations keys.
 arrow::RecordBatchPtr LookupKeys(const ScanBindData& bind, std::string* explanation);
 
-// Throws duckdb::IOException for a failed call to the cluster.
+// Throws for a failed call to the cluster: duckdb::PermissionException when the node refused the
+// caller (the session's error is then PermissionDenied), else duckdb::IOException.
 template <typename T>
 T ValueOrThrow(Result<T> result, const std::string& what) {
   if (!result.ok()) {
+    if (result.status().code() == StatusCode::kPermissionDenied) {
+      throw duckdb::PermissionException("mink: %s: %s", what, result.status().message());
+    }
     throw duckdb::IOException("mink: %s: %s", what, result.status().message());
   }
   return std::move(*result);

@@ -22,6 +22,13 @@ class EngineImpl : public Engine {
     session->SetTimeout(timeout_);
     return session;
   }
+  Result<std::unique_ptr<Session>> ConnectAs(std::shared_ptr<client::Cluster> as) override {
+    MINK_ASSIGN_OR_RETURN(auto session, database_->Connect([&](duckdb::ClientContext& context) {
+      internal::ReadAs(context, std::move(as));
+    }));
+    session->SetTimeout(timeout_);
+    return session;
+  }
   client::Cluster& cluster() override { return *cluster_; }
   ScanRecorder& scans() override { return *recorder_; }
 
@@ -35,7 +42,7 @@ class EngineImpl : public Engine {
 
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto engine = std::make_unique<EngineImpl>();
-  MINK_ASSIGN_OR_RETURN(engine->cluster_, client::Cluster::Connect(options.bootstrap));
+  MINK_ASSIGN_OR_RETURN(engine->cluster_, client::Cluster::Connect(options.bootstrap, options.authorization));
   engine->recorder_ = std::make_shared<ScanRecorder>();
   sql::DatabaseOptions database;
   database.threads = options.threads;
@@ -54,7 +61,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     sql::SqlLimits limits;
     limits.memory_bytes = options.memory_bytes;
     limits.threads = options.threads;
-    if (options.allow_local_files) limits.allowed_directories = {"/"};
+    limits.local_files = options.allow_local_files;
     MINK_RETURN_IF_ERROR(engine->database_->LockDown(limits));
   }
   engine->timeout_ = options.timeout;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct EngineOptions {
   bool allow_local_files = false;  // locked down, but files are the local user's to use
   uint64_t memory_bytes = 0;                  // 0: DuckDB's default (80% of the RAM)
   sql::StatementTimeout timeout;              // each statement's limit (0: none)
+  // Who the engine's own sessions read as (client::Cluster::Connect): unset, the environment
+  // (MINK_TOKEN, MINK_USER); "" nobody (`mink-query serve`: its callers' sessions read as them).
+  std::optional<std::string> authorization;
 };
 
 // The SQL interfaces are sql::Database's (src/sql/database.h).
@@ -50,6 +54,9 @@ class Engine {
   virtual ~Engine() = default;
 
   virtual Result<std::unique_ptr<Session>> Connect() = 0;
+  // A session whose reads of the mink catalog go through `as` (a client of the same cluster
+  // that says who a caller is), so the nodes check that caller's rights.
+  virtual Result<std::unique_ptr<Session>> ConnectAs(std::shared_ptr<client::Cluster> as) = 0;
   virtual client::Cluster& cluster() = 0;
   // The scans of past queries (drained by the caller).
   virtual ScanRecorder& scans() = 0;

@@ -11,6 +11,7 @@
 #include "arrow_format/builder.h"
 #include "arrow_format/ipc.h"
 #include "query/continuous.h"
+#include "query/flight_sql_handles.h"
 #include "sql/quote.h"
 
 namespace mink::query {
@@ -21,7 +22,6 @@ using flight::FlightDescriptor;
 using flight::FlightInfo;
 
 constexpr char kTypeUrlPrefix[] = "type.googleapis.com/";
-constexpr size_t kMaxHandles = 1024;  // open statements and prepared statements, each
 
 template <typename M>
 std::string Pack(const M& message) {
@@ -59,16 +59,6 @@ Result<M> Parse(const Command& command) {
     return InvalidArgumentError("malformed " + command.name);
   }
   return message;
-}
-
-std::string NewHandle() {
-  static std::atomic<uint64_t> counter{0};
-  static const uint64_t salt = std::random_device{}() * 0x9E3779B97F4A7C15ull;
-  uint64_t n = ++counter;
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(salt),
-                static_cast<unsigned long long>(n * 0xBF58476D1CE4E5B9ull));
-  return buf;
 }
 
 using sql::QuoteIdentifier;
@@ -300,56 +290,33 @@ Status StreamResult(ResultStream& result, flight::FlightDataWriter& writer) {
 }  // namespace
 
 struct FlightSqlService::Impl {
-  struct Prepared {
-    std::mutex mu;
-    std::string sql;
-    std::unique_ptr<Session> session;  // declared before statement: destroyed after it
-    std::unique_ptr<PreparedStatement> statement;
-    arrow::RecordBatchPtr parameters;  // bound with DoPut
-  };
-
-  explicit Impl(Engine* e) : engine(e) {}
+  Impl(Engine* e, Callers* c) : engine(e), callers(c) {}
 
   Engine* engine;
-  std::mutex mu;
-  std::map<std::string, std::string> statements;  // TicketStatementQuery handle -> SQL
-  std::deque<std::string> statement_order;
-  std::map<std::string, std::shared_ptr<Prepared>> prepared;
-  std::deque<std::string> prepared_order;
+  Callers* callers;  // null: every call reads as the engine does
+  FlightSqlHandles handles;
 
-  std::string AddStatement(const std::string& sql) {
-    std::string handle = NewHandle();
-    std::lock_guard<std::mutex> lock(mu);
-    statements[handle] = sql;
-    statement_order.push_back(handle);
-    while (statement_order.size() > kMaxHandles) {
-      statements.erase(statement_order.front());
-      statement_order.pop_front();
-    }
-    return handle;
+  // The caller of the call this thread serves (flight::CurrentCaller()).
+  Result<Caller> Current() const {
+    if (callers == nullptr) return Caller{};
+    return callers->Find(flight::CurrentCaller());
   }
-
-  Result<std::string> TakeStatement(const std::string& handle) {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = statements.find(handle);
-    if (it == statements.end()) {
-      return NotFoundError("unknown or already used statement handle (each ticket is read once)");
-    }
-    std::string sql = std::move(it->second);
-    statements.erase(it);
-    return sql;
+  Result<std::unique_ptr<Session>> Connect() {
+    MINK_ASSIGN_OR_RETURN(Caller caller, Current());
+    return caller.cluster != nullptr ? engine->ConnectAs(caller.cluster) : engine->Connect();
   }
-
-  Result<std::shared_ptr<Prepared>> FindPrepared(const std::string& handle) {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = prepared.find(handle);
-    if (it == prepared.end()) return NotFoundError("unknown prepared statement handle");
-    return it->second;
+  // An authenticated caller's SQL only reads: DuckDB's own tables are shared by every caller of
+  // this server, so nobody may leave data in them for others (anonymous callers, on a cluster
+  // without authentication, may: everything is theirs to read anyway).
+  Status CheckMayRun(Session& session, const std::string& sql) {
+    MINK_ASSIGN_OR_RETURN(Caller caller, Current());
+    if (callers == nullptr || caller.anonymous()) return Status::Ok();
+    return session.CheckQueriesOnly(sql);
   }
 
   // The schema of a query's result, without running it.
   Result<arrow::SchemaPtr> SchemaOf(const std::string& sql) {
-    MINK_ASSIGN_OR_RETURN(auto session, engine->Connect());
+    MINK_ASSIGN_OR_RETURN(auto session, Connect());
     MINK_ASSIGN_OR_RETURN(auto statement, session->Prepare(sql));
     return statement->result_schema();
   }
@@ -399,7 +366,7 @@ struct FlightSqlService::Impl {
   }
 
   Result<std::vector<SqlInfoValue>> Keywords() {
-    MINK_ASSIGN_OR_RETURN(auto session, engine->Connect());
+    MINK_ASSIGN_OR_RETURN(auto session, Connect());
     MINK_ASSIGN_OR_RETURN(auto result, session->Execute(
         "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category = 'reserved' "
         "ORDER BY keyword_name"));
@@ -420,7 +387,7 @@ struct FlightSqlService::Impl {
   }
 
   Status StreamCatalog(const Command& c, const std::string& sql, flight::FlightDataWriter& writer) {
-    MINK_ASSIGN_OR_RETURN(auto session, engine->Connect());
+    MINK_ASSIGN_OR_RETURN(auto session, Connect());
     MINK_ASSIGN_OR_RETURN(auto result, session->Execute(sql));
     if (!IncludeSchema(c)) return StreamResult(*result, writer);
     // GetTables with include_schema: one more column, the IPC schema of each table.
@@ -457,12 +424,14 @@ struct FlightSqlService::Impl {
   Result<std::string> SchemaBytes(const Command& c) {
     if (c.name == "CommandStatementQuery") {
       MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandStatementQuery>(c));
-      MINK_ASSIGN_OR_RETURN(arrow::SchemaPtr s, SchemaOf(m.query()));
-      return arrow::SerializeSchema(*s);
+      MINK_ASSIGN_OR_RETURN(auto session, Connect());
+      MINK_RETURN_IF_ERROR(CheckMayRun(*session, m.query()));
+      MINK_ASSIGN_OR_RETURN(auto statement, session->Prepare(m.query()));
+      return arrow::SerializeSchema(*statement->result_schema());
     }
     if (c.name == "CommandPreparedStatementQuery") {
       MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandPreparedStatementQuery>(c));
-      MINK_ASSIGN_OR_RETURN(auto p, FindPrepared(m.prepared_statement_handle()));
+      MINK_ASSIGN_OR_RETURN(auto p, handles.FindPrepared(flight::CurrentCaller(), m.prepared_statement_handle()));
       return arrow::SerializeSchema(*p->statement->result_schema());
     }
     if (c.name == "CommandGetSqlInfo") return SqlInfoSchemaBytes();
@@ -474,7 +443,8 @@ struct FlightSqlService::Impl {
   }
 };
 
-FlightSqlService::FlightSqlService(Engine* engine) : impl_(std::make_unique<Impl>(engine)) {}
+FlightSqlService::FlightSqlService(Engine* engine, Callers* callers)
+    : impl_(std::make_unique<Impl>(engine, callers)) {}
 FlightSqlService::~FlightSqlService() = default;
 
 Result<std::vector<FlightInfo>> FlightSqlService::ListFlights(const std::string&) {
@@ -494,7 +464,7 @@ Result<FlightInfo> FlightSqlService::GetFlightInfo(const FlightDescriptor& descr
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandStatementQuery>(c));
     if (m.has_transaction_id()) return UnimplementedError("transactions are not supported");
     pb::TicketStatementQuery ticket;
-    ticket.set_statement_handle(impl_->AddStatement(m.query()));
+    ticket.set_statement_handle(impl_->handles.AddStatement(flight::CurrentCaller(), m.query()));
     endpoint.ticket = Pack(ticket);
   } else {
     endpoint.ticket = descriptor.cmd;  // the command itself (prepared statements, catalog)
@@ -515,14 +485,15 @@ Status FlightSqlService::DoGet(const std::string& ticket, flight::FlightDataWrit
   MINK_ASSIGN_OR_RETURN(Command c, Unpack(ticket, "the ticket"));
   if (c.name == "TicketStatementQuery") {
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::TicketStatementQuery>(c));
-    MINK_ASSIGN_OR_RETURN(std::string sql, impl_->TakeStatement(m.statement_handle()));
-    MINK_ASSIGN_OR_RETURN(auto session, impl_->engine->Connect());
+    MINK_ASSIGN_OR_RETURN(std::string sql, impl_->handles.TakeStatement(flight::CurrentCaller(), m.statement_handle()));
+    MINK_ASSIGN_OR_RETURN(auto session, impl_->Connect());
+    MINK_RETURN_IF_ERROR(impl_->CheckMayRun(*session, sql));
     MINK_ASSIGN_OR_RETURN(auto result, session->Execute(sql));
     return StreamResult(*result, writer);
   }
   if (c.name == "CommandPreparedStatementQuery") {
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandPreparedStatementQuery>(c));
-    MINK_ASSIGN_OR_RETURN(auto p, impl_->FindPrepared(m.prepared_statement_handle()));
+    MINK_ASSIGN_OR_RETURN(auto p, impl_->handles.FindPrepared(flight::CurrentCaller(), m.prepared_statement_handle()));
     std::lock_guard<std::mutex> lock(p->mu);
     if (p->parameters != nullptr && p->parameters->num_rows() != 1) {
       return InvalidArgumentError("a prepared query runs with one row of parameters, not " +
@@ -585,7 +556,7 @@ Status FlightSqlService::DoPut(flight::FlightDataReader& reader, flight::PutResu
   };
   if (c.name == "CommandPreparedStatementQuery") {
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandPreparedStatementQuery>(c));
-    MINK_ASSIGN_OR_RETURN(auto p, impl_->FindPrepared(m.prepared_statement_handle()));
+    MINK_ASSIGN_OR_RETURN(auto p, impl_->handles.FindPrepared(flight::CurrentCaller(), m.prepared_statement_handle()));
     if (batches.size() > 1) return InvalidArgumentError("bind the parameters in one batch");
     {
       std::lock_guard<std::mutex> lock(p->mu);
@@ -609,10 +580,13 @@ Status FlightSqlService::DoPut(flight::FlightDataReader& reader, flight::PutResu
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandStatementUpdate>(c));
     if (m.has_transaction_id()) return UnimplementedError("transactions are not supported");
     // Continuous SQL's statements are the node's (docs/streaming-sql.md): the count is theirs.
-    MINK_ASSIGN_OR_RETURN(std::optional<int64_t> count, RunContinuousUpdate(impl_->engine->cluster(), m.query()));
+    MINK_ASSIGN_OR_RETURN(Caller caller, impl_->Current());
+    client::Cluster& cluster = caller.cluster != nullptr ? *caller.cluster : impl_->engine->cluster();
+    MINK_ASSIGN_OR_RETURN(std::optional<int64_t> count, RunContinuousUpdate(cluster, m.query()));
     if (!count) {
       count = -1;  // DuckDB's statement
-      MINK_ASSIGN_OR_RETURN(auto session, impl_->engine->Connect());
+      MINK_ASSIGN_OR_RETURN(auto session, impl_->Connect());
+      MINK_RETURN_IF_ERROR(impl_->CheckMayRun(*session, m.query()));
       MINK_ASSIGN_OR_RETURN(auto result, session->Execute(m.query()));
       MINK_RETURN_IF_ERROR(run_update(*result, &*count));
     }
@@ -623,7 +597,7 @@ Status FlightSqlService::DoPut(flight::FlightDataReader& reader, flight::PutResu
   }
   if (c.name == "CommandPreparedStatementUpdate") {
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::CommandPreparedStatementUpdate>(c));
-    MINK_ASSIGN_OR_RETURN(auto p, impl_->FindPrepared(m.prepared_statement_handle()));
+    MINK_ASSIGN_OR_RETURN(auto p, impl_->handles.FindPrepared(flight::CurrentCaller(), m.prepared_statement_handle()));
     std::lock_guard<std::mutex> lock(p->mu);
     int64_t count = -1;
     if (batches.empty()) {
@@ -649,35 +623,22 @@ Status FlightSqlService::DoAction(const flight::Action& action, flight::ActionRe
     MINK_ASSIGN_OR_RETURN(Command c, Unpack(action.body, "the CreatePreparedStatement body"));
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::ActionCreatePreparedStatementRequest>(c));
     if (m.has_transaction_id()) return UnimplementedError("transactions are not supported");
-    auto p = std::make_shared<Impl::Prepared>();
+    auto p = std::make_shared<PreparedQuery>();
     p->sql = m.query();
-    MINK_ASSIGN_OR_RETURN(p->session, impl_->engine->Connect());
+    MINK_ASSIGN_OR_RETURN(p->session, impl_->Connect());
+    MINK_RETURN_IF_ERROR(impl_->CheckMayRun(*p->session, m.query()));
     MINK_ASSIGN_OR_RETURN(p->statement, p->session->Prepare(m.query()));
-    std::string handle = NewHandle();
     pb::ActionCreatePreparedStatementResult result;
-    result.set_prepared_statement_handle(handle);
     result.set_dataset_schema(arrow::SerializeSchema(*p->statement->result_schema()));
     result.set_parameter_schema(arrow::SerializeSchema(*p->statement->parameter_schema()));
-    {
-      std::lock_guard<std::mutex> lock(impl_->mu);
-      impl_->prepared[handle] = std::move(p);
-      impl_->prepared_order.push_back(handle);
-      while (impl_->prepared_order.size() > kMaxHandles) {
-        impl_->prepared.erase(impl_->prepared_order.front());
-        impl_->prepared_order.pop_front();
-      }
-    }
+    result.set_prepared_statement_handle(impl_->handles.AddPrepared(flight::CurrentCaller(), std::move(p)));
     writer.Write(flight::ActionResult{Pack(result)});
     return Status::Ok();
   }
   if (action.type == "ClosePreparedStatement") {
     MINK_ASSIGN_OR_RETURN(Command c, Unpack(action.body, "the ClosePreparedStatement body"));
     MINK_ASSIGN_OR_RETURN(auto m, Parse<pb::ActionClosePreparedStatementRequest>(c));
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    if (impl_->prepared.erase(m.prepared_statement_handle()) == 0) {
-      return NotFoundError("unknown prepared statement handle");
-    }
-    return Status::Ok();
+    return impl_->handles.ClosePrepared(flight::CurrentCaller(), m.prepared_statement_handle());
   }
   return UnimplementedError("action '" + action.type + "' is not supported");
 }

@@ -11,6 +11,11 @@
 //     CommandPreparedStatementUpdate (the mink catalog is read-only; local DuckDB tables are not).
 // SQL errors are InvalidArgument with DuckDB's message (and position).
 //
+// Callers (with `callers`): each call runs as the caller the server authenticated
+// (flight::CurrentCaller() is a Callers key): its sessions read through the caller's cluster
+// client, its handles are its own, and an authenticated caller's SQL only reads (queries; DuckDB's
+// local tables are shared by every caller). Continuous SQL goes to the node as the caller.
+//
 // Threading: gRPC calls the handler concurrently. Every call gets a DuckDB session of its own;
 // a prepared statement owns a session and runs under its own mutex. Statement and prepared
 // handles are bounded (the oldest are dropped).
@@ -20,13 +25,15 @@
 #include <vector>
 
 #include "flight/server/flight_handler.h"
+#include "query/callers.h"
 #include "query/engine.h"
 
 namespace mink::query {
 
 class FlightSqlService : public flight::FlightHandler {
  public:
-  explicit FlightSqlService(Engine* engine);
+  // `callers` null: every call reads as the engine does (a server of one local user).
+  explicit FlightSqlService(Engine* engine, Callers* callers = nullptr);
   ~FlightSqlService() override;
 
   Result<std::vector<flight::FlightInfo>> ListFlights(const std::string& criteria) override;

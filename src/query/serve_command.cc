@@ -1,4 +1,5 @@
-// mink-query serve: Flight SQL (FlightSqlService) on --listen until SIGINT or SIGTERM.
+// mink-query serve: Flight SQL (FlightSqlService) on --listen until SIGINT or SIGTERM. Callers
+// authenticate as they would to a node (Callers) and read as themselves.
 
 #include <signal.h>
 
@@ -7,6 +8,7 @@
 
 #include "flight/server/flight_server.h"
 #include "query/commands.h"
+#include "query/callers.h"
 #include "query/common.h"
 #include "query/flight_sql_service.h"
 #include "tls/tls_files.h"
@@ -30,8 +32,18 @@ Status RunServe(const CommonOptions& common, const std::string& listen, const tl
     MINK_ASSIGN_OR_RETURN(options.tls_cert_pem, tls::ReadPem(tls.cert, "--tls-cert"));
     MINK_ASSIGN_OR_RETURN(options.tls_key_pem, tls::ReadPem(tls.key, "--tls-key"));
   }
-  MINK_ASSIGN_OR_RETURN(auto engine, OpenEngine(common));
-  FlightSqlService service(engine.get());
+  // Callers read as themselves: the engine's own client says nobody (never the environment's
+  // MINK_TOKEN or MINK_USER), and each call's authorization header goes to the nodes.
+  CommonOptions as_nobody = common;
+  as_nobody.authorization = "";
+  MINK_ASSIGN_OR_RETURN(auto engine, OpenEngine(as_nobody));
+  Callers callers(engine->cluster().bootstrap());
+  options.authenticate = [&callers](const std::string& authorization) { return callers.Authenticate(authorization); };
+  options.issue_token = [&callers](const std::string& key) {
+    auto token = callers.IssueToken(key);
+    return token.ok() ? *token : std::string();
+  };
+  FlightSqlService service(engine.get(), &callers);
   MINK_ASSIGN_OR_RETURN(auto server, flight::FlightServer::Start(listen, &service, std::move(options)));
   std::string line = "mink-query: Flight SQL on " + server->address() + (tls.enabled() ? " (TLS)" : "") + " (cluster " +
                      engine->cluster().bootstrap() + ", DuckDB " + LoadedDuckDBVersion() + ")\n";

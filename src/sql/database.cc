@@ -59,6 +59,8 @@ Status ErrorStatus(const duckdb::ErrorData& error) {
     case ExceptionType::MISSING_EXTENSION:
       return InvalidArgumentError(message);
     case ExceptionType::PERMISSION:
+      // A node's refusal (the mink catalog's "mink: ..."), else the lockdown's.
+      if (error.RawMessage().rfind("mink: ", 0) == 0) return PermissionDeniedError(error.RawMessage());
       return PermissionDeniedError("not allowed here (SQL reads only Mink's tables and streams): " +
                                    message);
     case ExceptionType::INTERRUPT:
@@ -463,6 +465,8 @@ class SessionImpl : public Session {
  public:
   explicit SessionImpl(duckdb::DuckDB& db) : connection_(db) {}
 
+  duckdb::ClientContext& context() { return *connection_.context; }
+
   Result<std::vector<std::string>> SplitStatements(const std::string& sql) override {
     try {
       // Split at the ';' tokens of DuckDB's own tokenizer (quotes and comments are respected);
@@ -560,9 +564,12 @@ class SessionImpl : public Session {
 
 class DatabaseImpl : public Database {
  public:
-  Result<std::unique_ptr<Session>> Connect() override {
+  Result<std::unique_ptr<Session>> Connect(
+      const std::function<void(duckdb::ClientContext&)>& prepare) override {
     try {
-      return std::unique_ptr<Session>(new SessionImpl(*db_));
+      auto session = std::make_unique<SessionImpl>(*db_);
+      if (prepare) prepare(session->context());
+      return std::unique_ptr<Session>(std::move(session));
     } catch (const std::exception& e) {
       return ExceptionStatus(e);
     }
@@ -585,7 +592,7 @@ class DatabaseImpl : public Database {
       settings.push_back("SET allowed_directories = [" + list + "]");
     }
     settings.push_back("SET allow_community_extensions = false");
-    settings.push_back("SET enable_external_access = false");
+    if (!limits.local_files) settings.push_back("SET enable_external_access = false");
     settings.push_back("SET lock_configuration = true");  // last: nothing can undo the rest
     try {
       duckdb::Connection connection(*db_);

@@ -23,6 +23,7 @@
 #include "base/result.h"
 
 namespace duckdb {
+class ClientContext;
 class DBConfig;
 class DuckDB;
 }  // namespace duckdb
@@ -42,9 +43,12 @@ struct SqlLimits {
   int threads = 0;            // worker threads; 0: as opened
   uint64_t spill_bytes = 0;   // max_temp_directory_size; 0: nothing spills to disk
   std::string time_zone;      // every session's TimeZone, set before the lock ("": DuckDB's)
-  // Directories whose files SQL may still read and write (a local user's own: "/"); URLs and
-  // extensions stay refused.
+  // Directories whose files SQL may still read and write; URLs and extensions stay refused.
   std::vector<std::string> allowed_directories;
+  // Every file the process may open (a local user's own tool): external access stays on, so
+  // files are read and written as that user; a URL still needs an extension, and none is loaded
+  // or can be (auto-install and auto-load are off, the configuration locked).
+  bool local_files = false;
 };
 
 // A time limit on each statement of a session (Session::SetTimeout).
@@ -119,7 +123,11 @@ class Database {
   // loaded library is the pinned build.
   static Result<std::unique_ptr<Database>> Open(const DatabaseOptions& options = {});
   virtual ~Database() = default;
-  virtual Result<std::unique_ptr<Session>> Connect() = 0;
+  Result<std::unique_ptr<Session>> Connect() { return Connect(nullptr); }
+  // A session whose DuckDB client context `prepare` sees first (to register state the facade
+  // code reads back, e.g. whom the session reads as).
+  virtual Result<std::unique_ptr<Session>> Connect(
+      const std::function<void(duckdb::ClientContext&)>& prepare) = 0;
   // Makes the database safe for strangers' SQL, for good: no file, URL or extension (DuckDB's
   // external access off: read_csv, COPY, ATTACH of a file, INSTALL and LOAD are refused as
   // PermissionDenied), its configuration locked (SET of a DuckDB option is refused), and the

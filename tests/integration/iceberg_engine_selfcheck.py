@@ -130,7 +130,7 @@ def main():
             path = engine.local_path(e["data_file"]["file_path"])
             checks.expect(f"file_size_in_bytes of {os.path.basename(path)}", os.path.getsize(path),
                           e["data_file"]["file_size_in_bytes"])
-            q = subprocess.run([query, "exec", "-e",
+            q = subprocess.run([query, "exec", "--allow-local-files", "-e",
                                 f"SELECT name, field_id FROM parquet_schema('{path}') WHERE field_id IS NOT NULL "
                                 "ORDER BY field_id; SELECT id FROM '" + path + "' ORDER BY id"],
                                capture_output=True, text=True, timeout=60)

@@ -145,7 +145,7 @@ print(json.dumps(out))
                   data["records"], data["partition"], data["equality_ids"]))
     checks.expect("the equality delete file: the key, by field id 1",
                   (2, 1, [1]), (deletes["content"], deletes["records"], deletes["equality_ids"]))
-    q = subprocess.run([QUERY, "exec", "-e",
+    q = subprocess.run([QUERY, "exec", "--allow-local-files", "-e",
                         "SELECT name, field_id FROM parquet_schema('" + data["path"][len("file://"):] +
                         "') WHERE field_id IS NOT NULL ORDER BY field_id"],
                        capture_output=True, text=True, timeout=60)

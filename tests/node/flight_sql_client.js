@@ -1,7 +1,6 @@
 'use strict';
-// An independent Flight SQL client for mink-query serve: @grpc/grpc-js with our
-// spec/arrow/Flight.proto, protobufjs (the library under @grpc/proto-loader) with our
-// spec/arrow/FlightSql.proto, and Arrow JS (apache-arrow) for the data. Against a mink-query
+// An independent Flight SQL client for mink-query serve: @grpc/grpc-js and protobufjs with our
+// copies of Arrow's protocol files (flight_sql.js), and Arrow JS (apache-arrow) for the data. Against a mink-query
 // serve whose cluster holds the quick start's shop.orders and shop.events, it runs a query, a
 // prepared statement with a parameter, and the catalog commands, and checks the values. Prints
 // one "ok: ..." line per check; exits 1 at the first failure.
@@ -9,58 +8,12 @@
 // Usage: node flight_sql_client.js <port>
 
 const assert = require('assert');
-const path = require('path');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
-const protobuf = require('protobufjs');
 const arrow = require('apache-arrow');
-const {collect, tableToFlightData, tableFromFlightData} = require('./flight_data');
+const {collect, tableToFlightData} = require('./flight_data');
+const {grpc, type, pack, unpack, rows, connect} = require('./flight_sql');
 
 const port = process.argv[2];
-const spec = path.join(__dirname, '..', '..', 'spec', 'arrow');
-const definition = protoLoader.loadSync(path.join(spec, 'Flight.proto'),
-  {keepCase: true, longs: String, enums: String, defaults: true, oneofs: true});
-const flight = grpc.loadPackageDefinition(definition).arrow.flight.protocol;
-const client = new flight.FlightService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-const sql = new protobuf.Root().loadSync(path.join(spec, 'FlightSql.proto'), {keepCase: true});
-const PREFIX = 'arrow.flight.protocol.sql.';
-
-function type(name) { return sql.lookupType(PREFIX + name); }
-
-// A Flight SQL command: the message packed in a google.protobuf.Any.
-function pack(name, fields) {
-  const t = type(name);
-  const value = t.encode(t.create(fields)).finish();
-  return Buffer.from(type('Any').encode({type_url: `type.googleapis.com/${PREFIX}${name}`, value})
-    .finish());
-}
-
-function unpack(bytes, name) {
-  const any = type('Any').decode(bytes);
-  assert.strictEqual(any.type_url, `type.googleapis.com/${PREFIX}${name}`);
-  return type(name).decode(any.value);
-}
-
-function unary(method, request) {
-  return new Promise((resolve, reject) =>
-    client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
-}
-
-// GetFlightInfo for a command, then DoGet of its (single) endpoint.
-async function fetch(name, fields) {
-  const info = await unary('GetFlightInfo', {type: 'CMD', cmd: pack(name, fields)});
-  assert.strictEqual(info.endpoint.length, 1);
-  const table = tableFromFlightData(await collect(client.DoGet(info.endpoint[0].ticket)));
-  return {info, table};
-}
-
-function rows(table) {
-  return table.toArray().map((r) => {
-    const o = r.toJSON();
-    for (const k of Object.keys(o)) if (typeof o[k] === 'bigint') o[k] = o[k].toString();
-    return o;
-  });
-}
+const {client, fetch} = connect(port);
 
 // A DECIMAL value of Arrow JS (little-endian 32-bit words) as text with its scale.
 function decimalText(words, scale) {

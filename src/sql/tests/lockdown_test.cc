@@ -127,6 +127,23 @@ TEST(LockDown, AllowedDirectoriesAreTheOnlyFilesAndExtensionsStayRefused) {
   EXPECT_FALSE(session->Run("SET allowed_directories = ['/']").ok());
 }
 
+TEST_F(LockDownTest, LocalFilesAreALocalUsersOwnButTheConfigurationStaysLocked) {
+  const std::string dir = testing_env::MakeTempDir("sql-local");
+  auto db = *Database::Open();
+  SqlLimits limits;
+  limits.local_files = true;
+  ASSERT_TRUE(db->LockDown(limits).ok());
+  auto session = *db->Connect();
+  Status copied = session->Run("COPY (SELECT 7 AS answer) TO '" + dir + "/out.parquet' (FORMAT parquet)");
+  ASSERT_TRUE(copied.ok()) << copied;
+  auto back = session->Collect("SELECT answer FROM read_parquet('" + dir + "/out.parquet')");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ((*back)[0]->Column(0)->buffers[1]->data_as<int32_t>()[0], 7);
+  EXPECT_FALSE(session->Run("INSTALL httpfs").ok());
+  EXPECT_FALSE(session->Run("SET enable_external_access = false").ok());
+  EXPECT_FALSE(session->Collect("SELECT * FROM read_csv('http://127.0.0.1:9/x.csv')").ok());
+}
+
 TEST_F(LockDownTest, AStatementPastItsTimeLimitIsStoppedAndTheSessionGoesOn) {
   session_->SetTimeout(StatementTimeout{std::chrono::milliseconds(300), "sql.timeout"});
   const auto started = std::chrono::steady_clock::now();
