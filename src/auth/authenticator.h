@@ -35,6 +35,7 @@ class Authenticator {
   // A token for `user`, valid for the token lifetime (or `lifetime`).
   std::string IssueToken(const std::string& user) const;
   std::string IssueToken(const std::string& user, std::chrono::milliseconds lifetime) const;
+  std::chrono::milliseconds token_lifetime() const { return token_lifetime_; }
 
  private:
   const UserDirectory* const users_;

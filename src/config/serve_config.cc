@@ -198,6 +198,11 @@ const std::vector<Setting>& Settings() {
        Text(&ServeConfig::lake_uri)},
       {{"lake.token", "The bearer token for the Iceberg REST catalog (none unless set)", ""},
        Text(&ServeConfig::lake_token)},
+      {{"lake.credential",
+        "<client id>:<client secret> for the Iceberg REST catalog's OAuth2 token endpoint (a user and "
+        "password of another Mink cluster): tokens are fetched and renewed from it (none unless set)",
+        ""},
+       Text(&ServeConfig::lake_credential)},
       {{"lake.warehouse",
         "Object store of the lake's files, as --storage-uri takes it (tables under lake/)",
         "the storage URI's store"},
@@ -214,10 +219,6 @@ const std::vector<Setting>& Settings() {
         "unless set): any Iceberg engine can then read the lake and keep tables of its own in it",
         ""},
        Text(&ServeConfig::iceberg_rest_listen)},
-      {{"iceberg-rest.token",
-        "The bearer token the Iceberg REST catalog asks every request for (none unless set)",
-        ""},
-       Text(&ServeConfig::iceberg_rest_token)},
       {{"http.listen",
         "Serve the HTTP API on this host:port (off unless set, so that nodes on one host do not "
         "contend for a port): GET /metrics (Prometheus), /health and /ready for orchestrators, "

@@ -69,10 +69,10 @@ struct ServeConfig {
   std::string lake_warehouse;
   std::string lake_uri;    // lake.catalog = rest: the Iceberg REST catalog
   std::string lake_token;
-  // The built-in catalog over the Iceberg REST API (docs/iceberg-rest.md): where ("": off), and
-  // the bearer token it asks for ("": none).
+  std::string lake_credential;  // <client id>:<client secret> for the catalog's token endpoint
+  // The built-in catalog over the Iceberg REST API (docs/iceberg-rest.md): where ("": off). Its
+  // callers are the node's users (auth.enabled).
   std::string iceberg_rest_listen;
-  std::string iceberg_rest_token;
   // The node's HTTP API: GET /metrics, /health and /ready (docs/operations.md), POST
   // /api/v1/sql (continuous SQL and queries over streams and views; docs/streaming-sql.md):
   // where ("": off).

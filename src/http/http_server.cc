@@ -17,6 +17,8 @@ using internal::SplitListen;
 std::string ServerRequest::Header(const std::string& name) const { return FindOr(headers, name); }
 std::string ServerRequest::Query(const std::string& name) const { return FindOr(query, name); }
 
+std::map<std::string, std::string> ParseForm(std::string_view body) { return internal::ParseQuery(body); }
+
 struct HttpServer::Impl {
   std::unique_ptr<httplib::Server> server;  // an httplib::SSLServer with TLS
   std::thread thread;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct ServerRequest {
   std::string Header(const std::string& name) const;
   std::string Query(const std::string& name) const;
 };
+
+// An application/x-www-form-urlencoded body (a=1&b=x%20y): decoded names and values, the last
+// value of a repeated name.
+std::map<std::string, std::string> ParseForm(std::string_view body);
 
 struct ServerResponse {
   int status = 200;

@@ -37,7 +37,8 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
                         Warehouse::Open(options.warehouse_uri, "lake", options.work_dir + "/cache"));
   lake->committer_ = options.catalog == "rest"
                         ? RestCommitter(meta, tables, lake->warehouse_.get(),
-                                        RestClientOptions{options.catalog_uri, options.catalog_token, ""})
+                                        RestClientOptions{options.catalog_uri, options.catalog_token, "",
+                                                          options.catalog_credential})
                         : BuiltinCommitter(meta, lake->warehouse_.get());
   lake->tiering_ = std::make_unique<Tiering>(meta, tables, lake->warehouse_.get(), lake->db_.get(), lake->committer_.get(),
                                              options.work_dir + "/tiering");
@@ -73,7 +74,7 @@ Result<std::unique_ptr<Lake>> Lake::Start(const LakeOptions& options, metadata::
   lake->worker_->Start();
   if (!options.rest_listen.empty()) {
     lake->rest_ = std::make_unique<RestCatalog>(meta, tables, lake->warehouse_.get(), lake->tiering_.get(),
-                                                RestCatalogOptions{options.rest_token});
+                                                options.rest_access);
     MINK_ASSIGN_OR_RETURN(lake->rest_server_,
                           http::HttpServer::Start(options.rest_listen, [rest = lake->rest_.get()](
                                                                            const http::ServerRequest& r) {

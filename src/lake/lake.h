@@ -29,12 +29,13 @@ struct LakeOptions {
   std::string catalog = "builtin";  // or rest: an external Iceberg REST catalog (committer.h)
   std::string catalog_uri;          // rest: the catalog's URI
   std::string catalog_token;        // rest: its bearer token ("": none)
+  std::string catalog_credential;   // rest: client id:secret for its OAuth2 token endpoint ("": none)
   std::string warehouse_uri;  // as --storage-uri takes it
   std::string work_dir;       // local scratch: Parquet files being written, fetched files
   std::function<bool()> tiers;
   std::string rest_listen;  // serve the catalog over the Iceberg REST API here ("": off)
   tls::ServerFiles rest_tls;  // and over HTTPS with a certificate
-  std::string rest_token;   // the bearer token it asks for ("": none)
+  RestAccessOptions rest_access;  // its callers: Mink's users and ACLs (none: authentication off)
 };
 
 class Lake {

@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "lake/iceberg.h"
+#include "lake/rest_common.h"
 #include "lake/table_metadata.h"
 #include "lake/tiered_commit.h"
 
@@ -13,93 +14,24 @@ namespace mink::lake {
 namespace {
 
 using metadata::NamespaceName;
+using namespace rest;  // NOLINT: the REST catalog's shared helpers
 
 constexpr int kCommitAttempts = 5;
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-http::ServerResponse JsonResponse(int status, const Json& body) {
-  return http::ServerResponse{status, "application/json", body.dump(), {}};
-}
-
-http::ServerResponse NoContent() { return http::ServerResponse{204, "application/json", "", {}}; }
-
-http::ServerResponse ErrorResponse(int code, const std::string& type, const std::string& message) {
-  return JsonResponse(code, Json{{"error", {{"message", message}, {"type", type}, {"code", code}}}});
-}
-
-// The REST error for a failed operation: its HTTP code and Iceberg exception type. `missing` is
-// the NotFound type the operation means (a namespace or a table).
-http::ServerResponse ErrorFor(const Status& s, const std::string& missing = "NoSuchTableException") {
-  switch (s.code()) {
-    case StatusCode::kNotFound:
-      return ErrorResponse(404, s.message().rfind("namespace", 0) == 0 ? "NoSuchNamespaceException" : missing,
-                           s.message());
-    case StatusCode::kAlreadyExists:
-      return ErrorResponse(409, "AlreadyExistsException", s.message());
-    case StatusCode::kFailedPrecondition:
-    case StatusCode::kAborted:
-      return ErrorResponse(409, "CommitFailedException", s.message());
-    case StatusCode::kInvalidArgument:
-      return ErrorResponse(400, "BadRequestException", s.message());
-    case StatusCode::kUnimplemented:
-      return ErrorResponse(406, "UnsupportedOperationException", s.message());
-    case StatusCode::kUnavailable:
-      return ErrorResponse(503, "ServiceUnavailableException", s.message());
-    default:
-      return ErrorResponse(500, "ServerError", s.message());
+// What a commit's change needs: write when it only adds, removes or points at snapshots and
+// statistics (what an engine's writes do); admin when it creates the table or changes its
+// schema, spec, location, properties or the like.
+auth::Operation CommitNeeds(const Json& change) {
+  static const std::set<std::string> kWrites = {"add-snapshot",      "set-snapshot-ref",         "remove-snapshot-ref",
+                                                "remove-snapshots",  "set-statistics",           "remove-statistics",
+                                                "set-partition-statistics", "remove-partition-statistics"};
+  for (const auto& r : change.value("requirements", Json::array())) {
+    if (r.is_object() && r.value("type", "") == "assert-create") return auth::Operation::kAdmin;
   }
-}
-
-std::vector<std::string> Split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return parts;
-    start = end + 1;
+  for (const auto& u : change.value("updates", Json::array())) {
+    if (!u.is_object() || kWrites.count(u.value("action", "")) == 0) return auth::Operation::kAdmin;
   }
-}
-
-std::string Dotted(const NamespaceName& space) {
-  std::string out;
-  for (const auto& level : space) out += (out.empty() ? "" : ".") + level;
-  return out;
-}
-
-Result<Json> ParseBody(const std::string& body) {
-  try {
-    Json j = Json::parse(body.empty() ? "{}" : body);
-    if (!j.is_object()) return InvalidArgumentError("the request body is not a JSON object");
-    return j;
-  } catch (const std::exception& e) {
-    return InvalidArgumentError(std::string("the request body is not JSON: ") + e.what());
-  }
-}
-
-Result<NamespaceName> NamespaceOf(const Json& j, const char* what) {
-  if (!j.is_array() || j.empty()) return InvalidArgumentError(std::string(what) + " is not a non-empty array of strings");
-  NamespaceName out;
-  for (const auto& level : j) {
-    if (!level.is_string() || level.get<std::string>().empty()) {
-      return InvalidArgumentError(std::string(what) + " has a level that is not a non-empty string");
-    }
-    out.push_back(level.get<std::string>());
-  }
-  return out;
-}
-
-Result<std::pair<NamespaceName, std::string>> IdentifierOf(const Json& j, const char* what) {
-  if (!j.is_object() || !j.contains("namespace") || !j.contains("name") || !j.at("name").is_string()) {
-    return InvalidArgumentError(std::string(what) + " is not a table identifier {namespace, name}");
-  }
-  MINK_ASSIGN_OR_RETURN(NamespaceName space, NamespaceOf(j.at("namespace"), what));
-  return std::make_pair(std::move(space), j.at("name").get<std::string>());
+  return auth::Operation::kWrite;
 }
 
 // Where a table named in the catalog is.
@@ -114,19 +46,28 @@ struct TableRef {
 // One request: routing and the operations.
 class RestCatalog::Call {
  public:
-  Call(RestCatalog* catalog, const http::ServerRequest& request)
-      : c_(*catalog), r_(request), key_(request.Header("idempotency-key")) {}
+  Call(RestCatalog* catalog, const http::ServerRequest& request) : c_(*catalog), r_(request) {}
 
   http::ServerResponse Run() {
-    if (!c_.options_.token.empty() && r_.Header("authorization") != "Bearer " + c_.options_.token) {
-      return ErrorResponse(401, "NotAuthorizedException", "this catalog needs a bearer token (Authorization: Bearer ...)");
-    }
+    using auth::Operation;
     std::vector<std::string> parts;
     for (auto& p : Split(r_.path, '/')) {
       if (!p.empty()) parts.push_back(std::move(p));
     }
     if (parts.empty() || parts[0] != "v1") return NotFoundPath();
     parts.erase(parts.begin());
+    if (parts == std::vector<std::string>{"oauth", "tokens"}) {
+      return r_.method == "POST" ? c_.access_.Token(r_) : MethodNotAllowed();
+    }
+    auto user = c_.access_.Authenticate(r_);
+    if (!user.ok()) {
+      auto refused = ErrorResponse(401, "NotAuthorizedException", user.status().message());
+      refused.headers.emplace_back("WWW-Authenticate", "Bearer, Basic realm=\"mink\"");
+      return refused;
+    }
+    user_ = *user;
+    // A key is its user's: nobody is answered another user's recorded outcome.
+    if (std::string key = r_.Header("idempotency-key"); !key.empty()) key_ = user_.empty() ? key : user_ + "\n" + key;
     static const std::set<std::string> kRoots = {"config", "namespaces", "tables", "transactions"};
     if (!parts.empty() && !kRoots.count(parts[0])) parts.erase(parts.begin());  // a {prefix}
     if (parts.empty()) return NotFoundPath();
@@ -147,12 +88,19 @@ class RestCatalog::Call {
       return MethodNotAllowed();
     }
     const NamespaceName space = Split(parts[1], '\x1f');
+    const auth::Resource database = RestAccess::NamespaceResource(space);
     if (parts.size() == 2) {
       if (m == "GET" || m == "HEAD") return LoadNamespace(space);
-      if (m == "DELETE") return DropNamespace(space);
+      if (m == "DELETE") {
+        if (auto no = Refused(database, Operation::kAdmin)) return *no;
+        return DropNamespace(space);
+      }
       return MethodNotAllowed();
     }
-    if (parts.size() == 3 && parts[2] == "properties" && m == "POST") return UpdateNamespace(space);
+    if (parts.size() == 3 && parts[2] == "properties" && m == "POST") {
+      if (auto no = Refused(database, Operation::kAdmin)) return *no;
+      return UpdateNamespace(space);
+    }
     if (parts.size() == 3 && parts[2] == "register" && m == "POST") return Register(space);
     if (parts[2] != "tables") return NotFoundPath();
     if (parts.size() == 3) {
@@ -161,11 +109,21 @@ class RestCatalog::Call {
       return MethodNotAllowed();
     }
     const std::string& name = parts[3];
-    if (parts.size() == 5 && parts[4] == "metrics" && m == "POST") return NoContent();
+    const auth::Resource table = RestAccess::TableResource(space, name);
+    if (parts.size() == 5 && parts[4] == "metrics" && m == "POST") {
+      if (auto no = Refused(table, Operation::kDescribe)) return *no;
+      return NoContent();
+    }
     if (parts.size() != 4) return NotFoundPath();
-    if (m == "GET" || m == "HEAD") return LoadTable(space, name);
+    if (m == "GET" || m == "HEAD") {
+      if (auto no = Refused(table, Operation::kDescribe)) return *no;
+      return LoadTable(space, name);
+    }
     if (m == "POST") return CommitTable(space, name);
-    if (m == "DELETE") return DropTable(space, name);
+    if (m == "DELETE") {
+      if (auto no = Refused(table, Operation::kAdmin)) return *no;
+      return DropTable(space, name);
+    }
     return MethodNotAllowed();
   }
 
@@ -263,6 +221,16 @@ class RestCatalog::Call {
                                   {"idempotency-key-lifetime", "PT30M"}});
   }
 
+  // A list answer: `field` holds the page of items `item(i)` makes, next-page-token the rest.
+  http::ServerResponse Paged(const char* field, const std::vector<std::string>& keys,
+                             const std::function<Json(size_t)>& item) {
+    auto page = PageOf(r_, keys);
+    if (!page.ok()) return ErrorFor(page.status());
+    Json out = Json::array();
+    for (size_t i = page->begin; i < page->end; ++i) out.push_back(item(i));
+    return JsonResponse(200, Json{{field, out}, {"next-page-token", page->next}});
+  }
+
   // Namespaces -------------------------------------------------------------------------------
 
   http::ServerResponse ListNamespaces() {
@@ -283,9 +251,16 @@ class RestCatalog::Call {
       return children;
     });
     if (!listed.ok()) return ErrorFor(listed.status());
-    Json out = Json::array();
-    for (const auto& name : *listed) out.push_back(name);
-    return JsonResponse(200, Json{{"namespaces", out}, {"next-page-token", nullptr}});
+    std::vector<std::string> keys;
+    std::vector<NamespaceName> names;
+    c_.meta_->Read([&](const metadata::State& s) {
+      for (const auto& name : *listed) {
+        if (!c_.access_.MaySee(user_, s, name)) continue;
+        keys.push_back(Dotted(name));
+        names.push_back(name);
+      }
+    });
+    return Paged("namespaces", keys, [&](size_t i) { return Json(names[i]); });
   }
 
   http::ServerResponse CreateNamespace() {
@@ -293,6 +268,7 @@ class RestCatalog::Call {
     if (!body.ok()) return ErrorFor(body.status());
     auto space = NamespaceOf(body->value("namespace", Json()), "namespace");
     if (!space.ok()) return ErrorFor(space.status());
+    if (auto no = Refused(RestAccess::NamespaceResource(*space), auth::Operation::kAdmin)) return *no;
     Json properties = body->value("properties", Json::object());
     if (properties.is_null()) properties = Json::object();
     std::map<std::string, std::string> props;
@@ -331,6 +307,9 @@ class RestCatalog::Call {
   }
 
   http::ServerResponse LoadNamespace(const NamespaceName& space) {
+    if (!c_.meta_->Read([&](const metadata::State& s) { return c_.access_.MaySee(user_, s, space); })) {
+      return *Refused(RestAccess::NamespaceResource(space), auth::Operation::kDescribe);
+    }
     auto properties = NamespaceProperties(space);
     if (!properties.ok()) return ErrorFor(properties.status(), "NoSuchNamespaceException");
     if (r_.method == "HEAD") return NoContent();
@@ -394,9 +373,11 @@ class RestCatalog::Call {
       return names;
     });
     if (!listed.ok()) return ErrorFor(listed.status(), "NoSuchNamespaceException");
-    Json identifiers = Json::array();
-    for (const auto& name : *listed) identifiers.push_back(Json{{"namespace", space}, {"name", name}});
-    return JsonResponse(200, Json{{"identifiers", identifiers}, {"next-page-token", nullptr}});
+    std::vector<std::string> names;
+    for (const auto& name : *listed) {
+      if (c_.access_.May(user_, RestAccess::TableResource(space, name), auth::Operation::kDescribe)) names.push_back(name);
+    }
+    return Paged("identifiers", names, [&](size_t i) { return Json{{"namespace", space}, {"name", names[i]}}; });
   }
 
   static Json LoadResult(const std::string& location, Json metadata) {
@@ -444,6 +425,7 @@ class RestCatalog::Call {
       return ErrorResponse(400, "BadRequestException", "the create-table request has no name");
     }
     const std::string name = body->at("name").get<std::string>();
+    if (auto no = Refused(RestAccess::TableResource(space, name), auth::Operation::kAdmin)) return *no;
     auto exists = Find(space, name);
     if (exists.ok()) return ErrorResponse(409, "AlreadyExistsException", "table " + Dotted(space) + "." + name + " already exists");
     if (exists.status().message().rfind("namespace", 0) == 0) return ErrorFor(exists.status());
@@ -456,12 +438,16 @@ class RestCatalog::Call {
       return ErrorResponse(400, "BadRequestException",
                            "location " + *location + " is not in this catalog's warehouse " + c_.warehouse_->base_uri());
     }
+    const metadata::LakeTableName self{space, name};
+    auto free = [&](const metadata::State& s) { return c_.locations_.CheckFree(s, *location, self); };
+    if (Status st = c_.meta_->Read(free); !st.ok()) return ErrorFor(st);
     auto metadata = NewTableMetadata(*body, *location, NewUuid(), NowMs());
     if (!metadata.ok()) return ErrorFor(metadata.status());
     if (body->value("stage-create", false)) return JsonResponse(200, LoadResult("", *metadata));
     const std::string file = NextMetadataFile(*location, "");
     if (Status s = c_.warehouse_->Write(file, metadata->dump(2)); !s.ok()) return ErrorFor(s);
-    auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
+    auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
+      MINK_RETURN_IF_ERROR(free(s));  // again, on the state the command lands on
       return metadata::Command(metadata::CommitLakeCatalog{{metadata::LakeTableMove{space, name, "", file}},
                                                            Outcome(200, LoadResult(file, nullptr))});
     });
@@ -477,6 +463,7 @@ class RestCatalog::Call {
     if (name.empty() || location.empty()) {
       return ErrorResponse(400, "BadRequestException", "register needs a name and a metadata-location");
     }
+    if (auto no = Refused(RestAccess::TableResource(space, name), auth::Operation::kAdmin)) return *no;
     auto metadata = ReadMetadata(location);
     if (!metadata.ok()) {
       return ErrorResponse(400, "BadRequestException", "cannot read " + location + ": " + metadata.status().message());
@@ -485,7 +472,17 @@ class RestCatalog::Call {
       return ErrorResponse(400, "BadRequestException", location + " is not Iceberg table metadata");
     }
     const bool overwrite = body->value("overwrite", false);
+    const std::string table_location = metadata->value("location", "");
+    if (!metadata->at("location").is_string() || !c_.warehouse_->KeyOf(table_location).ok()) {
+      return ErrorResponse(400, "BadRequestException",
+                           "the table's location " + metadata->at("location").dump() + " is not in this catalog's warehouse " +
+                               c_.warehouse_->base_uri());
+    }
     auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
+      // Another table's files may not become this one's (a purge would delete them); with
+      // overwrite, the table's own former location is its own.
+      const metadata::LakeTableName self{space, overwrite ? name : std::string()};
+      MINK_RETURN_IF_ERROR(c_.locations_.CheckFree(s, table_location, self));
       std::string expected;
       if (overwrite) {
         auto it = s.lake_catalog_tables().find({space, name});
@@ -502,6 +499,7 @@ class RestCatalog::Call {
   struct Prepared {
     metadata::LakeTableMove move;
     Json metadata;
+    std::string claims;  // a location the table takes (created or moved), checked at the append
   };
 
   Result<Prepared> Prepare(const NamespaceName& space, const std::string& name, const Json& change) {
@@ -541,10 +539,17 @@ class RestCatalog::Call {
       return InvalidArgumentError("location " + location + " is not in this catalog's warehouse " +
                                   c_.warehouse_->base_uri());
     }
-    if (base && !updater.changed()) return Prepared{{space, name, previous, previous}, std::move(after)};
+    if (base && !updater.changed()) return Prepared{{space, name, previous, previous}, std::move(after), ""};
+    std::string claims;
+    if (!base || base->value("location", "") != after.value("location", "")) {
+      claims = location;
+      MINK_RETURN_IF_ERROR(c_.meta_->Read([&](const metadata::State& s) {
+        return c_.locations_.CheckFree(s, location, {space, name});
+      }));
+    }
     const std::string file = NextMetadataFile(location, previous);
     MINK_RETURN_IF_ERROR(c_.warehouse_->Write(file, after.dump(2)));
-    return Prepared{{space, name, previous, file}, std::move(after)};
+    return Prepared{{space, name, previous, file}, std::move(after), claims};
   }
 
   // Prepares and appends the changes (each {identifier, requirements, updates}) as one command;
@@ -565,7 +570,14 @@ class RestCatalog::Call {
       }
       if (command.moves.empty()) return prepared;  // nothing changed
       command.outcome = Outcome(status, outcome_body(prepared));
-      auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> { return metadata::Command(command); });
+      auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
+        for (const auto& p : prepared) {
+          if (!p.claims.empty()) {
+            MINK_RETURN_IF_ERROR(c_.locations_.CheckFree(s, p.claims, {p.move.space, p.move.name}));
+          }
+        }
+        return metadata::Command(command);
+      });
       if (seq.ok()) return prepared;
       last = seq.status();
       const bool moved = last.code() == StatusCode::kAborted && last.message().find("Idempotency-Key") == std::string::npos;
@@ -578,6 +590,7 @@ class RestCatalog::Call {
   http::ServerResponse CommitTable(const NamespaceName& space, const std::string& name) {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
+    if (auto no = Refused(RestAccess::TableResource(space, name), CommitNeeds(*body))) return *no;
     if (auto ref = Find(space, name); ref.ok() && ref->tiered && space.size() == 1) {
       auto commit = [&] { return CommitToTieredTable(c_.meta_, c_.tables_, c_.warehouse_, space[0] + "." + name, *body); };
       auto done = c_.tiering_ != nullptr ? c_.tiering_->Exclusive(commit) : commit();
@@ -602,6 +615,7 @@ class RestCatalog::Call {
     for (const auto& change : changes) {
       auto id = IdentifierOf(change.value("identifier", Json()), "a table change's identifier");
       if (!id.ok()) return ErrorFor(id.status());
+      if (auto no = Refused(RestAccess::TableResource(id->first, id->second), CommitNeeds(change))) return *no;
       list.push_back({*id, change});
     }
     auto done = Commit(list, 204, [](const std::vector<Prepared>&) { return Json(); });
@@ -622,12 +636,13 @@ class RestCatalog::Call {
     });
     if (!seq.ok()) return Retried(seq.status(), "NoSuchTableException");
     if (r_.Query("purgeRequested") == "true") {
-      auto metadata = ReadMetadata(ref->location);
-      if (metadata.ok() && metadata->contains("location")) {
-        auto removed = c_.warehouse_->DeleteUnder(metadata->at("location").get<std::string>());
-        if (!removed.ok()) {
-          MINK_LOG_WARN("lake", "purging {}.{}: {}", Dotted(space), name, removed.status().ToString());
-        }
+      // The files the dropped table reaches, but none another table reaches or keeps files near.
+      const metadata::State now = c_.meta_->Read([](const metadata::State& s) { return s; });
+      auto removed = c_.locations_.Purge(now, ref->location);
+      if (!removed.ok()) {
+        MINK_LOG_WARN("lake", "purging {}.{}: {}", Dotted(space), name, removed.status().ToString());
+      } else {
+        MINK_LOG_INFO("lake", "purged {}.{}: {} files", Dotted(space), name, *removed);
       }
     }
     return NoContent();
@@ -640,6 +655,9 @@ class RestCatalog::Call {
     auto to = IdentifierOf(body->value("destination", Json()), "destination");
     if (!from.ok()) return ErrorFor(from.status());
     if (!to.ok()) return ErrorFor(to.status());
+    for (const auto* id : {&*from, &*to}) {
+      if (auto no = Refused(RestAccess::TableResource(id->first, id->second), auth::Operation::kAdmin)) return *no;
+    }
     auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
       return metadata::Command(
           metadata::RenameLakeTable{from->first, from->second, to->first, to->second, Outcome(204, Json())});
@@ -648,9 +666,16 @@ class RestCatalog::Call {
     return NoContent();
   }
 
+  // OK, or the 403 answer when the caller may not do `op` on `resource`.
+  std::optional<http::ServerResponse> Refused(const auth::Resource& resource, auth::Operation op) {
+    if (Status st = c_.access_.Need(user_, resource, op); !st.ok()) return ErrorFor(st);
+    return std::nullopt;
+  }
+
   RestCatalog& c_;
   const http::ServerRequest& r_;
-  const std::string key_;
+  std::string user_;
+  std::string key_;
 };
 
 http::ServerResponse RestCatalog::Handle(const http::ServerRequest& request) {

@@ -7,13 +7,17 @@
 // log by compare-and-set (lake_catalog_commands.h). Requirements are checked against the
 // metadata the pointer names when the commit is built; a pointer that moved meanwhile makes the
 // commit start over from the newer metadata. Idempotency-Key: the outcome of a mutation is
-// recorded with it, and a retry within the key's lifetime is answered the same.
+// recorded with it, and a retry within the key's lifetime is answered the same. A table's
+// location may not overlap another table's (TableLocations), and a purge deletes only the files
+// the dropped table alone reaches.
 //
 // Thread-safe: each request reads the metadata state and appends one command.
 
 #include <string>
 
 #include "http/http_server.h"
+#include "lake/rest_access.h"
+#include "lake/table_locations.h"
 #include "lake/tiering.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
@@ -21,9 +25,8 @@
 
 namespace mink::lake {
 
-struct RestCatalogOptions {
-  std::string token;  // a bearer token every request must carry; "" for none
-};
+// Who may call the catalog and do what (RestAccess; authentication off without them).
+using RestCatalogOptions = RestAccessOptions;
 
 class RestCatalog {
  public:
@@ -31,7 +34,8 @@ class RestCatalog {
   // of its rounds (null: none).
   RestCatalog(metadata::MetadataLog* meta, table::TableStore* tables, Warehouse* warehouse, Tiering* tiering,
               RestCatalogOptions options)
-      : meta_(meta), tables_(tables), warehouse_(warehouse), tiering_(tiering), options_(std::move(options)) {}
+      : meta_(meta), tables_(tables), warehouse_(warehouse), tiering_(tiering), access_(options),
+        locations_(warehouse) {}
 
   http::ServerResponse Handle(const http::ServerRequest& request);
 
@@ -41,7 +45,8 @@ class RestCatalog {
   table::TableStore* const tables_;
   Warehouse* const warehouse_;
   Tiering* const tiering_;
-  const RestCatalogOptions options_;
+  const RestAccess access_;
+  TableLocations locations_;
 };
 
 }  // namespace mink::lake

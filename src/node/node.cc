@@ -257,6 +257,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   lake.catalog = config.lake_catalog;
   lake.catalog_uri = config.lake_uri;
   lake.catalog_token = config.lake_token;
+  lake.catalog_credential = config.lake_credential;
   lake.warehouse_uri = config.lake_warehouse.empty() ? config.storage_uri : config.lake_warehouse;
   lake.work_dir = (std::filesystem::temp_directory_path() /
                    ("mink-lake-n" + std::to_string(config.node_id) + "-" +
@@ -265,7 +266,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   lake.tiers = [coordinator = node->coordinator_.get()] { return coordinator->is_coordinator(); };
   lake.rest_listen = config.iceberg_rest_listen;
   lake.rest_tls = tls;
-  lake.rest_token = config.iceberg_rest_token;
+  lake.rest_access = {node->authenticator_.get(), node->access_.get()};
   MINK_ASSIGN_OR_RETURN(node->lake_, lake::Lake::Start(lake, node->meta_.get(), node->tables_.get()));
   // Continuous SQL: the pipelines of the streams and views whose output this node writes, and
   // the HTTP API.

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Tiering into an external Iceberg REST catalog (`lake.catalog = rest`, docs/lake.md, Catalogs).
 Node A is the external catalog: a Mink node serving its built-in catalog over the Iceberg REST
-API (--iceberg-rest-listen, with a bearer token). Node B, with metadata and storage of its own,
+API (--iceberg-rest-listen, authentication on: B logs in at A's OAuth2 token endpoint, POST
+/v1/oauth/tokens, with A's user as its client credentials). Node B, with metadata and storage of
+its own,
 tiers its `--lake iceberg` tables into A's catalog:
 
     mink serve ... --lake-catalog rest --lake-uri http://127.0.0.1:<A's port> \\
-        --lake-token s3cret --lake-warehouse <A's storage URI>
+        --lake-warehouse <A's storage URI>      # and MINK_LAKE_CREDENTIAL=lake:<password>
 
 (so the tables' locations are in A's warehouse, <A's storage URI>/lake, which both nodes reach as
 file://).
@@ -51,7 +53,8 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minktest  # noqa: E402
 
-TOKEN = "s3cret"
+TOKEN = None  # a token of A's user, from A's OAuth2 token endpoint (main)
+A_USER, A_PASSWORD = "lake", "lake-password-1"
 ROW = {"id": 1, "region": "us", "amount": 11.0}
 KILLS = 3
 ICEBIRD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node", "icebird_read.mjs")
@@ -74,6 +77,18 @@ class Catalog:
                                          headers={"Authorization": f"Bearer {TOKEN}"})
         with urllib.request.urlopen(request, timeout=10) as r:
             return json.loads(r.read())
+
+
+def oauth_token(url):
+    """A bearer token of A's user from A's catalog (OAuth2 client credentials, as Iceberg clients get one)."""
+    form = urllib.parse.urlencode({"grant_type": "client_credentials", "client_id": A_USER,
+                                   "client_secret": A_PASSWORD, "scope": "catalog"}).encode()
+    request = urllib.request.Request(f"{url}/v1/oauth/tokens", data=form,
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        answer = json.loads(r.read())
+    assert answer["token_type"] == "bearer" and answer["access_token"], answer
+    return answer["access_token"]
 
 
 class CommitCutter:
@@ -486,12 +501,17 @@ def main():
     b = minktest.MinkNode(mink_bin, "lake-rest-b", node_id=2)
     try:
         rest_port = minktest.free_port()
-        a.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}", "--iceberg-rest-token", TOKEN])
+        a.env["MINK_AUTH_BOOTSTRAP_PASSWORD"] = A_PASSWORD
+        a.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}", "--auth-enabled", "true",
+                       "--auth-bootstrap-user", A_USER])
         catalog = Catalog(f"http://127.0.0.1:{rest_port}")
+        global TOKEN
+        TOKEN = oauth_token(catalog.url)
         # A's catalog puts tables under <A's storage URI>/lake; both nodes reach it as file://.
         a_objects = urllib.parse.urlsplit(a.storage_uri.split("@", 1)[1]).path
         warehouse = "file://" + os.path.normpath(os.path.abspath(a_objects)) + "/lake"
-        b.start(extra=["--lake-catalog", "rest", "--lake-uri", catalog.url, "--lake-token", TOKEN,
+        b.env["MINK_LAKE_CREDENTIAL"] = f"{A_USER}:{A_PASSWORD}"
+        b.start(extra=["--lake-catalog", "rest", "--lake-uri", catalog.url,
                        "--lake-warehouse", a.storage_uri])
         log("A (the catalog) and B started")
         lake = seed_section(checks, b, query_bin)

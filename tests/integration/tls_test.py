@@ -152,6 +152,8 @@ def run(checks, node):
     status, body = https(node, "/health", cert, scheme="http")
     checks.ok("plain http to the TLS listener gets no answer", status is None, f"{status} {body}")
     status, body = https(node, "/v1/config", cert, port=rest_port)
+    checks.expect("the Iceberg REST catalog over https asks for credentials", 401, status)
+    status, body = https(node, "/v1/config", cert, authorization=basic, port=rest_port)
     checks.ok("the Iceberg REST catalog over https", status == 200 and "defaults" in body, f"{status} {body}")
 
     # mink-query over TLS both ways: its Flight SQL with the certificate, the node's TLS Flight

@@ -1,5 +1,5 @@
 // RestCatalogClient against an Iceberg REST catalog: Mink's own (rest_catalog.h) over HTTP on
-// loopback, with a bearer token: configuration, namespaces, a table created, loaded and
+// loopback, with a Mink user's bearer token: configuration, namespaces, a table created, loaded and
 // committed to, a commit that lost its race, and a request without the token.
 
 #include "lake/rest_client.h"
@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "http/http_server.h"
+#include "auth/user_directory.h"
 #include "lake/rest_catalog.h"
 #include "table/tests/table_test_node.h"
 
@@ -25,8 +26,13 @@ class RestClientTest : public ::testing::Test {
     auto warehouse = Warehouse::Open("-9@file://" + dir_ + "/warehouse", "lake", dir_ + "/cache");
     ASSERT_TRUE(warehouse.ok()) << warehouse.status();
     warehouse_ = std::move(*warehouse);
+    users_ = std::make_unique<auth::UserDirectory>(node_->meta.get());
+    ASSERT_TRUE(users_->EnsureBootstrapUser("engine", "engine-password").ok());
+    authenticator_ = std::make_unique<auth::Authenticator>(users_.get(), auth::TokenSigner(std::string(32, 'k')));
+    access_ = std::make_unique<auth::AccessControl>(node_->meta.get(), std::set<std::string>{"engine"});
+    token_ = authenticator_->IssueToken("engine");
     catalog_ = std::make_unique<RestCatalog>(node_->meta.get(), node_->tables.get(), warehouse_.get(), nullptr,
-                                             RestCatalogOptions{"s3cret"});
+                                             RestCatalogOptions{authenticator_.get(), access_.get()});
     auto server = http::HttpServer::Start("127.0.0.1:0", [this](const http::ServerRequest& r) {
       return catalog_->Handle(r);
     });
@@ -36,15 +42,18 @@ class RestClientTest : public ::testing::Test {
   }
   void TearDown() override { server_.reset(); }
 
-  std::string dir_, uri_;
+  std::string dir_, uri_, token_;
   std::unique_ptr<table::testing::TestNode> node_;
+  std::unique_ptr<auth::UserDirectory> users_;
+  std::unique_ptr<auth::Authenticator> authenticator_;
+  std::unique_ptr<auth::AccessControl> access_;
   std::unique_ptr<Warehouse> warehouse_;
   std::unique_ptr<RestCatalog> catalog_;
   std::unique_ptr<http::HttpServer> server_;
 };
 
 TEST_F(RestClientTest, CreatesLoadsAndCommitsToATable) {
-  auto client = RestCatalogClient::Connect({uri_, "s3cret", ""});
+  auto client = RestCatalogClient::Connect({uri_, token_, ""});
   ASSERT_TRUE(client.ok()) << client.status();
   RestCatalogClient& c = **client;
   ASSERT_TRUE(c.EnsureNamespace({"ext", "raw"}).ok());
@@ -95,6 +104,16 @@ TEST_F(RestClientTest, CreatesLoadsAndCommitsToATable) {
   auto nobody = RestCatalogClient::Connect({"http://127.0.0.1:1", "", ""});
   ASSERT_FALSE(nobody.ok());
   EXPECT_EQ(nobody.status().code(), StatusCode::kUnavailable) << nobody.status();
+}
+
+TEST_F(RestClientTest, ACredentialLogsInAtTheTokenEndpoint) {
+  auto client = RestCatalogClient::Connect({uri_, "", "", "engine:engine-password"});
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_TRUE((*client)->EnsureNamespace({"ext"}).ok());
+  auto wrong = RestCatalogClient::Connect({uri_, "", "", "engine:not-it"});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), StatusCode::kFailedPrecondition) << wrong.status();
+  EXPECT_NE(wrong.status().message().find("invalid_client"), std::string::npos) << wrong.status();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "auth/user_directory.h"
 #include "http/http_server.h"
 #include "lake/committer.h"
 #include "lake/lake_reader.h"
@@ -34,14 +35,19 @@ class RestTieringTest : public ::testing::Test {
     ASSERT_TRUE(a_warehouse.ok() && b_warehouse.ok());
     catalog_warehouse_ = std::move(*a_warehouse);
     warehouse_ = std::move(*b_warehouse);
+    users_ = std::make_unique<auth::UserDirectory>(catalog_node_->meta.get());
+    ASSERT_TRUE(users_->EnsureBootstrapUser("tierer", "tierer-password").ok());
+    authenticator_ = std::make_unique<auth::Authenticator>(users_.get(), auth::TokenSigner(std::string(32, 't')));
+    access_ = std::make_unique<auth::AccessControl>(catalog_node_->meta.get(), std::set<std::string>{"tierer"});
     catalog_ = std::make_unique<RestCatalog>(catalog_node_->meta.get(), catalog_node_->tables.get(),
-                                             catalog_warehouse_.get(), nullptr, RestCatalogOptions{"t0ken"});
+                                             catalog_warehouse_.get(), nullptr,
+                                             RestCatalogOptions{authenticator_.get(), access_.get()});
     auto server = http::HttpServer::Start("127.0.0.1:0", [this](const http::ServerRequest& r) {
       return catalog_->Handle(r);
     });
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
-    options_ = {"http://127.0.0.1:" + std::to_string(server_->port()), "t0ken", ""};
+    options_ = {"http://127.0.0.1:" + std::to_string(server_->port()), authenticator_->IssueToken("tierer"), ""};
     auto db = sql::Database::Open();
     ASSERT_TRUE(db.ok());
     db_ = std::move(*db);
@@ -90,6 +96,9 @@ class RestTieringTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<table::testing::TestNode> catalog_node_, node_, scratch_;
   std::unique_ptr<Warehouse> catalog_warehouse_, warehouse_;
+  std::unique_ptr<auth::UserDirectory> users_;
+  std::unique_ptr<auth::Authenticator> authenticator_;
+  std::unique_ptr<auth::AccessControl> access_;
   std::unique_ptr<RestCatalog> catalog_;
   std::unique_ptr<http::HttpServer> server_;
   RestClientOptions options_;
