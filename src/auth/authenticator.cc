@@ -53,17 +53,4 @@ std::string Authenticator::IssueToken(const std::string& user, std::chrono::mill
   return signer_.Issue(user, clock_->NowMillis() + lifetime.count());
 }
 
-Result<std::string> EnsureClusterSecret(metadata::MetadataLog* meta) {
-  std::string secret = meta->Read([](const metadata::State& st) { return st.cluster_secret(); });
-  if (secret.empty()) {
-    MINK_ASSIGN_OR_RETURN(std::string bytes, scram::RandomBytes(32));
-    auto set = meta->Append(metadata::Command(metadata::SetClusterSecret{scram::Base64(bytes)}));
-    if (!set.ok() && set.status().code() != StatusCode::kAlreadyExists) return set.status();
-    secret = meta->Read([](const metadata::State& st) { return st.cluster_secret(); });
-  }
-  std::string raw;
-  if (!scram::FromBase64(secret, &raw) || raw.size() < 32) return DataLossError("the cluster's secret is not base64");
-  return raw;
-}
-
 }  // namespace mink::auth

@@ -46,8 +46,5 @@ class Authenticator {
   mutable std::map<std::string, std::pair<std::string, int64_t>> checked_;  // SHA-256 of a Basic header -> user, until
 };
 
-// The cluster's secret (metadata SetClusterSecret): made and committed by the first node that
-// asks, read by the others. Its raw bytes.
-Result<std::string> EnsureClusterSecret(metadata::MetadataLog* meta);
 
 }  // namespace mink::auth

@@ -115,6 +115,22 @@ const std::vector<Setting>& Settings() {
         "the TOML file, not as a flag others can see in the process list",
         ""},
        Text(&ServeConfig::auth_bootstrap_password)},
+      {{"auth.token-secret-file",
+        "A file whose first line is the secret (32 bytes or more) tokens are signed with; every node of a "
+        "cluster needs the same one. None on a node alone: a random key, good until the node stops",
+        ""},
+       Text(&ServeConfig::auth_token_secret_file)},
+      {{"auth.token-secret",
+        "The token secret itself; give it in the environment (MINK_AUTH_TOKEN_SECRET), not as a flag", ""},
+       Text(&ServeConfig::auth_token_secret)},
+      {{"auth.previous-token-secret-file",
+        "During a rotation, the secret before auth.token-secret-file: tokens it signed stay valid until they "
+        "expire (an hour)",
+        ""},
+       Text(&ServeConfig::auth_previous_token_secret_file)},
+      {{"auth.previous-token-secret",
+        "The previous token secret itself (MINK_AUTH_PREVIOUS_TOKEN_SECRET)", ""},
+       Text(&ServeConfig::auth_previous_token_secret)},
       {{"tls.cert",
         "PEM file of the certificate (then its intermediates) every listener serves TLS with: Flight "
         "(grpc+tls://), Kafka (SSL, SASL_SSL), HTTP (https, wss); none: plain TCP",

@@ -36,6 +36,12 @@ struct ServeConfig {
   std::string auth_bootstrap_user;
   std::string auth_bootstrap_password_file;
   std::string auth_bootstrap_password;
+  // The secret tokens are signed with (auth::SignerFromSecrets), and the one before a rotation:
+  // from files or the environment, the same on every node; never in the metadata log.
+  std::string auth_token_secret_file;
+  std::string auth_token_secret;
+  std::string auth_previous_token_secret_file;
+  std::string auth_previous_token_secret;
   // TLS on every listener (docs/operations.md, TLS): PEM files of the certificate chain and its
   // key; the certificates a node trusts when it calls another ("": the system's).
   std::string tls_cert;

@@ -187,7 +187,6 @@ class State {
   }
   const std::map<std::string, ContinuousObjectState>& continuous() const { return continuous_; }
   const std::map<std::string, UserState>& users() const { return users_; }
-  const std::string& cluster_secret() const { return cluster_secret_; }  // "" until set
   const std::set<AclEntry>& acls() const { return acls_; }
   const std::map<LakeTableName, LakeCatalogTableState>& lake_catalog_tables() const {
     return lake_catalog_tables_;
@@ -326,7 +325,6 @@ class State {
   std::map<std::string, IdempotentRecord> idempotent_outcomes_;
   std::map<std::string, ContinuousObjectState> continuous_;
   std::map<std::string, UserState> users_;
-  std::string cluster_secret_;
   std::set<AclEntry> acls_;
 };
 

@@ -92,10 +92,6 @@ std::string State::Serialize() const {
   }
   out += "\"applied_seq\":";
   AppendJsonInt(&out, applied_seq_);
-  if (!cluster_secret_.empty()) {
-    out += ",\"cluster_secret\":";
-    AppendJsonString(&out, cluster_secret_);
-  }
   if (!continuous_.empty()) {
     json objects = json::array();
     for (const auto& [name, o] : continuous_) {
@@ -358,7 +354,7 @@ Result<State> State::Deserialize(const std::string& text) {
                                 o.at(4).get<std::vector<std::string>>(), o.at(5).get<int64_t>(),
                                 o.size() > 6 ? o.at(6).get<int64_t>() : 0, o.size() > 7 ? o.at(7).get<std::string>() : ""};
     }
-    s.cluster_secret_ = j.value("cluster_secret", "");
+    // "cluster_secret" (snapshots before 2026-12) is dropped: the log keeps no secret.
     for (const auto& e : j.value("acls", json::array())) s.acls_.insert(AclEntryFromJson(e));
     for (const auto& u : j.value("users", json::array())) {
       CreateUser c;

@@ -34,13 +34,12 @@ Status State::CheckCommand(const DeleteUser& c) const {
 
 void State::ApplyCommand(const DeleteUser& c, int64_t /*time_ms*/) { users_.erase(c.name); }
 
-Status State::CheckCommand(const SetClusterSecret& c) const {
-  if (!cluster_secret_.empty()) return AlreadyExistsError("the cluster's secret is set");
-  if (c.secret.size() < 43) return InvalidArgumentError("the cluster's secret is base64 of at least 32 bytes");
-  return Status::Ok();
+Status State::CheckCommand(const SetClusterSecret&) const {
+  return FailedPreconditionError("the metadata log keeps no secret: nodes derive token keys from --auth-token-secret-file");
 }
 
-void State::ApplyCommand(const SetClusterSecret& c, int64_t /*time_ms*/) { cluster_secret_ = c.secret; }
+// Logs written before 2026-12 hold one; replaying them drops it (it signs nothing any more).
+void State::ApplyCommand(const SetClusterSecret&, int64_t /*time_ms*/) {}
 
 Status State::CheckCommand(const GrantAcls& c) const {
   if (c.entries.empty()) return InvalidArgumentError("a grant names at least one entry");

@@ -44,9 +44,9 @@ struct DeleteUser {
   bool operator==(const DeleteUser&) const = default;
 };
 
-// The cluster's secret, set once (by the first node that starts with authentication on): it
-// signs the bearer tokens any node issues and verifies (auth/tokens.h). Base64 of at least 32
-// random bytes. Whoever reads the metadata database can read it, as everything else there.
+// Legacy: the cluster's token secret, which nodes before 2026-12 kept here in clear. Replaying
+// one does nothing and a new one is refused: token keys come from a secret given to each node
+// (auth/tokens.h, SignerFromSecrets).
 struct SetClusterSecret {
   static constexpr std::string_view kKind = "cluster.secret";
   std::string secret;

@@ -135,8 +135,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     node->storage_->SetFence([touch = node->touch_.get()] { return touch->OutOfTouch(); });
     node->meta_->SetFence([touch = node->touch_.get()] { return touch->OutOfTouch(); });
   }
-  // Authentication: users and the cluster's secret from the metadata log; nodes reach each other
-  // with a token of their own.
+  // Authentication: users from the metadata log, the token key from the secret the node is
+  // given; nodes reach each other with a token of their own.
   std::vector<std::pair<std::string, std::string>> node_headers;
   // TLS: one certificate for every listener, checked before anything listens.
   const tls::ServerFiles tls{config.tls_cert, config.tls_key, config.tls_ca};
@@ -147,8 +147,10 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   }
   if (config.auth_enabled) {
     node->users_ = std::make_unique<auth::UserDirectory>(node->meta_.get());
-    MINK_ASSIGN_OR_RETURN(std::string secret, auth::EnsureClusterSecret(node->meta_.get()));
-    node->authenticator_ = std::make_unique<auth::Authenticator>(node->users_.get(), auth::TokenSigner(secret));
+    const auth::TokenSecrets secrets{config.auth_token_secret, config.auth_token_secret_file,
+                                     config.auth_previous_token_secret, config.auth_previous_token_secret_file};
+    MINK_ASSIGN_OR_RETURN(auth::TokenSigner signer, auth::SignerFromSecrets(secrets, cluster));
+    node->authenticator_ = std::make_unique<auth::Authenticator>(node->users_.get(), std::move(signer));
     std::set<std::string> super_users;
     for (const std::string& user : Split(config.auth_super_users, ',')) {
       if (std::string name(Trim(user)); !name.empty()) super_users.insert(name);

@@ -36,5 +36,36 @@ TEST(Tokens, AnythingChangedOrForeignIsRefused) {
   EXPECT_TRUE(signer.Verify(token, 1'000).ok());
 }
 
+TEST(Tokens, ARotationKeepsThePreviousSecretsTokensUntilTheyExpire) {
+  const std::string old_secret(40, 'o'), new_secret(40, 'n');
+  auto before = SignerFromSecrets({old_secret, "", "", ""}, /*cluster=*/true);
+  auto during = SignerFromSecrets({new_secret, "", old_secret, ""}, true);
+  auto after = SignerFromSecrets({new_secret, "", "", ""}, true);
+  ASSERT_TRUE(before.ok() && during.ok() && after.ok());
+  const std::string old_token = before->Issue("alice", 5'000);
+  const std::string new_token = during->Issue("alice", 5'000);
+  EXPECT_TRUE(during->Verify(old_token, 1'000).ok()) << "the previous secret's token, during the rotation";
+  EXPECT_EQ(during->Verify(old_token, 5'000).status().code(), StatusCode::kPermissionDenied) << "expired";
+  EXPECT_TRUE(after->Verify(new_token, 1'000).ok());
+  EXPECT_EQ(after->Verify(old_token, 1'000).status().code(), StatusCode::kPermissionDenied) << "rotated out";
+  EXPECT_EQ(before->Verify(new_token, 1'000).status().code(), StatusCode::kPermissionDenied);
+  // The key is derived: the secret itself does not sign.
+  EXPECT_EQ(TokenSigner(new_secret).Verify(new_token, 1'000).status().code(), StatusCode::kPermissionDenied);
+}
+
+TEST(Tokens, SecretsAreGivenNotMadeUpInACluster) {
+  auto none = SignerFromSecrets({}, /*cluster=*/true);
+  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find("--auth-token-secret-file"), std::string::npos) << none.status();
+  auto alone = SignerFromSecrets({}, /*cluster=*/false);
+  ASSERT_TRUE(alone.ok()) << "a node alone makes a key of its own";
+  EXPECT_TRUE(alone->Verify(alone->Issue("bob", 5'000), 1'000).ok());
+  auto short_secret = SignerFromSecrets({"too short", "", "", ""}, false);
+  EXPECT_EQ(short_secret.status().code(), StatusCode::kInvalidArgument);
+  auto missing = SignerFromSecrets({"", "/nonexistent/secret", "", ""}, false);
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("/nonexistent/secret"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mink::auth
