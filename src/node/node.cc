@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "base/file_lock.h"
@@ -362,24 +364,36 @@ void Node::Stop() {
     if (stopping_) return;
     stopping_ = true;
   }
+  // Each step, and the ones that are slow (a stop that hangs says where).
+  auto step = [](const char* what, const std::function<void()>& run) {
+    const auto started = std::chrono::steady_clock::now();
+    run();
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    if (took > std::chrono::seconds(1)) MINK_LOG_INFO("node", "stopping: {} took {} ms", what, took.count());
+  };
+  // No compaction or GC while leaving: a pass over a large backlog would hold the stop.
+  if (storage_) step("maintenance", [&] { storage_->StopMaintenance(); });
   if (follower_) {
     // A graceful stop hands this node's buckets to the others before it goes.
-    Status left = follower_->Leave(2 * config_.session_timeout);
-    if (!left.ok()) MINK_LOG_WARN("node", "leaving the cluster: {}", left.ToString());
-    follower_->Stop();
+    step("leaving the cluster", [&] {
+      Status left = follower_->Leave(2 * config_.session_timeout);
+      if (!left.ok()) MINK_LOG_WARN("node", "leaving the cluster: {}", left.ToString());
+      follower_->Stop();
+    });
   }
-  if (group_leases_) group_leases_->Stop();  // hands its consumer groups on at once
+  if (group_leases_) step("consumer groups", [&] { group_leases_->Stop(); });  // handed on at once
   if (heartbeater_) heartbeater_->Stop();
-  if (http_) http_->Stop();
-  if (pipelines_) pipelines_->Stop();
-  if (lake_) lake_->Stop();
+  if (http_) step("http", [&] { http_->Stop(); });
+  if (pipelines_) step("pipelines", [&] { pipelines_->Stop(); });
+  if (lake_) step("lake", [&] { lake_->Stop(); });
   if (coordinator_) coordinator_->Stop();
   if (flight_) flight_->Shutdown(std::chrono::milliseconds(2000));
-  if (kafka_) kafka_->Stop();
-  if (broker_) broker_->Stop();
-  if (groups_) groups_->Stop();
-  if (tables_) tables_->Stop();
-  if (storage_) storage_->Stop();
+  if (broker_) broker_->BeginStop();
+  if (kafka_) step("kafka", [&] { kafka_->Stop(); });
+  if (broker_) step("broker", [&] { broker_->Stop(); });
+  if (groups_) step("group coordinator", [&] { groups_->Stop(); });
+  if (tables_) step("tables", [&] { tables_->Stop(); });
+  if (storage_) step("storage", [&] { storage_->Stop(); });
   MINK_LOG_INFO("node", "node={} stopped", config_.node_id);
 }
 

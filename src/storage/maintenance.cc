@@ -17,6 +17,12 @@ using metadata::State;
 
 namespace {
 
+// A pass is bounded, so a stop never waits long for it: deletes per GC pass (one request each),
+// segments per compaction round (one ranged GET each; a backlog of tiny WAL segments takes
+// several rounds).
+constexpr size_t kMaxDeletesPerPass = 1000;
+constexpr size_t kMaxRunSegments = 512;
+
 // Uploads a compaction output (paced where the store paces background puts), retrying
 // transient object-store failures a few times.
 Status PutWithRetry(object_store::ObjectStore* store, const std::string& key,
@@ -82,7 +88,7 @@ Result<bool> StreamStore::CompactStream(uint64_t stream_id) {
           object != s.objects().end() &&
           (wal ? object->second.committed_ms + options_.compaction_min_age.count() <= now
                : object->second.size < options_.small_object_bytes);
-      if (eligible && bytes + seg.length <= options_.stream_object_bytes) {
+      if (eligible && bytes + seg.length <= options_.stream_object_bytes && run.size() < kMaxRunSegments) {
         run.push_back(seg);
         bytes += seg.length;
         has_wal |= wal;
@@ -112,6 +118,7 @@ Result<bool> StreamStore::CompactStream(uint64_t stream_id) {
   // Each block's record-time bound: the largest bound of the segments it copies from.
   std::vector<int64_t> block_record_time{std::numeric_limits<int64_t>::min()};
   for (const auto& seg : run) {
+    if (Stopping()) return false;  // nothing uploaded yet: the next owner compacts it
     auto bytes =
         StoreFor(seg.bucket_id)->GetRangeBuffer(seg.object_key, seg.position, seg.length,
                                                 object_store::Reuse::kFirstRead);
@@ -189,6 +196,9 @@ Status StreamStore::RunGarbageCollection() {
   });
   std::vector<std::string> deleted;
   for (const auto& key : expired) {
+    // Bounded, and over when the node stops: what was deleted is forgotten below either way, so
+    // the next pass (here or on the next coordinator) goes on from there.
+    if (deleted.size() >= kMaxDeletesPerPass || Stopping()) break;
     Status s = (IsWalKey(key) ? stores_.wal : stores_.data)->Delete(key);
     if (s.ok()) deleted.push_back(key);
   }
@@ -206,6 +216,7 @@ Status StreamStore::RunGarbageCollection() {
     stats_.objects_deleted += deleted.size();
   }
 
+  if (Stopping()) return Status::Ok();
   // 2. Objects uploaded but never committed. List first, then read the state: an object
   // committed after the listing is in that state. Writers never commit an object older than
   // half the orphan grace, so one older than the grace can no longer become referenced.

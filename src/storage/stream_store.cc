@@ -53,13 +53,22 @@ StreamStore::StreamStore(const StorageOptions& options, metadata::MetadataLog* m
 StreamStore::~StreamStore() { Stop(); }
 
 void StreamStore::Stop() {
+  StopMaintenance();
+  writer_->Stop();
+}
+
+void StreamStore::StopMaintenance() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   stop_cv_.notify_all();
   if (maintenance_.joinable()) maintenance_.join();
-  writer_->Stop();
+}
+
+bool StreamStore::Stopping() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stopping_;
 }
 
 object_store::ObjectStore* StreamStore::StoreFor(int32_t bucket_id) const {

@@ -65,6 +65,9 @@ class StreamStore {
                                                    NodeIdentity node, bool maintenance = true);
   ~StreamStore();
   void Stop();
+  // Stops compaction, GC and retention (a pass in progress ends at its next object), so a node
+  // that is stopping does no maintenance while it hands its streams on. Stop calls it too.
+  void StopMaintenance();
 
   // A new stream (not yet owned by anyone).
   Result<uint64_t> CreateStream(const std::string& name);
@@ -165,6 +168,7 @@ class StreamStore {
   std::unique_ptr<StreamReader> reader_;
   std::unique_ptr<WalWriter> writer_;
 
+  bool Stopping() const;  // StopMaintenance was called
   mutable std::mutex mutex_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;

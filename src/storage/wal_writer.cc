@@ -49,7 +49,7 @@ void WalWriter::Adopt(uint64_t stream_id, int64_t epoch, int64_t committed_end) 
   std::lock_guard<std::mutex> lock(mutex_);
   Owned& o = owned_[stream_id];
   o.epoch = epoch;
-  o.generation += 1;
+  o.generation = ++generations_;  // never one an earlier ownership's runs carry
   o.next_offset = committed_end;
 }
 
@@ -449,7 +449,7 @@ void WalWriter::FailRun(SealedRun* run, const Status& why, bool fenced) {
     owned_.erase(it);
   } else {
     // Later appends continue from what is committed; their offsets are reassigned.
-    it->second.generation += 1;
+    it->second.generation = ++generations_;
     it->second.next_offset = committed_end;
   }
 }

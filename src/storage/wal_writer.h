@@ -108,10 +108,13 @@ class WalWriter {
   };
   struct Owned {
     int64_t epoch;
-    uint64_t generation = 0;  // bumps when offsets are rewound after a failure
+    uint64_t generation = 0;  // new on adoption and when offsets are rewound after a failure
     int64_t next_offset;      // offset of the next append
     bool draining = false;    // Drain: no new appends
   };
+  // Generations are the writer's, not a stream's: a stream released and adopted again never
+  // gets a generation that runs of its earlier ownership still carry.
+  uint64_t generations_ = 0;
 
   void SealLoop();
   // Commits the uploaded objects at the front of sealed_, in seal order, unless another thread

@@ -28,6 +28,12 @@ std::vector<uint64_t> SingleNodeAssignment::StreamsToTake(const metadata::State&
 
 std::vector<uint64_t> CoordinatedAssignment::StreamsToTake(const metadata::State& state) const {
   std::vector<uint64_t> take;
+  // A process that is leaving takes nothing, not even the buckets it released a moment ago that
+  // are still assigned to it (nobody else was there to take them).
+  if (auto self = state.nodes().find(node_.node_id);
+      self != state.nodes().end() && self->second.node_epoch == node_.node_epoch && self->second.leaving) {
+    return take;
+  }
   for (uint64_t stream : AllBucketStreams(state)) {
     const metadata::StreamState* st = state.FindStream(stream);
     if (st == nullptr || st->assigned_node != node_.node_id) continue;

@@ -64,7 +64,10 @@ class Broker {
   ~Broker();
 
   void Handle(const ParsedRequest& request, const ClientInfo& client, Respond respond);
-  // Fails parked fetches and stops the fetch threads.
+  // From now on fetches are not read or answered (parked ones leave their wait): called before
+  // the server stops, so its queued requests do not read the object store for nobody.
+  void BeginStop() { stopping_ = true; }
+  // BeginStop, then stops the fetch threads.
   void Stop();
 
   TopicCatalog& topics() { return topics_; }

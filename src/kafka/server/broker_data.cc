@@ -385,6 +385,7 @@ FetchResponse Broker::FetchOnce(const FetchRequest& request, int64_t* total_byte
 
 void Broker::Fetch(const FetchRequest& request, int16_t version, Respond respond) {
   (void)version;
+  if (stopping_) return;  // the server is going: its connections close unanswered, clients go elsewhere
   int64_t bytes = 0;
   int64_t seen_seq = log_->CommitPosition();
   FetchResponse first = FetchOnce(request, &bytes);
@@ -411,6 +412,7 @@ void Broker::Fetch(const FetchRequest& request, int16_t version, Respond respond
         return;
       }
     }
+    if (stopping_) return;  // as above: no reads for an answer nobody will get
     int64_t bytes = 0;
     respond(Response(FetchOnce(request, &bytes)));
   });
