@@ -1,0 +1,1 @@
+CREATE OR REPLACE SOURCE ticks FROM GENERATOR ('rows.per.second' = '10');

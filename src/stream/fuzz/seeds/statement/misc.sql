@@ -1,0 +1,1 @@
+SHOW SOURCES; DESCRIBE trades; SUBSCRIBE TO minute; EXPLAIN SELECT * FROM trades; SELECT 'a;b' FROM x -- c;

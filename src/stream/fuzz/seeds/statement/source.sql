@@ -1,0 +1,2 @@
+CREATE SOURCE trades (symbol VARCHAR NOT NULL, ts TIMESTAMP NOT NULL, price DOUBLE,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) FROM KAFKA ('topic' = 'trades', 'bootstrap.servers' = 'x:9092') FORMAT JSON;
