@@ -5,7 +5,8 @@
 // writes --rows rows into a partitioned log table, writes the same rows to a Parquet file with
 // DuckDB, then times
 //   Q1  SELECT k, sum(v), count(*) FROM <t> GROUP BY k            (every row, two columns)
-// on both sources (best of --runs after a warm-up), and on Mink twice more: with its column
+// on both sources (best of --runs after a warm-up), on Mink locked down as the node's and
+// mink-query's SQL run (external access off, a 60 s statement limit) against this engine's, and on Mink twice more: with its column
 // statistics off (SET mink_column_statistics = false) and with uncompressed batches (SET
 // mink_compressed_scan = false); checks that the answers are equal, and measures partition
 // pruning:
@@ -292,6 +293,28 @@ int main(int argc, char** argv) {
     }
     return 1;
   }
+  // The locked-down query path (what the node's SQL endpoint and mink-query run: external access
+  // off, configuration locked, a 60 s statement limit with its watcher) against this engine's,
+  // Q1 on Mink, taking turns.
+  EngineOptions locked_options = options;
+  locked_options.lock_down = true;
+  locked_options.timeout = sql::StatementTimeout{std::chrono::seconds(60), "sql.timeout"};
+  auto locked = Check(Engine::Open(locked_options), "opening the locked-down engine");
+  Answer open_q1 = Run(*engine, with("mink.bench.t")), locked_q1 = Run(*locked, with("mink.bench.t"));
+  for (int r = 0; r < f.runs; ++r) {
+    Answer a = Run(*engine, with("mink.bench.t"));
+    if (a.seconds < open_q1.seconds || r == 0) open_q1 = std::move(a);
+    Answer b = Run(*locked, with("mink.bench.t"));
+    if (b.seconds < locked_q1.seconds || r == 0) locked_q1 = std::move(b);
+  }
+  engine->scans().TakeWhenEnded();
+  locked->scans().TakeWhenEnded();
+  if (locked_q1.rows != open_q1.rows) {
+    std::fprintf(stderr, "query_bench: the locked-down engine answers differently\n");
+    return 1;
+  }
+  const double lockdown_ratio = locked_q1.seconds / open_q1.seconds;
+  locked.reset();
   if (f.explain) {
     const std::string sources[] = {"mink.bench.t", "read_parquet('" + parquet + "')"};
     for (const std::string& source : sources) {
@@ -350,6 +373,8 @@ int main(int argc, char** argv) {
               plain_q1.seconds / duck_q1.seconds);
   std::printf("    mink with uncompressed batches %8.3f s  (%.2fx)\n", raw_q1.seconds,
               raw_q1.seconds / duck_q1.seconds);
+  std::printf("    mink locked down (60 s limit) %8.3f s vs %.3f s: %.3fx (target <= 1.02x: %s)\n",
+              locked_q1.seconds, open_q1.seconds, lockdown_ratio, lockdown_ratio <= 1.02 ? "met" : "MISSED");
   if (!full_v.empty() && !one.empty()) {
     std::printf("  Q2 SELECT sum(v) ... WHERE p = 'p3': %lld of %lld buckets, %.2f MB of %.2f MB "
                 "(%.1f%%; one partition of %d is %.1f%%), %.3f s vs %.3f s unpruned\n",
@@ -361,11 +386,11 @@ int main(int argc, char** argv) {
   }
   std::printf("{\"rows\":%lld,\"mink_q1_s\":%.4f,\"parquet_q1_s\":%.4f,\"ratio\":%.3f,"
               "\"mink_q1_no_stats_s\":%.4f,\"mink_q1_uncompressed_s\":%.4f,"
-              "\"pruned_bytes\":%lld,\"full_bytes\":%lld}\n",
+              "\"pruned_bytes\":%lld,\"full_bytes\":%lld,\"lockdown_ratio\":%.4f}\n",
               static_cast<long long>(f.rows), mink_q1.seconds, duck_q1.seconds, ratio,
               plain_q1.seconds, raw_q1.seconds,
               static_cast<long long>(one.empty() ? 0 : one[0].bytes),
-              static_cast<long long>(full_v.empty() ? 0 : full_v[0].bytes));
+              static_cast<long long>(full_v.empty() ? 0 : full_v[0].bytes), lockdown_ratio);
   engine.reset();
   node->Stop();
   return 0;
