@@ -502,6 +502,8 @@ def main():
     try:
         rest_port = minktest.free_port()
         a.env["MINK_AUTH_BOOTSTRAP_PASSWORD"] = A_PASSWORD
+        # A's tokens outlive its restart (step 4) only with a secret of A's own configuration.
+        a.env["MINK_AUTH_TOKEN_SECRET"] = "lake-rest-catalog-test-token-secret-of-node-a"
         a.start(extra=["--iceberg-rest-listen", f"127.0.0.1:{rest_port}", "--auth-enabled", "true",
                        "--auth-bootstrap-user", A_USER])
         catalog = Catalog(f"http://127.0.0.1:{rest_port}")
