@@ -373,7 +373,10 @@ def check_data(checks, cluster, when, idem, plain, incs, producer, seen_kafka):
 
 
 def main():
-    cluster_helpers.start_test(int(os.environ.get("MINK_CHAOS_SECONDS", "150")) + 420, "path/to/mink")
+    # 420 s for the checks after the default schedule; a longer one also reads back more (the
+    # topic, read twice, grows with it), so half its extra length more.
+    schedule_s = int(os.environ.get("MINK_CHAOS_SECONDS", "150"))
+    cluster_helpers.start_test(schedule_s + 420 + max(0, schedule_s - 150) // 2, "path/to/mink")
     minktest.require_node_modules("@grpc/grpc-js", "@grpc/proto-loader", "apache-arrow")
     seed = int(os.environ.get("MINK_CHAOS_SEED") or random.randrange(1 << 30))
     seconds = int(os.environ.get("MINK_CHAOS_SECONDS", "150"))
