@@ -19,11 +19,11 @@ constexpr int64_t kT0 = 1'700'000'000'000;  // record timestamps, ms
 
 int16_t Code(ErrorCode c) { return ToWire(c); }
 
-class BrokerTest : public BrokerFixture {};
+class BrokerTopicsTest : public BrokerFixture {};
 
 // ---- Metadata ----
 
-TEST_F(BrokerTest, MetadataListsEveryTopicWithItsPartitionsOnThisBroker) {
+TEST_F(BrokerTopicsTest, MetadataListsEveryTopicWithItsPartitionsOnThisBroker) {
   ASSERT_EQ(CreateOne("alpha", 1).error_code, 0);
   ASSERT_EQ(CreateOne("beta", 3).error_code, 0);
   auto m = Metadata(std::nullopt, 9, true);
@@ -47,7 +47,7 @@ TEST_F(BrokerTest, MetadataListsEveryTopicWithItsPartitionsOnThisBroker) {
   EXPECT_EQ(Metadata(std::nullopt, 1, true).topics.size(), 2u);
 }
 
-TEST_F(BrokerTest, MetadataCreatesAnUnknownTopicWhenAllowed) {
+TEST_F(BrokerTopicsTest, MetadataCreatesAnUnknownTopicWhenAllowed) {
   BrokerOptions options = DefaultOptions();
   options.default_partitions = 2;
   StartBroker(options);
@@ -70,7 +70,7 @@ TEST_F(BrokerTest, MetadataCreatesAnUnknownTopicWhenAllowed) {
   EXPECT_EQ(TableValues("made-v4", 1), (std::vector<std::string>{"0:v"}));
 }
 
-TEST_F(BrokerTest, MetadataDoesNotCreateATopicWhenTheClientOrTheBrokerSaysNo) {
+TEST_F(BrokerTopicsTest, MetadataDoesNotCreateATopicWhenTheClientOrTheBrokerSaysNo) {
   auto refused = Metadata(std::vector<std::string>{"not-v4"}, 4, false);
   ASSERT_EQ(refused.topics.size(), 1u);
   EXPECT_EQ(refused.topics[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
@@ -88,7 +88,7 @@ TEST_F(BrokerTest, MetadataDoesNotCreateATopicWhenTheClientOrTheBrokerSaysNo) {
   EXPECT_FALSE(TableExists("not-off"));
 }
 
-TEST_F(BrokerTest, MetadataForAnInvalidTopicNameIsInvalidTopic) {
+TEST_F(BrokerTopicsTest, MetadataForAnInvalidTopicNameIsInvalidTopic) {
   for (bool create : {true, false}) {
     BrokerOptions options = DefaultOptions();
     options.auto_create_topics = create;
@@ -103,7 +103,7 @@ TEST_F(BrokerTest, MetadataForAnInvalidTopicNameIsInvalidTopic) {
   EXPECT_TRUE(Metadata(std::nullopt, 9, true).topics.empty());
 }
 
-TEST_F(BrokerTest, ATableOfTheTopicSchemaIsATopicAndAnotherTableIsNot) {
+TEST_F(BrokerTopicsTest, ATableOfTheTopicSchemaIsATopicAndAnotherTableIsNot) {
   ASSERT_TRUE(tables_->CreateDatabase(kKafkaDatabase).ok());
   table::TableSpec topic;
   topic.columns = {"key BYTES", "value BYTES", "headers ARRAY<ROW<key STRING, value BYTES>>",
@@ -134,7 +134,7 @@ TEST_F(BrokerTest, ATableOfTheTopicSchemaIsATopicAndAnotherTableIsNot) {
 
 // ---- Topic administration ----
 
-TEST_F(BrokerTest, CreateTopicsMakesATableWithThePartitionsAndRetentionAsked) {
+TEST_F(BrokerTopicsTest, CreateTopicsMakesATableWithThePartitionsAndRetentionAsked) {
   auto created = CreateOne("orders", 3, {{"retention.ms", "60000"}, {"cleanup.policy", "delete"}});
   EXPECT_EQ(created.error_code, 0);
   EXPECT_EQ(created.num_partitions, 3);
@@ -159,7 +159,7 @@ TEST_F(BrokerTest, CreateTopicsMakesATableWithThePartitionsAndRetentionAsked) {
   EXPECT_EQ(ProduceOne("orders", 2, Batch({Rec("k", "v", kT0)})).base_offset, 0);
 }
 
-TEST_F(BrokerTest, CreateTopicsRefusesAnExistingTopicAndABadName) {
+TEST_F(BrokerTopicsTest, CreateTopicsRefusesAnExistingTopicAndABadName) {
   ASSERT_EQ(CreateOne("taken", 2).error_code, 0);
   ASSERT_EQ(ProduceOne("taken", 0, Batch({Rec("k", "kept", kT0)})).base_offset, 0);
   auto again = CreateOne("taken", 5);
@@ -182,7 +182,7 @@ TEST_F(BrokerTest, CreateTopicsRefusesAnExistingTopicAndABadName) {
   EXPECT_EQ(Metadata(std::nullopt, 9, true).topics.size(), 1u);
 }
 
-TEST_F(BrokerTest, DeleteTopicsDropsTheTableAndARecreatedTopicStartsAtZero) {
+TEST_F(BrokerTopicsTest, DeleteTopicsDropsTheTableAndARecreatedTopicStartsAtZero) {
   ASSERT_EQ(
       ProduceOne("gone", 0, Batch({Rec("a", "old-0", kT0), Rec("b", "old-1", kT0)})).base_offset,
       0);
@@ -230,7 +230,7 @@ TEST_F(BrokerTest, DeleteTopicsDropsTheTableAndARecreatedTopicStartsAtZero) {
   EXPECT_FALSE(TableExists("gone"));
 }
 
-TEST_F(BrokerTest, DescribeConfigsAnswersTheTopicsAndTheBrokersSettings) {
+TEST_F(BrokerTopicsTest, DescribeConfigsAnswersTheTopicsAndTheBrokersSettings) {
   BrokerOptions options = DefaultOptions();
   options.max_message_bytes = 2'000'000;
   options.default_partitions = 4;
@@ -271,7 +271,7 @@ TEST_F(BrokerTest, DescribeConfigsAnswersTheTopicsAndTheBrokersSettings) {
   EXPECT_TRUE(r.results[3].configs.empty());
 }
 
-TEST_F(BrokerTest, DeleteRecordsBeyondTheHighWatermarkIsRefusedAndDeletesNothing) {
+TEST_F(BrokerTopicsTest, DeleteRecordsBeyondTheHighWatermarkIsRefusedAndDeletesNothing) {
   const std::vector<Record> three = {Rec("a", "0", kT0), Rec("b", "1", kT0), Rec("c", "2", kT0)};
   ASSERT_EQ(ProduceOne("keep", 0, Batch(three)).base_offset, 0);
   auto refused = DeleteOne("keep", 0, 4);
@@ -282,7 +282,7 @@ TEST_F(BrokerTest, DeleteRecordsBeyondTheHighWatermarkIsRefusedAndDeletesNothing
   EXPECT_EQ(DeleteOne("keep", 1, 0).error_code, Code(ErrorCode::kUnknownTopicOrPartition));
 }
 
-TEST_F(BrokerTest, DeleteRecordsToMinusOneDeletesUpToTheHighWatermark) {
+TEST_F(BrokerTopicsTest, DeleteRecordsToMinusOneDeletesUpToTheHighWatermark) {
   ASSERT_EQ(ProduceOne("drain", 0, Batch({Rec("a", "0", kT0), Rec("b", "1", kT0)})).base_offset, 0);
   // Below the start changes nothing.
   auto first = DeleteOne("drain", 0, 1);
