@@ -440,7 +440,7 @@ class RestCatalog::Call {
     }
     const metadata::LakeTableName self{space, name};
     auto free = [&](const metadata::State& s) { return c_.locations_.CheckFree(s, *location, self); };
-    if (Status st = c_.meta_->Read(free); !st.ok()) return ErrorFor(st);
+    if (Status st = c_.locations_.CheckFreeNow(*c_.meta_, *location, self); !st.ok()) return ErrorFor(st);
     auto metadata = NewTableMetadata(*body, *location, NewUuid(), NowMs());
     if (!metadata.ok()) return ErrorFor(metadata.status());
     if (body->value("stage-create", false)) return JsonResponse(200, LoadResult("", *metadata));
@@ -543,9 +543,7 @@ class RestCatalog::Call {
     std::string claims;
     if (!base || base->value("location", "") != after.value("location", "")) {
       claims = location;
-      MINK_RETURN_IF_ERROR(c_.meta_->Read([&](const metadata::State& s) {
-        return c_.locations_.CheckFree(s, location, {space, name});
-      }));
+      MINK_RETURN_IF_ERROR(c_.locations_.CheckFreeNow(*c_.meta_, location, {space, name}));
     }
     const std::string file = NextMetadataFile(location, previous);
     MINK_RETURN_IF_ERROR(c_.warehouse_->Write(file, after.dump(2)));

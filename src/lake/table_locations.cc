@@ -1,6 +1,7 @@
 #include "lake/table_locations.h"
 
 #include <algorithm>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "base/log.h"
@@ -83,6 +84,17 @@ Status TableLocations::CheckFree(const metadata::State& s, const std::string& lo
     }
   }
   return Status::Ok();
+}
+
+Status TableLocations::CheckFreeNow(const metadata::MetadataLog& meta, const std::string& location,
+                                    const metadata::LakeTableName& self) {
+  std::vector<std::string> files = meta.Read([](const metadata::State& s) {
+    std::vector<std::string> out;
+    for (const auto& [name, table] : s.lake_catalog_tables()) out.push_back(table.metadata_location);
+    return out;
+  });
+  for (const auto& file : files) EngineLocation(file);  // cached: the check below reads nothing
+  return meta.Read([&](const metadata::State& s) { return CheckFree(s, location, self); });
 }
 
 Result<std::set<std::string>> TableLocations::Reachable(const std::string& metadata_location) {

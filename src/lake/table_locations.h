@@ -18,6 +18,7 @@
 
 #include "base/result.h"
 #include "lake/warehouse.h"
+#include "metadata/metadata_log.h"
 #include "metadata/state.h"
 
 namespace mink::lake {
@@ -32,6 +33,10 @@ class TableLocations {
   // of the warehouse) overlaps that of a table of `s` other than `self` (an engine table's name;
   // a Mink table of that name is never itself here).
   Status CheckFree(const metadata::State& s, const std::string& location, const metadata::LakeTableName& self);
+  // CheckFree on `meta`'s current state, with the engine tables' metadata files read before the
+  // state is locked (so no object-store read runs under the metadata log's lock).
+  Status CheckFreeNow(const metadata::MetadataLog& meta, const std::string& location,
+                      const metadata::LakeTableName& self);
 
   // Every file the metadata at `metadata_location` reaches: itself, the earlier metadata files
   // of its log, each snapshot's manifest list, their manifests, the data and delete files those

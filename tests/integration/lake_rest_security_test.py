@@ -40,11 +40,7 @@ SCHEMA = {"type": "struct", "schema-id": 0,
 
 
 def mink_as(node, user, *args, input=None):
-    env = dict(os.environ, MINK_BOOTSTRAP=node.flight, MINK_USER=user, MINK_PASSWORD=PASSWORDS[user])
-    r = subprocess.run([node.mink_bin, *args], env=env, input=input, capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        raise RuntimeError(f"mink {' '.join(args)} as {user}: {r.returncode}: {r.stderr.strip()}")
-    return r
+    return node.mink_as(user, PASSWORDS[user], *args, input=input)
 
 
 class Rest:

@@ -274,6 +274,15 @@ class MinkNode:
             raise RuntimeError(f"mink {' '.join(args)}: status {r.returncode}: {r.stderr.strip()}")
         return r
 
+    def mink_as(self, user, password, *args, input=None, timeout=60):
+        """A `mink` client command as `user` (Basic credentials); raises when it fails."""
+        env = dict(os.environ, MINK_BOOTSTRAP=self.flight, MINK_USER=user, MINK_PASSWORD=password)
+        r = subprocess.run([self.mink_bin, *args], env=env, input=input, capture_output=True, text=True,
+                           timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError(f"mink {' '.join(args)} as {user}: status {r.returncode}: {r.stderr.strip()}")
+        return r
+
     def log_tail(self, lines=40):
         try:
             with open(self.log_path, errors="replace") as f:
