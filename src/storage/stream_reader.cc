@@ -1,5 +1,8 @@
 #include "storage/stream_reader.h"
 
+#include <functional>
+#include <string>
+
 namespace mink::storage {
 
 StreamReader::StreamReader(metadata::MetadataLog* meta,
@@ -12,8 +15,16 @@ ReadStats StreamReader::stats() const {
   return stats_;
 }
 
+namespace {
+
+std::string CacheKey(const metadata::Segment& seg) {
+  return seg.object_key + "@" + std::to_string(seg.position);
+}
+
+}  // namespace
+
 Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
-  std::string cache_key = seg.object_key + "@" + std::to_string(seg.position);
+  std::string cache_key = CacheKey(seg);
   // The cache holds only runs whose checksums and offsets were verified when they were fetched,
   // decoded into batches, so a hit is served without checking or copying them again.
   if (CachedRunPtr cached = blocks_->Get(cache_key)) {
@@ -21,6 +32,11 @@ Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
     ++stats_.cache_hits;
     return cached;
   }
+  return FetchSegment(seg, cache_key);
+}
+
+Result<CachedRunPtr> StreamReader::FetchSegment(const metadata::Segment& seg,
+                                                const std::string& cache_key) {
   auto store = stores_.find(seg.bucket_id);
   if (store == stores_.end()) {
     return DataLossError("object " + seg.object_key + " is in store bucket " +
@@ -126,11 +142,12 @@ Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t
     }
     return result;
   }
+  MINK_ASSIGN_OR_RETURN(std::vector<CachedRunPtr> runs,
+                        LoadSegments(segments, SteadyNow() + kLoadBudget));
   size_t bytes = 0;
   int64_t at = offset;
-  for (const auto& seg : segments) {
+  for (const CachedRunPtr& run : runs) {
     if (!result.batches.empty() && bytes >= max_bytes) break;
-    MINK_ASSIGN_OR_RETURN(CachedRunPtr run, LoadSegment(seg));
     for (const BatchPtr& b : run->batches) {
       if (b->end_offset() <= at) continue;
       if (!result.batches.empty() && bytes + b->payload.size() > max_bytes) return result;
@@ -140,6 +157,47 @@ Result<ReadResult> StreamReader::Read(uint64_t stream_id, int64_t offset, size_t
     }
   }
   return result;
+}
+
+Result<std::vector<CachedRunPtr>> StreamReader::LoadSegments(
+    const std::vector<metadata::Segment>& segments, SteadyTime deadline) {
+  std::vector<CachedRunPtr> runs(segments.size());
+  std::vector<std::string> keys(segments.size());
+  std::vector<size_t> misses;
+  uint64_t hits = 0;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    keys[i] = CacheKey(segments[i]);
+    runs[i] = blocks_->Get(keys[i]);
+    if (runs[i]) {
+      ++hits;
+    } else {
+      misses.push_back(i);
+    }
+  }
+  if (hits > 0) {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.cache_hits += hits;
+  }
+  std::vector<Status> errors(segments.size());
+  std::vector<std::function<void()>> fetches;
+  for (size_t i : misses) {
+    fetches.push_back([&, i] {
+      if (i > 0 && SteadyNow() >= deadline) return;  // left to the next read
+      auto run = FetchSegment(segments[i], keys[i]);
+      if (run.ok()) {
+        runs[i] = std::move(*run);
+      } else {
+        errors[i] = run.status();
+      }
+    });
+  }
+  RunTogether(&loads_, std::move(fetches));
+  // The prefix up to the first segment not loaded: its error only when it is the first.
+  size_t loaded = 0;
+  while (loaded < runs.size() && runs[loaded]) ++loaded;
+  if (loaded == 0 && !runs.empty()) return errors[0];
+  runs.resize(loaded);
+  return runs;
 }
 
 }  // namespace mink::storage

@@ -4,6 +4,9 @@
 // writes come from the tail cache; runs fetched from objects go through the block cache. Every
 // batch is checked against its checksum; a damaged or missing object is a DataLoss error naming
 // its key, never data. A reader at the end of a stream waits (long poll) for the next commit.
+// The segments one read needs are fetched at once (a backlog of small WAL segments is one
+// ranged GET each), and a read answers with what it loaded within kLoadBudget rather than
+// making its caller, a Kafka fetch say, wait for all of it.
 //
 // Thread-safe; Read blocks the calling thread.
 
@@ -12,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/thread_pool.h"
 #include "metadata/metadata_log.h"
 #include "object_store/object_store.h"
 #include "storage/caches.h"
@@ -34,6 +38,12 @@ struct ReadStats {
 
 class StreamReader {
  public:
+  // Segments a read has not begun fetching after this long are left to the next read (the
+  // first segment is always fetched: every read progresses).
+  static constexpr std::chrono::milliseconds kLoadBudget{1000};
+  // Fetches running at once for one read, besides the reading thread.
+  static constexpr int kLoadThreads = 8;
+
   StreamReader(metadata::MetadataLog* meta,
                std::map<int32_t, object_store::ObjectStore*> stores_by_bucket,
                BlockCache* blocks, TailCache* tail);
@@ -50,6 +60,12 @@ class StreamReader {
   // The verified batches of one segment: from the block cache, or fetched, checked and decoded
   // (and then offered to the cache).
   Result<CachedRunPtr> LoadSegment(const metadata::Segment& segment);
+  // The part of LoadSegment after a cache miss.
+  Result<CachedRunPtr> FetchSegment(const metadata::Segment& segment, const std::string& cache_key);
+  // The runs of the longest prefix of `segments` loaded by `deadline` (at least the first, or
+  // its error); the misses are fetched at once on loads_.
+  Result<std::vector<CachedRunPtr>> LoadSegments(const std::vector<metadata::Segment>& segments,
+                                                 SteadyTime deadline);
 
   metadata::MetadataLog* const meta_;
   const std::map<int32_t, object_store::ObjectStore*> stores_;
@@ -57,6 +73,7 @@ class StreamReader {
   TailCache* const tail_;
   mutable std::mutex stats_mutex_;
   ReadStats stats_;
+  ThreadPool loads_{kLoadThreads, "segment-load"};
 };
 
 }  // namespace mink::storage
