@@ -33,6 +33,21 @@ void PendingCommit::Resolve(const Status& status) {
   for (auto& done : waiting) done(status);
 }
 
+namespace {
+
+// A strict writer's batch that comes after a gap: the batches before it were sent but are not
+// stored (their append failed, perhaps with an answer that said they might be), and the
+// writer will send them again. A retriable refusal that says nothing was stored, not "out of
+// order": librdkafka takes an out-of-order answer to the batch right after one it was told may
+// be stored as fatal.
+Status MissingBefore(int64_t writer_id, int32_t sequence, const std::string& expected) {
+  return AbortedError("writer " + std::to_string(writer_id) + " sent sequence " +
+                      std::to_string(sequence) + " but the batches before it are not stored (" +
+                      expected + "); they are to be sent again first");
+}
+
+}  // namespace
+
 Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int16_t epoch,
                                                         int32_t sequence, bool strict) const {
   auto it = writers_.find(writer_id);
@@ -46,9 +61,7 @@ Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int16
   }
   if (epoch > writer.epoch) {
     if (strict && sequence != 0) {
-      return OutOfRangeError("writer " + std::to_string(writer_id) + " begins epoch " +
-                             std::to_string(epoch) + " at sequence " + std::to_string(sequence) +
-                             " instead of 0");
+      return MissingBefore(writer_id, sequence, "epoch " + std::to_string(epoch) + " begins at 0");
     }
     return std::optional<WrittenBatch>();
   }
@@ -58,6 +71,9 @@ Result<std::optional<WrittenBatch>> WriterStates::Check(int64_t writer_id, int16
   int32_t last = writer.batches.back().Last();
   bool in_order = strict ? (sequence == last + 1 || (last == INT32_MAX && sequence == 0))
                          : sequence > last;
+  if (strict && !in_order && int64_t{sequence} > int64_t{last} + 1) {
+    return MissingBefore(writer_id, sequence, "the last stored is " + std::to_string(last));
+  }
   if (!in_order) {
     return OutOfRangeError("out of order batch sequence for writer " + std::to_string(writer_id) +
                            ": " + std::to_string(sequence) + " (incoming), " +

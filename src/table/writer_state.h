@@ -64,7 +64,9 @@ class WriterStates {
   // A batch already written (a retry), or nullopt when it is new and in order. Errors for a
   // sequence out of order (OutOfRange) or an epoch older than the writer's (FailedPrecondition).
   // `strict` requires sequence == last + 1 (Kafka producers), where last is the last sequence of
-  // the previous batch, and sequence 0 to begin a new epoch.
+  // the previous batch, and sequence 0 to begin a new epoch; a strict batch past a gap is
+  // Aborted (nothing stored, to be retried once the missing batches are in), one at or below
+  // the last that is not among the kept batches OutOfRange.
   Result<std::optional<WrittenBatch>> Check(int64_t writer_id, int16_t epoch, int32_t sequence,
                                             bool strict) const;
   // Records a batch written at `epoch`; a newer epoch than the writer's replaces its history.

@@ -6,10 +6,11 @@ test's own, checked on the wire and in the data that follows.
   with its protocol classes (kafka_wire.py) under a producer id from InitProducerId: a batch sent
   again while it is among the producer's last five is acknowledged with its first offsets and not
   stored twice (Kafka answers NONE there; DUPLICATE_SEQUENCE_NUMBER is never sent, as by Kafka
-  brokers since 1.0); a gap, a sequence inside an earlier batch, or a repeat of a batch older than
-  the last five gets OUT_OF_ORDER_SEQUENCE_NUMBER and stores nothing; a newer producer epoch
-  starts again at sequence 0 and an older one gets INVALID_PRODUCER_EPOCH; a new producer id may
-  start at any sequence. librdkafka and kafka-python then read every stored record exactly once.
+  brokers since 1.0); a sequence inside an earlier batch, or a repeat of a batch older than the
+  last five gets OUT_OF_ORDER_SEQUENCE_NUMBER and stores nothing; a batch after a gap (the
+  batches before it failed and will come again) gets the retriable NOT_LEADER_OR_FOLLOWER and
+  stores nothing (docs/decisions/0022); a newer producer epoch starts again at sequence 0 and an
+  older one gets INVALID_PRODUCER_EPOCH; a new producer id may start at any sequence. librdkafka and kafka-python then read every stored record exactly once.
 - librdkafka 2.0.2's idempotent producer through a proxy that loses the response of its first
   Produce: the client times the request out and sends the batch again on a new connection; the
   node answers it as a duplicate, every delivery report is a success at the offset where the
@@ -17,9 +18,9 @@ test's own, checked on the wire and in the data that follows.
 - kafkajs 2.2.4's idempotent producer through the proxy that loses a response: it sends the
   batch again after its request timeout and gets the original offset; each record is stored once.
 - librdkafka's producer through a proxy that loses a Produce request: the requests after it arrive
-  with a gap in their sequences and get OUT_OF_ORDER_SEQUENCE_NUMBER; librdkafka raises its epoch
-  and sends them again from sequence 0; every record is reported delivered, at the offset where
-  it is, once each, in the order produced.
+  with a gap in their sequences and are refused as not stored; librdkafka times the lost one out
+  and sends it and them again; every record is reported delivered, at the offset where it is,
+  once each, in the order produced.
 
 Usage: kafka_sequence_test.py path/to/mink   (Debian's /usr/bin/python3)
 """
@@ -44,6 +45,7 @@ from kafka_consumers import CLIENTS, has  # noqa: E402
 
 OUT_OF_ORDER = 45
 INVALID_EPOCH = 47
+NOT_LEADER = 6
 PRODUCE = 0
 
 
@@ -74,7 +76,7 @@ def wire_checks(node, checks):
         ("seq 3-4, next", 3, ["b3", "b4"], (0, 3)),
         ("seq 0-2 again (a retry)", 0, ["a0", "a1", "a2"], (0, 0)),
         ("seq 3-4 again", 3, ["b3", "b4"], (0, 3)),
-        ("seq 10, a gap after 4", 10, ["gap"], (OUT_OF_ORDER, -1)),
+        ("seq 10, a gap after 4", 10, ["gap"], (NOT_LEADER, -1)),
         ("seq 4, inside an earlier batch", 4, ["inside"], (OUT_OF_ORDER, -1)),
         ("seq 5-6, next", 5, ["c5", "c6"], (0, 5)),
     ]
@@ -89,7 +91,7 @@ def wire_checks(node, checks):
     epochs = [("epoch 1, seq 0: a new history", 1, 0, ["h13"], (0, 13)),
               ("epoch 1, seq 0 again: a retry", 1, 0, ["h13"], (0, 13)),
               ("epoch 0, seq 13: an older epoch", 0, 13, ["old"], (INVALID_EPOCH, -1)),
-              ("epoch 2, seq 5: a new epoch not at 0", 2, 5, ["bad"], (OUT_OF_ORDER, -1)),
+              ("epoch 2, seq 5: a new epoch not at 0", 2, 5, ["bad"], (NOT_LEADER, -1)),
               ("epoch 1, seq 1: next", 1, 1, ["h14"], (0, 14))]
     for name, epoch, first_seq, values, expected in epochs:
         checks.expect(f"Produce {name}: (error, base offset)", expected,
@@ -97,7 +99,8 @@ def wire_checks(node, checks):
     other = w.send(wire.InitProducerIdRequest_v0(None, 60000)).producer_id
     checks.ok("InitProducerId again: another producer id", other != pid, f"{other} and {pid}")
     checks.expect("a new producer id may start at any sequence", (0, 15), send(1000, ["f"], other))
-    checks.expect("... and goes on from there", (OUT_OF_ORDER, -1), send(1002, ["g"], other))
+    checks.expect("... and goes on from there, not past a gap", (NOT_LEADER, -1),
+                  send(1002, ["g"], other))
     w.close()
     expected = ([(0, "a0"), (1, "a1"), (2, "a2"), (3, "b3"), (4, "b4"), (5, "c5"), (6, "c6")] +
                 [(s, f"d{s}") for s in range(7, 12)] +
@@ -255,9 +258,8 @@ def proxy_checks(mink_bin, checks):
             checks.ok(f"lost {lose}: the proxy lost the {lose} of a Produce", len(proxy.lost) == 1,
                       str(proxy.lost))
             delivered = [v for v in values if isinstance(reports.get(v), int)]
-            # After the lost request the next ones get OUT_OF_ORDER_SEQUENCE_NUMBER; librdkafka
-            # then raises its epoch and sends them again from sequence 0, which is a new
-            # history, not a retry of the epoch's first batch.
+            # After the lost request the next ones are refused as not stored (a gap); librdkafka
+            # times the lost one out and sends it and them again, in order.
             checks.expect(f"lost {lose}: every record reported delivered, at offsets 0-5",
                           {v: i for i, v in enumerate(values)}, reports)
             for client in CLIENTS:

@@ -17,9 +17,13 @@ int16_t Code(ErrorCode c) { return ToWire(c); }
 
 // The Kafka error for an append the table layer refused: OutOfRange is a sequence out of order
 // and FailedPrecondition a producer epoch older than the producer's (AppendToBucket; a topic's
-// table is a log table, so FailedPrecondition cannot mean anything else here).
+// table is a log table, so FailedPrecondition cannot mean anything else here). Aborted (the
+// bucket moved, or a batch after a gap: WriterStates::Check) is NOT_LEADER_OR_FOLLOWER, which
+// every client takes as "not stored, retry after a metadata refresh".
 ErrorCode ProduceRefusal(const Status& status) {
   switch (status.code()) {
+    case StatusCode::kAborted:
+      return ErrorCode::kNotLeaderOrFollower;
     case StatusCode::kOutOfRange:
       return ErrorCode::kOutOfOrderSequenceNumber;
     case StatusCode::kFailedPrecondition:

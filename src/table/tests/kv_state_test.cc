@@ -70,7 +70,7 @@ TEST(WriterStates, RetriesAreRecognisedAndGapsRefused) {
   ASSERT_TRUE(retry->has_value());
   EXPECT_EQ((*retry)->base_offset, 0);
   EXPECT_FALSE(w.Check(7, 0, 2, true)->has_value());
-  EXPECT_EQ(w.Check(7, 0, 4, true).status().code(), StatusCode::kOutOfRange);  // a gap
+  EXPECT_EQ(w.Check(7, 0, 4, true).status().code(), StatusCode::kAborted);  // a gap: resend 2, 3
   EXPECT_TRUE(w.Check(7, 0, 4, false).ok());                                    // non-strict: grows
   EXPECT_TRUE(w.Check(9, 0, 3, true).ok());  // a writer without state starts anywhere
   w.Record(11, 0, {0, 20, 25, 4});            // a Kafka batch: sequences 0..4
@@ -88,14 +88,14 @@ TEST(WriterStates, ANewEpochStartsAtSequenceZeroAndAnOlderOneIsFenced) {
   w.Record(7, 0, {0, 0, 1});
   w.Record(7, 0, {1, 1, 2});
   EXPECT_FALSE(w.Check(7, 1, 0, true)->has_value());  // new, not the retry of (epoch 0, seq 0)
-  EXPECT_EQ(w.Check(7, 1, 2, true).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(w.Check(7, 1, 2, true).status().code(), StatusCode::kAborted);  // 0 and 1 missing
   w.Record(7, 1, {0, 2, 3});
   EXPECT_EQ(w.Check(7, 0, 2, true).status().code(), StatusCode::kFailedPrecondition);
   auto retry = w.Check(7, 1, 0, true);
   ASSERT_TRUE(retry.ok() && retry->has_value());
   EXPECT_EQ((*retry)->base_offset, 2);
   EXPECT_FALSE(w.Check(7, 1, 1, true)->has_value());
-  EXPECT_EQ(w.Check(7, 1, 2, true).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(w.Check(7, 1, 2, true).status().code(), StatusCode::kAborted);
 }
 
 // A hand-off checkpoint answers retries and refuses gaps and fenced epochs as the states did.
