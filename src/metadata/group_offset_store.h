@@ -63,8 +63,11 @@ class GroupOffsetStore {
   virtual Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) = 0;
   // The groups that have at least one committed offset, sorted.
   virtual Result<std::vector<std::string>> ListOffsetGroups() = 0;
-  // Forgets every offset of `group` (Kafka's DeleteGroups).
-  virtual Status DeleteGroupOffsets(const std::string& group) = 0;
+  // Forgets every offset of `group` (Kafka's DeleteGroups); with a `fence`, only while its
+  // holder holds the lease at its epoch, as CommitGroupOffsets (Aborted otherwise, nothing
+  // deleted).
+  virtual Status DeleteGroupOffsets(const std::string& group, const OffsetFence* fence) = 0;
+  Status DeleteGroupOffsets(const std::string& group) { return DeleteGroupOffsets(group, nullptr); }
   // Forgets the offsets of `topic` in every group (the topic was deleted).
   virtual Status DeleteTopicOffsets(const std::string& topic) = 0;
 };

@@ -458,7 +458,8 @@ void GroupCoordinator::DeleteGroups(const DeleteGroupsRequest& request,
     if (error == ErrorCode::kNone && !coordinates) error = ErrorCode::kNotCoordinator;
     if (error == ErrorCode::kNone) {
       auto committed = offsets_.Fetch(id, fence ? &*fence : nullptr);
-      Status s = committed.ok() ? offsets_.DeleteGroup(id) : committed.status();
+      Status s = committed.ok() ? offsets_.DeleteGroup(id, fence ? &*fence : nullptr)
+                                : committed.status();
       if (!s.ok()) {
         error = ErrorCodeFromStatus(s, ErrorContext::kGroup);
       } else if (!was_active && committed->empty()) {

@@ -67,10 +67,16 @@ Result<std::vector<std::string>> OffsetStore::Groups() {
   return out;
 }
 
-Status OffsetStore::DeleteGroup(const std::string& group) {
+Status OffsetStore::DeleteGroup(const std::string& group, const metadata::OffsetFence* fence) {
   std::shared_ptr<Entry> e = EntryFor(group);
   std::lock_guard<std::mutex> lock(e->mutex);
-  if (store_ != nullptr) MINK_RETURN_IF_ERROR(store_->DeleteGroupOffsets(group));
+  if (store_ != nullptr) {
+    Status s = store_->DeleteGroupOffsets(group, fence);
+    if (!s.ok()) {
+      e->loaded = false;  // fenced, or unsure whether it landed: read the database next time
+      return s;
+    }
+  }
   e->offsets.clear();
   e->loaded = true;  // known to be empty now
   return Status::Ok();

@@ -49,7 +49,9 @@ class OffsetStore {
   // Forgets `topic`'s offsets in every group (the topic was deleted).
   Status DeleteTopic(const std::string& topic);
   // Forgets every offset of `group` (DeleteGroups).
-  Status DeleteGroup(const std::string& group);
+  // Forgets the group's offsets; `fence` as for Commit (a node that lost the group deletes
+  // nothing).
+  Status DeleteGroup(const std::string& group, const metadata::OffsetFence* fence);
 
  private:
   struct Entry {

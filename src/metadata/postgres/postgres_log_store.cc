@@ -569,15 +569,7 @@ Status PostgresLogStore::CommitGroupOffsets(const std::string& group,
   const std::vector<GroupOffset> rows = LastPerPartition(offsets);
   if (rows.empty()) return Status::Ok();
   return InTransaction([&]() -> Status {
-    if (fence != nullptr) {
-      // FOR SHARE: a node taking the lease over waits for this commit, and this commit sees it.
-      MINK_ASSIGN_OR_RETURN(Rows lease, Exec("SELECT holder, epoch FROM leases WHERE name = $1"
-                                             " FOR SHARE",
-                                             {fence->lease}, "read lease"));
-      const bool found = lease.count() == 1;
-      MINK_RETURN_IF_ERROR(CheckOffsetFence(*fence, found, found ? lease.Text(0, 0) : "",
-                                            found ? lease.Int(0, 1) : 0));
-    }
+    if (fence != nullptr) MINK_RETURN_IF_ERROR(CheckFenceLocked(*fence));
     for (size_t begin = 0; begin < rows.size(); begin += kOffsetRowsPerInsert) {
       const size_t end = std::min(rows.size(), begin + kOffsetRowsPerInsert);
       std::string sql =
@@ -644,9 +636,25 @@ Result<std::vector<std::string>> PostgresLogStore::ListOffsetGroups() {
   return out;
 }
 
-Status PostgresLogStore::DeleteGroupOffsets(const std::string& group) {
-  return Query("DELETE FROM group_offsets WHERE group_id = $1", {group}, "delete group offsets")
-      .status();
+Status PostgresLogStore::CheckFenceLocked(const OffsetFence& fence) {
+  // FOR SHARE: a node taking the lease over waits for this transaction, and it sees the change.
+  MINK_ASSIGN_OR_RETURN(Rows lease, Exec("SELECT holder, epoch FROM leases WHERE name = $1"
+                                         " FOR SHARE",
+                                         {fence.lease}, "read lease"));
+  const bool found = lease.count() == 1;
+  return CheckOffsetFence(fence, found, found ? lease.Text(0, 0) : "", found ? lease.Int(0, 1) : 0);
+}
+
+Status PostgresLogStore::DeleteGroupOffsets(const std::string& group, const OffsetFence* fence) {
+  if (fence == nullptr) {
+    return Query("DELETE FROM group_offsets WHERE group_id = $1", {group}, "delete group offsets")
+        .status();
+  }
+  return InTransaction([&]() -> Status {
+    MINK_RETURN_IF_ERROR(CheckFenceLocked(*fence));
+    return Exec("DELETE FROM group_offsets WHERE group_id = $1", {group}, "delete group offsets")
+        .status();
+  });
 }
 
 Status PostgresLogStore::DeleteTopicOffsets(const std::string& topic) {

@@ -61,7 +61,8 @@ class PostgresLogStore final : public LogStore, public GroupOffsetStore {
                             const OffsetFence* fence) override;
   Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override;
   Result<std::vector<std::string>> ListOffsetGroups() override;
-  Status DeleteGroupOffsets(const std::string& group) override;
+  using GroupOffsetStore::DeleteGroupOffsets;
+  Status DeleteGroupOffsets(const std::string& group, const OffsetFence* fence) override;
   Status DeleteTopicOffsets(const std::string& topic) override;
   std::string Describe() const override { return redacted_url_; }
 
@@ -86,6 +87,8 @@ class PostgresLogStore final : public LogStore, public GroupOffsetStore {
   // violations and serialization conflicts, the password scrubbed from the message.
   Status Error(const std::string& what, const std::string& message, const char* sqlstate) const;
   std::string Scrub(std::string message) const;
+  // In a transaction: Aborted unless the fence's holder holds its lease at its epoch.
+  Status CheckFenceLocked(const OffsetFence& fence);
   // The poller of WaitForCommands: waits on the LISTEN socket until a notification or `deadline`.
   // True when the caller should look at the log (a notification, or notifications may have been
   // lost while reconnecting).

@@ -552,16 +552,7 @@ Status SqliteLogStore::CommitGroupOffsets(const std::string& group,
   if (offsets.empty()) return Status::Ok();
   return InTransaction(
       [&]() -> Status {
-        if (fence != nullptr) {
-          Stmt lease(*statements_, "SELECT holder, epoch FROM leases WHERE name = ?");
-          MINK_RETURN_IF_ERROR(lease.prepared());
-          lease.Bind(1, fence->lease);
-          const int rc = lease.Step();
-          if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(db_, "read lease");
-          const bool found = rc == SQLITE_ROW;
-          MINK_RETURN_IF_ERROR(CheckOffsetFence(*fence, found, found ? lease.Text(0) : "",
-                                                found ? lease.Int(1) : 0));
-        }
+        if (fence != nullptr) MINK_RETURN_IF_ERROR(CheckFenceLocked(*fence));
         Stmt stmt(*statements_,
                   "INSERT INTO group_offsets (group_id, topic, partition, committed_offset,"
                   " leader_epoch, metadata, commit_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -614,9 +605,20 @@ Result<std::vector<std::string>> SqliteLogStore::ListOffsetGroups() {
   return out;
 }
 
-Status SqliteLogStore::DeleteGroupOffsets(const std::string& group) {
+Status SqliteLogStore::CheckFenceLocked(const OffsetFence& fence) {
+  Stmt lease(*statements_, "SELECT holder, epoch FROM leases WHERE name = ?");
+  MINK_RETURN_IF_ERROR(lease.prepared());
+  lease.Bind(1, fence.lease);
+  const int rc = lease.Step();
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(db_, "read lease");
+  const bool found = rc == SQLITE_ROW;
+  return CheckOffsetFence(fence, found, found ? lease.Text(0) : "", found ? lease.Int(1) : 0);
+}
+
+Status SqliteLogStore::DeleteGroupOffsets(const std::string& group, const OffsetFence* fence) {
   return InTransaction(
       [&]() -> Status {
+        if (fence != nullptr) MINK_RETURN_IF_ERROR(CheckFenceLocked(*fence));
         Stmt stmt(*statements_, "DELETE FROM group_offsets WHERE group_id = ?");
         MINK_RETURN_IF_ERROR(stmt.prepared());
         stmt.Bind(1, group);

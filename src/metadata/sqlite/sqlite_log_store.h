@@ -54,7 +54,8 @@ class SqliteLogStore final : public LogStore, public GroupOffsetStore {
                             const OffsetFence* fence) override;
   Result<std::vector<GroupOffset>> ListGroupOffsets(const std::string& group) override;
   Result<std::vector<std::string>> ListOffsetGroups() override;
-  Status DeleteGroupOffsets(const std::string& group) override;
+  using GroupOffsetStore::DeleteGroupOffsets;
+  Status DeleteGroupOffsets(const std::string& group, const OffsetFence* fence) override;
   Status DeleteTopicOffsets(const std::string& topic) override;
   std::string Describe() const override { return "sqlite:" + path_; }
 
@@ -85,6 +86,8 @@ class SqliteLogStore final : public LogStore, public GroupOffsetStore {
   // transactions that are waiting for the connection go ahead, for a bounded time.
   Status InBackgroundTransaction(const std::function<Status()>& fn);
   void WakeTailers();
+  // In a transaction: Aborted unless the fence's holder holds its lease at its epoch.
+  Status CheckFenceLocked(const OffsetFence& fence);
   // Runs a bounded DELETE (`arg`, if any, bound to its parameter), one transaction each time,
   // until it deletes nothing.
   Status DeleteInSteps(const char* sql, std::optional<int64_t> arg, const char* what);

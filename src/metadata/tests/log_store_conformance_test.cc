@@ -310,6 +310,24 @@ TEST_P(LogStoreConformance, AFencedOffsetCommitNeedsItsLeaseAtItsEpoch) {
   EXPECT_EQ((*listed)[0].offset, 12);  // never moved back to 4 or 1
 }
 
+// DeleteGroups obeys the same fence: a coordinator that lost its lease deletes nothing the
+// new coordinator committed.
+TEST_P(LogStoreConformance, AFencedGroupDeleteNeedsItsLeaseAtItsEpoch) {
+  ASSERT_TRUE(store_->TryAcquireLease("group-slot-4", "node-1-e1", 1000, 500).ok());
+  const OffsetFence first{"group-slot-4", "node-1-e1", 1};
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 10)}, &first).ok());
+  auto taken = store_->TryAcquireLease("group-slot-4", "node-2-e1", 2000, 500);  // expired
+  ASSERT_TRUE(taken.ok() && taken->holder == "node-2-e1" && taken->epoch == 2);
+  const OffsetFence second{"group-slot-4", "node-2-e1", 2};
+  ASSERT_TRUE(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 12)}, &second).ok());
+  Status stale = store_->group_offsets()->DeleteGroupOffsets("g", &first);
+  EXPECT_EQ(stale.code(), StatusCode::kAborted) << stale;
+  EXPECT_NE(stale.message().find("held by node-2-e1 at epoch 2"), std::string::npos) << stale;
+  EXPECT_EQ(*store_->group_offsets()->ListGroupOffsets("g"), (std::vector<GroupOffset>{Off("t", 0, 12)}));
+  ASSERT_TRUE(store_->group_offsets()->DeleteGroupOffsets("g", &second).ok());
+  EXPECT_TRUE(store_->group_offsets()->ListGroupOffsets("g")->empty());
+}
+
 TEST_P(LogStoreConformance, AnOffsetCommitInAFailedTransactionIsRolledBack) {
   Status s = store_->WithAppendLock([&]() -> Status {
     EXPECT_TRUE(store_->group_offsets()->CommitGroupOffsets("g", {Off("t", 0, 1), Off("t", 1, 1)}).ok());
