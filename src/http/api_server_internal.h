@@ -85,7 +85,7 @@ struct ApiServer::Impl {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   asio::ip::tcp::acceptor acceptor{io};
-  std::unique_ptr<asio::ssl::context> tls;  // null: plain TCP
+  std::shared_ptr<asio::ssl::context> tls;  // null: plain TCP
   std::unique_ptr<ThreadPool> pool;  // plain requests' handlers
   std::thread io_thread;
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "tls/certificate_reloader.h"
 #include "http/server_internal.h"
 
 namespace mink::http {
@@ -20,6 +21,7 @@ std::string ServerRequest::Query(const std::string& name) const { return FindOr(
 std::map<std::string, std::string> ParseForm(std::string_view body) { return internal::ParseQuery(body); }
 
 struct HttpServer::Impl {
+  std::shared_ptr<tls::CertificateReloader> certificates;  // with TLS: what handshakes serve
   std::unique_ptr<httplib::Server> server;  // an httplib::SSLServer with TLS
   std::thread thread;
 };
@@ -33,9 +35,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
   MINK_ASSIGN_OR_RETURN(auto address, SplitListen(listen));
   auto impl = std::make_unique<Impl>();
   if (tls.enabled()) {
-    MINK_RETURN_IF_ERROR(tls::Check(tls));
+    MINK_ASSIGN_OR_RETURN(impl->certificates, tls::CertificateReloader::Open(tls));
     auto server = std::make_unique<httplib::SSLServer>(tls.cert.c_str(), tls.key.c_str());
     if (!server->is_valid()) return InvalidArgumentError("TLS files " + tls.cert + ", " + tls.key + " do not load");
+    // Each handshake is given the certificate of the files as they are now.
+    impl->certificates->InstallOn(server->ssl_context());
     impl->server = std::move(server);
   } else {
     impl->server = std::make_unique<httplib::Server>();

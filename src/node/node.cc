@@ -199,8 +199,9 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     flight_options.issue_token = [a](const std::string& user) { return a->IssueToken(user); };
   }
   if (tls.enabled()) {
-    MINK_ASSIGN_OR_RETURN(flight_options.tls_cert_pem, tls::ReadPem(tls.cert, "--tls-cert"));
-    MINK_ASSIGN_OR_RETURN(flight_options.tls_key_pem, tls::ReadPem(tls.key, "--tls-key"));
+    MINK_ASSIGN_OR_RETURN(node->flight_certificates_, tls::CertificateReloader::Open(tls));
+    MINK_RETURN_IF_ERROR(node->flight_certificates_->StartMirror());
+    flight_options.tls_cert_file = flight_options.tls_key_file = node->flight_certificates_->mirror_file();
   }
   MINK_ASSIGN_OR_RETURN(node->flight_, flight::FlightServer::Start(config.listen, node->flight_service_.get(),
                                                                    std::move(flight_options)));

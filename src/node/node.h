@@ -33,6 +33,7 @@
 #include "kafka/server/kafka_server.h"
 #include "lake/lake.h"
 #include "metadata/metadata_log.h"
+#include "tls/certificate_reloader.h"
 #include "storage/stream_store.h"
 #include "table/table_store.h"
 
@@ -84,6 +85,8 @@ class Node {
   std::unique_ptr<auth::AccessControl> access_;          // and what each user may do
   std::unique_ptr<ConsoleEndpoint> console_;  // the browser console on the HTTP listener
   std::unique_ptr<flight::TableFlightService> flight_service_;
+  // With TLS: a copy of the last certificate that loaded, which gRPC watches (before flight_).
+  std::shared_ptr<tls::CertificateReloader> flight_certificates_;
   std::unique_ptr<flight::FlightServer> flight_;
   std::unique_ptr<cluster::GroupLeases> group_leases_;  // a cluster's; before kafka_view_
   std::unique_ptr<KafkaClusterView> kafka_view_;     // a cluster's; before broker_

@@ -11,6 +11,7 @@
 #include "query/callers.h"
 #include "query/common.h"
 #include "query/flight_sql_service.h"
+#include "tls/certificate_reloader.h"
 #include "tls/tls_files.h"
 
 namespace mink::query {
@@ -28,9 +29,12 @@ Status RunServe(const CommonOptions& common, const std::string& listen, const tl
 
   flight::FlightServerOptions options;
   MINK_RETURN_IF_ERROR(tls::Check(tls));
+  std::shared_ptr<tls::CertificateReloader> certificates;  // outlives the server
   if (tls.enabled()) {
-    MINK_ASSIGN_OR_RETURN(options.tls_cert_pem, tls::ReadPem(tls.cert, "--tls-cert"));
-    MINK_ASSIGN_OR_RETURN(options.tls_key_pem, tls::ReadPem(tls.key, "--tls-key"));
+    // gRPC watches a copy of the last certificate that loaded (CertificateReloader).
+    MINK_ASSIGN_OR_RETURN(certificates, tls::CertificateReloader::Open(tls));
+    MINK_RETURN_IF_ERROR(certificates->StartMirror());
+    options.tls_cert_file = options.tls_key_file = certificates->mirror_file();
   }
   // Callers read as themselves: the engine's own client says nobody (never the environment's
   // MINK_TOKEN or MINK_USER), and each call's authorization header goes to the nodes.

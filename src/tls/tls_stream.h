@@ -16,8 +16,9 @@
 
 namespace mink::tls {
 
-// A server context of the files (TLS 1.2 and later); InvalidArgument naming what does not load.
-Result<std::unique_ptr<asio::ssl::context>> MakeServerContext(const ServerFiles& files);
+// A server context of the files (TLS 1.2 and later) whose certificate is read again when the
+// files change (CertificateReloader); InvalidArgument naming what does not load.
+Result<std::shared_ptr<asio::ssl::context>> MakeServerContext(const ServerFiles& files);
 
 class Stream {
  public:

@@ -16,13 +16,19 @@ authentication on:
 
   - mink-query serves Flight SQL over TLS and reads the node over TLS; the console's SQL box
     reaches it over TLS.
+  - certificates are read again without a restart: once the files hold a new certificate,
+    every listener (Flight, Kafka, HTTP, the REST catalog) serves it to new connections within
+    the reload interval and clients that trust only the new one connect; files that do not load
+    leave the new certificate served.
 
 Usage: tls_test.py path/to/mink path/to/mink-query   (Debian's /usr/bin/python3)
 """
 
 import base64
+import hashlib
 import json
 import os
+import socket
 import ssl
 import subprocess
 import sys
@@ -75,6 +81,59 @@ def https(node, path, cert, body=None, authorization=None, scheme="https", port=
         return e.code, e.read().decode(errors="replace")
     except (urllib.error.URLError, ConnectionError, OSError) as e:
         return None, str(e)
+
+
+def served_fingerprint(port):
+    """The SHA-256 of the certificate a TLS listener on 127.0.0.1:port serves (None when no
+    handshake). ALPN h2 for gRPC, which the others ignore."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["h2", "http/1.1"])
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+            with ctx.wrap_socket(raw, server_hostname="localhost") as conn:
+                return hashlib.sha256(conn.getpeercert(binary_form=True)).hexdigest()
+    except (OSError, ssl.SSLError):
+        return None
+
+
+def file_fingerprint(cert):
+    with open(cert) as f:
+        return hashlib.sha256(ssl.PEM_cert_to_DER_cert(f.read())).hexdigest()
+
+
+def reload_checks(checks, node, cert, key, rest_port, basic):
+    """Replaces the node's certificate files: every listener serves the new one, without a
+    restart."""
+    ports = {"Flight": node.flight_port, "Kafka": int(node.broker.rsplit(":", 1)[1]),
+             "HTTP": int(node.http_listen.rsplit(":", 1)[1]), "REST catalog": rest_port}
+    old = file_fingerprint(cert)
+    checks.expect("every listener serves the certificate it started with",
+                  {name: old for name in ports}, {name: served_fingerprint(p) for name, p in ports.items()})
+    new_cert, new_key = make_certificate(node.work, "renewed")
+    new = file_fingerprint(new_cert)
+    os.replace(new_key, key)
+    os.replace(new_cert, cert)
+    served = {}
+
+    def all_new():
+        served.update({name: served_fingerprint(p) for name, p in ports.items()})
+        return all(f == new for f in served.values())
+    # gRPC and the other listeners look at the files every 5 s.
+    checks.ok("within 15 s every listener serves the renewed certificate, no restart",
+              minktest.wait_until(15, all_new, interval=0.5), str(served))
+    r = node.mink("db", "list", check=False)  # MINK_TLS_CA is the file, which holds the new one now
+    checks.expect("the CLI trusting only the renewed certificate reaches Flight", 0, r.returncode)
+    status, _ = https(node, "/health", cert)
+    checks.expect("https trusting only the renewed certificate", 200, status)
+    status, _ = https(node, "/v1/config", cert, authorization=basic, port=rest_port)
+    checks.expect("the REST catalog trusting only the renewed certificate", 200, status)
+    with open(cert, "w") as f:
+        f.write("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n")
+    time.sleep(6)  # past the reload interval: the broken file is looked at, and kept out
+    checks.expect("a certificate file that does not load leaves the renewed one served",
+                  {name: new for name in ports}, {name: served_fingerprint(p) for name, p in ports.items()})
 
 
 def refused_start(mink_bin, work, flags):
@@ -175,6 +234,8 @@ def run(checks, node):
         query.terminate()
         query.wait(timeout=20)
 
+    reload_checks(checks, node, cert, key, rest_port, basic)
+    cert, _ = make_certificate(node.work, "again")  # the node's own files are broken now
     code, out = refused_start(node.mink_bin, node.work, ["--tls-cert", cert])
     checks.ok("a certificate without a key: the node does not start and says why",
               code != 0 and "TLS needs both --tls-cert and --tls-key" in out, out[-400:])

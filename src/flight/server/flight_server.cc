@@ -2,6 +2,9 @@
 
 #include <google/protobuf/descriptor.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
 #include <grpcpp/support/method_handler.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -370,10 +373,13 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& lis
   auto impl = std::make_unique<Impl>(handler, options);
   grpc::ServerBuilder builder;
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (!options.tls_cert_pem.empty()) {
-    grpc::SslServerCredentialsOptions tls;
-    tls.pem_key_cert_pairs.push_back({options.tls_key_pem, options.tls_cert_pem});
-    credentials = grpc::SslServerCredentials(tls);
+  if (!options.tls_cert_file.empty()) {
+    auto files = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+        options.tls_key_file, options.tls_cert_file, FlightServerOptions::kTlsRefreshSeconds);
+    grpc::experimental::TlsServerCredentialsOptions tls(files);
+    tls.watch_identity_key_cert_pairs();
+    tls.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+    credentials = grpc::experimental::TlsServerCredentials(tls);
   }
   builder.AddListeningPort(host_port, credentials, &impl->port);
   builder.RegisterService(&impl->service);

@@ -24,9 +24,12 @@ struct FlightServerOptions {
   // handshake). Null: off.
   std::function<Result<std::string>(const std::string& authorization)> authenticate;
   std::function<std::string(const std::string& user)> issue_token;
-  // TLS: the certificate chain and its private key, PEM text; empty: plain.
-  std::string tls_cert_pem;
-  std::string tls_key_pem;
+  // TLS: the files of the certificate chain and its private key (PEM), checked beforehand
+  // (tls::Check); empty: plain. gRPC reads them again when they change, every
+  // kTlsRefreshSeconds, so a renewed certificate is served without a restart.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  static constexpr int kTlsRefreshSeconds = 5;
 };
 
 class FlightServer {

@@ -367,7 +367,7 @@ struct KafkaServer::Impl {
   Broker* broker = nullptr;
   asio::io_context io;
   asio::ip::tcp::acceptor acceptor{io};
-  std::unique_ptr<asio::ssl::context> tls;  // null: plain TCP
+  std::shared_ptr<asio::ssl::context> tls;  // null: plain TCP
   ThreadPool dispatch;
   ThreadPool groups;
   std::vector<std::thread> threads;

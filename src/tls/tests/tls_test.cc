@@ -6,8 +6,14 @@
 #include <fstream>
 #include <thread>
 
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <sstream>
+
 #include "test_certificates.h"
 #include "test_env.h"
+#include "tls/certificate_reloader.h"
 #include "tls/tls_stream.h"
 
 namespace mink::tls {
@@ -112,6 +118,47 @@ TEST_F(TlsTest, APlainStreamEchoesAndAPlainClientCannotTalkTls) {
   asio::write(stranger, asio::buffer("GET / HTTP/1.1\r\n\r\n", 18));
   tls.join();
   EXPECT_TRUE(server_error) << "the handshake of a plain client fails";
+}
+
+// A renewed pair is served once its files change; files that do not load leave the last good
+// pair served; the mirror gRPC reads holds the key and the chain of the last good pair, 0600.
+TEST_F(TlsTest, TheReloaderServesRenewedFilesAndKeepsTheLastGoodPair) {
+  const ServerFiles files{cert_.cert, cert_.key, ""};
+  auto reloader = CertificateReloader::Open(files);
+  ASSERT_TRUE(reloader.ok()) << reloader.status();
+  const std::string first = (*reloader)->Fingerprint();
+  EXPECT_EQ(first.size(), 64u);
+  EXPECT_FALSE((*reloader)->MaybeReload(/*now=*/true));  // nothing changed
+  ASSERT_TRUE((*reloader)->StartMirror().ok());
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string mirrored = read((*reloader)->mirror_file());
+  EXPECT_NE(mirrored.find("PRIVATE KEY-----"), std::string::npos);
+  EXPECT_NE(mirrored.find(read(cert_.cert)), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(stat((*reloader)->mirror_file().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  const testing::Certificate renewed = testing::MakeSelfSigned(dir_, "renewed");
+  ASSERT_FALSE(renewed.cert.empty());
+  std::filesystem::rename(renewed.key, cert_.key);
+  std::filesystem::rename(renewed.cert, cert_.cert);
+  EXPECT_TRUE((*reloader)->MaybeReload(/*now=*/true));
+  const std::string second = (*reloader)->Fingerprint();
+  EXPECT_NE(second, first);
+  EXPECT_NE(read((*reloader)->mirror_file()).find(read(cert_.cert)), std::string::npos);
+
+  std::ofstream(cert_.cert) << "-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n";
+  EXPECT_FALSE((*reloader)->MaybeReload(/*now=*/true));
+  EXPECT_EQ((*reloader)->Fingerprint(), second);
+  EXPECT_EQ(read((*reloader)->mirror_file()).find("broken"), std::string::npos);
+  const std::string mirror_dir = std::filesystem::path((*reloader)->mirror_file()).parent_path();
+  reloader->reset();
+  EXPECT_FALSE(std::filesystem::exists(mirror_dir));  // the copy of the key goes with it
 }
 
 }  // namespace
