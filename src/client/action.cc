@@ -20,15 +20,30 @@ std::vector<std::pair<std::string, std::string>> AuthorizationHeaders() {
   return {{"authorization", "Basic " + Base64Encode(std::string(user) + ":" + (password ? password : ""))}};
 }
 
+namespace {
+
+// The text of the file environment variable `name` names ("" when unset).
+Result<std::string> FileOfEnv(const char* name) {
+  const char* path = std::getenv(name);
+  if (path == nullptr || *path == '\0') return std::string();
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || text.str().empty()) return InvalidArgumentError(std::string(name) + ": cannot read " + path);
+  return text.str();
+}
+
+}  // namespace
+
 Status ApplyEnvironment(flight::FlightClientOptions* options) {
   options->headers = AuthorizationHeaders();
-  const char* ca = std::getenv(kTlsCaEnv);
-  if (ca == nullptr || *ca == '\0') return Status::Ok();
-  std::ifstream in(ca, std::ios::binary);
-  std::ostringstream pem;
-  if (in) pem << in.rdbuf();
-  if (!in || pem.str().empty()) return InvalidArgumentError(std::string(kTlsCaEnv) + ": cannot read " + ca);
-  options->tls_roots_pem = pem.str();
+  MINK_ASSIGN_OR_RETURN(options->tls_roots_pem, FileOfEnv(kTlsCaEnv));
+  MINK_ASSIGN_OR_RETURN(options->tls_cert_pem, FileOfEnv(kTlsCertEnv));
+  MINK_ASSIGN_OR_RETURN(options->tls_key_pem, FileOfEnv(kTlsKeyEnv));
+  if (options->tls_cert_pem.empty() != options->tls_key_pem.empty()) {
+    return InvalidArgumentError(std::string("a client certificate needs both ") + kTlsCertEnv + " and " +
+                                kTlsKeyEnv);
+  }
   return Status::Ok();
 }
 

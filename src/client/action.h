@@ -23,11 +23,15 @@ inline constexpr char kPasswordEnv[] = "MINK_PASSWORD";
 // The certificates a client trusts for a grpc+tls:// node: the PEM file MINK_TLS_CA names
 // (unset: the system's roots).
 inline constexpr char kTlsCaEnv[] = "MINK_TLS_CA";
+// The client's certificate chain and key (PEM files) for a node that asks for one (mutual TLS).
+inline constexpr char kTlsCertEnv[] = "MINK_TLS_CLIENT_CERT";
+inline constexpr char kTlsKeyEnv[] = "MINK_TLS_CLIENT_KEY";
 
 // The headers that say who the client is, from the environment (none when it says nothing).
 std::vector<std::pair<std::string, std::string>> AuthorizationHeaders();
-// Sets who the client is and what it trusts from the environment; InvalidArgument when
-// MINK_TLS_CA names a file that cannot be read.
+// Sets who the client is, what it trusts and the certificate it shows from the environment;
+// InvalidArgument when MINK_TLS_CA, MINK_TLS_CLIENT_CERT or MINK_TLS_CLIENT_KEY names a file that cannot be
+// read, or only one of the last two is set.
 Status ApplyEnvironment(flight::FlightClientOptions* options);
 
 // DoAction with a JSON body; returns the (first) result parsed as JSON ({} when there is none or

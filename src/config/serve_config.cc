@@ -142,6 +142,12 @@ const std::vector<Setting>& Settings() {
         "--tls-cert: the same file)",
         "the system's"},
        Text(&ServeConfig::tls_ca)},
+      {{"tls.client-ca",
+        "PEM file of the certificate authorities whose client certificates every TLS listener accepts: "
+        "set, a client without such a certificate is refused in the handshake (mutual TLS); nodes "
+        "present their --tls-cert to each other",
+        "no client certificate asked"},
+       Text(&ServeConfig::tls_client_ca)},
       {{"console.query",
         "mink-query's Flight SQL address (grpc://host:port) the console's SQL box (GET /console on the HTTP "
         "listener) runs statements on",

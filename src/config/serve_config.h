@@ -47,6 +47,7 @@ struct ServeConfig {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_ca;
+  std::string tls_client_ca;
   // The console's SQL box runs on mink-query's Flight SQL service here ("": no SQL box).
   std::string console_query;
 

@@ -36,7 +36,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
   auto impl = std::make_unique<Impl>();
   if (tls.enabled()) {
     MINK_ASSIGN_OR_RETURN(impl->certificates, tls::CertificateReloader::Open(tls));
-    auto server = std::make_unique<httplib::SSLServer>(tls.cert.c_str(), tls.key.c_str());
+    // With a client CA, httplib asks for and verifies client certificates (mutual TLS).
+    auto server = std::make_unique<httplib::SSLServer>(
+        tls.cert.c_str(), tls.key.c_str(), tls.client_ca.empty() ? nullptr : tls.client_ca.c_str());
     if (!server->is_valid()) return InvalidArgumentError("TLS files " + tls.cert + ", " + tls.key + " do not load");
     // Each handshake is given the certificate of the files as they are now.
     impl->certificates->InstallOn(server->ssl_context());

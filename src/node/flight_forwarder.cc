@@ -48,11 +48,9 @@ Result<std::shared_ptr<flight::FlightClient>> FlightForwarder::ClientOf(int32_t 
   std::lock_guard<std::mutex> lock(mutex_);
   auto& [epoch, client] = clients_[member->flight_address];
   if (client == nullptr || epoch != member->node_epoch) {
-    flight::FlightClientOptions options;
+    flight::FlightClientOptions options = calls_;
     options.connect_timeout = std::chrono::milliseconds(0);  // connect on the first call
     options.max_reconnect_backoff = std::chrono::milliseconds(500);
-    options.headers = headers_;
-    options.tls_roots_pem = tls_roots_pem_;
     MINK_ASSIGN_OR_RETURN(auto made, flight::FlightClient::Connect(member->flight_address, options));
     client = std::move(made);
     epoch = member->node_epoch;

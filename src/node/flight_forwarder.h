@@ -21,16 +21,13 @@ namespace mink::node {
 
 class FlightForwarder final : public table::BucketForwarder {
  public:
-  // `headers` go with every forwarded call (a node's bearer token when clients authenticate);
-  // `tls_roots_pem`: what a node trusts of another's grpc+tls:// address ("": the system's).
+  // `calls`: the headers of every forwarded call (a node's bearer token when clients
+  // authenticate) and its TLS: what a node trusts of another's grpc+tls:// address, and the
+  // certificate it shows when asked (mutual TLS).
   explicit FlightForwarder(const cluster::Membership* membership,
                            std::chrono::milliseconds timeout = std::chrono::seconds(30),
-                           std::vector<std::pair<std::string, std::string>> headers = {},
-                           std::string tls_roots_pem = "")
-      : membership_(membership),
-        timeout_(timeout),
-        headers_(std::move(headers)),
-        tls_roots_pem_(std::move(tls_roots_pem)) {}
+                           flight::FlightClientOptions calls = {})
+      : membership_(membership), timeout_(timeout), calls_(std::move(calls)) {}
 
   Result<table::WriteResult> Write(int32_t node_id, const table::WriteRequest& request,
                                    const std::vector<arrow::RecordBatchPtr>& batches) override;
@@ -47,8 +44,7 @@ class FlightForwarder final : public table::BucketForwarder {
 
   const cluster::Membership* const membership_;
   const std::chrono::milliseconds timeout_;
-  const std::vector<std::pair<std::string, std::string>> headers_;
-  const std::string tls_roots_pem_;
+  const flight::FlightClientOptions calls_;
   std::mutex members_mutex_;  // guards members_ and members_read_at_
   std::vector<cluster::Member> members_;
   std::chrono::steady_clock::time_point members_read_at_{};

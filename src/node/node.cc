@@ -137,15 +137,18 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     node->storage_->SetFence([touch = node->touch_.get()] { return touch->OutOfTouch(); });
     node->meta_->SetFence([touch = node->touch_.get()] { return touch->OutOfTouch(); });
   }
-  // Authentication: users from the metadata log, the token key from the secret the node is
-  // given; nodes reach each other with a token of their own.
-  std::vector<std::pair<std::string, std::string>> node_headers;
+  // How this node calls the others (and the console's mink-query): with a token of its own when
+  // clients authenticate; over TLS trusting --tls-ca, showing its certificate when asked.
+  flight::FlightClientOptions node_calls;
   // TLS: one certificate for every listener, checked before anything listens.
-  const tls::ServerFiles tls{config.tls_cert, config.tls_key, config.tls_ca};
+  const tls::ServerFiles tls{config.tls_cert, config.tls_key, config.tls_ca, config.tls_client_ca};
   MINK_RETURN_IF_ERROR(tls::Check(tls));
-  std::string tls_roots;
   if (!tls.ca.empty()) {
-    MINK_ASSIGN_OR_RETURN(tls_roots, tls::ReadPem(tls.ca, "--tls-ca"));
+    MINK_ASSIGN_OR_RETURN(node_calls.tls_roots_pem, tls::ReadPem(tls.ca, "--tls-ca"));
+  }
+  if (tls.enabled()) {  // read once: a renewed certificate is shown to others after a restart
+    MINK_ASSIGN_OR_RETURN(node_calls.tls_cert_pem, tls::ReadPem(tls.cert, "--tls-cert"));
+    MINK_ASSIGN_OR_RETURN(node_calls.tls_key_pem, tls::ReadPem(tls.key, "--tls-key"));
   }
   if (config.auth_enabled) {
     node->users_ = std::make_unique<auth::UserDirectory>(node->meta_.get());
@@ -160,14 +163,14 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     MINK_RETURN_IF_ERROR(BootstrapUser(config, node->users_.get()));
     if (!config.auth_bootstrap_user.empty()) super_users.insert(config.auth_bootstrap_user);
     node->access_ = std::make_unique<auth::AccessControl>(node->meta_.get(), std::move(super_users));
-    node_headers.emplace_back("authorization", "Bearer " + node->authenticator_->IssueToken(
+    node_calls.headers.emplace_back("authorization", "Bearer " + node->authenticator_->IssueToken(
                                                                auth::NodePrincipal(config.node_id),
                                                                std::chrono::hours(24 * 365)));
   }
   if (cluster) {
     node->assignment_ = std::make_unique<table::CoordinatedAssignment>(node->identity_);
     node->forwarder_ =
-        std::make_unique<FlightForwarder>(node->membership_.get(), std::chrono::seconds(30), node_headers, tls_roots);
+        std::make_unique<FlightForwarder>(node->membership_.get(), std::chrono::seconds(30), node_calls);
   }
   table::TableOptions table_options;
   table_options.default_log_ttl = config.retention;
@@ -202,6 +205,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     MINK_ASSIGN_OR_RETURN(node->flight_certificates_, tls::CertificateReloader::Open(tls));
     MINK_RETURN_IF_ERROR(node->flight_certificates_->StartMirror());
     flight_options.tls_cert_file = flight_options.tls_key_file = node->flight_certificates_->mirror_file();
+    flight_options.tls_client_ca_file = node->flight_certificates_->mirror_client_ca();
   }
   MINK_ASSIGN_OR_RETURN(node->flight_, flight::FlightServer::Start(config.listen, node->flight_service_.get(),
                                                                    std::move(flight_options)));
@@ -310,7 +314,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     console.group_offsets = sources.group_offsets;
     console.access = node->access_.get();
     console.query_address = config.console_query;
-    console.query_options.tls_roots_pem = tls_roots;
+    console.query_options = node_calls;
+    console.query_options.headers.clear();  // the console forwards each browser's own credentials
     node->console_ = std::make_unique<ConsoleEndpoint>(std::move(console));
     node->operations_ = std::make_unique<OperationsEndpoint>(
         sources, node->tables_.get(),

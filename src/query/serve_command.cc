@@ -35,6 +35,7 @@ Status RunServe(const CommonOptions& common, const std::string& listen, const tl
     MINK_ASSIGN_OR_RETURN(certificates, tls::CertificateReloader::Open(tls));
     MINK_RETURN_IF_ERROR(certificates->StartMirror());
     options.tls_cert_file = options.tls_key_file = certificates->mirror_file();
+    options.tls_client_ca_file = certificates->mirror_client_ca();
   }
   // Callers read as themselves: the engine's own client says nobody (never the environment's
   // MINK_TOKEN or MINK_USER), and each call's authorization header goes to the nodes.
@@ -71,6 +72,9 @@ void AddServeCommand(CLI::App* app, CommonOptions* common, int* exit_code) {
   cmd->add_option("--tls-cert", tls->cert, "PEM certificate chain: serve Flight SQL over TLS (grpc+tls://)")
       ->envname("MINK_QUERY_TLS_CERT");
   cmd->add_option("--tls-key", tls->key, "PEM private key of --tls-cert")->envname("MINK_QUERY_TLS_KEY");
+  cmd->add_option("--tls-client-ca", tls->client_ca,
+                  "PEM certificate authorities: callers must present a certificate they signed (mutual TLS)")
+      ->envname("MINK_QUERY_TLS_CLIENT_CA");
   cmd->callback([common, listen, tls, exit_code] {
     Status status = RunServe(*common, *listen, *tls);
     if (!status.ok()) *exit_code = ReportError("serve", status);

@@ -76,6 +76,19 @@ bool write_all(int fd, const std::string& text) {
   return ::fsync(fd) == 0;
 }
 
+// Written beside, then renamed into place whole; readable by this user only.
+Status WriteFileWhole(const std::string& path, const std::string& text) {
+  const std::string part = path + ".part";
+  const int fd = open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return UnavailableError("cannot write " + part + ": " + std::strerror(errno));
+  const bool written = write_all(fd, text);
+  close(fd);
+  if (!written || rename(part.c_str(), path.c_str()) != 0) {
+    return UnavailableError("cannot write " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 std::timespec ModifiedAt(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return {};
@@ -87,6 +100,22 @@ bool Same(const std::timespec& a, const std::timespec& b) {
 }
 
 }  // namespace
+
+Status RequireClientCertificates(ssl_ctx_st* ctx, const ServerFiles& files) {
+  ERR_clear_error();
+  if (SSL_CTX_load_verify_locations(ctx, files.client_ca.c_str(), nullptr) != 1) {
+    ERR_clear_error();
+    return InvalidArgumentError("--tls-client-ca " + files.client_ca + " does not load");
+  }
+  STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(files.client_ca.c_str());
+  if (names == nullptr) {
+    ERR_clear_error();
+    return InvalidArgumentError("--tls-client-ca " + files.client_ca + " holds no certificate");
+  }
+  SSL_CTX_set_client_CA_list(ctx, names);  // takes them
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  return Status::Ok();
+}
 
 Result<std::shared_ptr<CertificateReloader>> CertificateReloader::Open(const ServerFiles& files) {
   MINK_RETURN_IF_ERROR(Check(files));
@@ -127,6 +156,10 @@ Status CertificateReloader::StartMirror() {
     pair = current_;
   }
   MINK_RETURN_IF_ERROR(WriteMirror(*pair));
+  if (!files_.client_ca.empty()) {
+    MINK_ASSIGN_OR_RETURN(std::string client_ca, ReadPem(files_.client_ca, "--tls-client-ca"));
+    MINK_RETURN_IF_ERROR(WriteFileWhole(mirror_client_ca(), client_ca));
+  }
   watcher_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(watch_mutex_);
     while (!watch_cv_.wait_for(lock, kCheckInterval, [&] { return stopping_; })) {
@@ -139,22 +172,10 @@ Status CertificateReloader::StartMirror() {
 }
 
 Status CertificateReloader::WriteMirror(const Pair& pair) {
-  // Renamed into place whole, readable by this user only.
   std::lock_guard<std::mutex> lock(mirror_mutex_);  // a handshake and the thread may both load
-  auto put = [&](const std::string& path, const std::string& text) -> Status {
-    const std::string part = path + ".part";
-    const int fd = open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return UnavailableError("cannot write " + part + ": " + std::strerror(errno));
-    const bool written = write_all(fd, text);
-    close(fd);
-    if (!written || rename(part.c_str(), path.c_str()) != 0) {
-      return UnavailableError("cannot write " + path + ": " + std::strerror(errno));
-    }
-    return Status::Ok();
-  };
   std::string identity = pair.key_pem;
   if (!identity.empty() && identity.back() != '\n') identity += '\n';
-  return put(mirror_file(), identity + pair.cert_pem);
+  return WriteFileWhole(mirror_file(), identity + pair.cert_pem);
 }
 
 void CertificateReloader::InstallOn(ssl_ctx_st* ctx) {

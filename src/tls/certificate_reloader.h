@@ -31,6 +31,10 @@ struct ssl_st;      // OpenSSL's SSL
 
 namespace mink::tls {
 
+// Mutual TLS on an OpenSSL server context: a client must present a certificate that chains to
+// one of `files.client_ca` (read once, at start), which the handshake names to it.
+Status RequireClientCertificates(ssl_ctx_st* ctx, const ServerFiles& files);
+
 class CertificateReloader {
  public:
   // How often a handshake may look at the files.
@@ -54,6 +58,10 @@ class CertificateReloader {
   // file: PEM readers skip the blocks of the other kind. The copy goes with the reloader.
   Status StartMirror();
   std::string mirror_file() const { return mirror_dir_ + "/identity.pem"; }
+  // With a client CA: its copy beside (read at start, as the other listeners do); "" without.
+  std::string mirror_client_ca() const {
+    return files_.client_ca.empty() ? "" : mirror_dir_ + "/client-ca.pem";
+  }
 
   struct Pair;  // the loaded certificate, its chain and key (OpenSSL objects)
 

@@ -19,6 +19,8 @@ std::string OpenSslError() {
   return text;
 }
 
+void FreeNames(STACK_OF(X509_NAME)* names) { sk_X509_NAME_pop_free(names, X509_NAME_free); }
+
 }  // namespace
 
 Result<std::string> ReadPem(const std::string& path, const std::string& setting) {
@@ -36,10 +38,22 @@ Status Check(const ServerFiles& files) {
   if (files.cert.empty() != files.key.empty()) {
     return InvalidArgumentError("TLS needs both --tls-cert and --tls-key");
   }
+  if (!files.client_ca.empty() && files.cert.empty()) {
+    return InvalidArgumentError("--tls-client-ca needs TLS (--tls-cert and --tls-key)");
+  }
   if (!files.enabled()) return Status::Ok();
   MINK_RETURN_IF_ERROR(ReadPem(files.cert, "--tls-cert").status());
   MINK_RETURN_IF_ERROR(ReadPem(files.key, "--tls-key").status());
   if (!files.ca.empty()) MINK_RETURN_IF_ERROR(ReadPem(files.ca, "--tls-ca").status());
+  if (!files.client_ca.empty()) {
+    MINK_RETURN_IF_ERROR(ReadPem(files.client_ca, "--tls-client-ca").status());
+    std::unique_ptr<STACK_OF(X509_NAME), decltype(&FreeNames)> names(
+        SSL_load_client_CA_file(files.client_ca.c_str()), FreeNames);
+    if (!names || sk_X509_NAME_num(names.get()) == 0) {
+      return InvalidArgumentError("--tls-client-ca " + files.client_ca +
+                                  " holds no certificate: " + OpenSslError());
+    }
+  }
   std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
   if (!ctx) return InternalError("OpenSSL: " + OpenSslError());
   // The key first: loaded after a certificate, a key of another one fails as "not a key".

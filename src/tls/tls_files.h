@@ -13,6 +13,9 @@ struct ServerFiles {
   std::string cert;  // PEM: the server's certificate, then any intermediates
   std::string key;   // PEM: its private key
   std::string ca;    // PEM: certificates to trust when calling other nodes ("": the system's)
+  // PEM: the certificate authorities whose client certificates the listeners accept; set, every
+  // TLS listener refuses a client without one (mutual TLS). "": no client certificate asked.
+  std::string client_ca;
 
   bool enabled() const { return !cert.empty(); }
 };

@@ -13,6 +13,7 @@ Result<std::shared_ptr<asio::ssl::context>> MakeServerContext(const ServerFiles&
                        asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
   // Each handshake is given the certificate of the files as they are now.
   certificates->InstallOn(context->native_handle());
+  if (!files.client_ca.empty()) MINK_RETURN_IF_ERROR(RequireClientCertificates(context->native_handle(), files));
   // The reloader lives as long as the context that calls it.
   return std::shared_ptr<asio::ssl::context>(
       context.release(), [certificates](asio::ssl::context* c) { delete c; });

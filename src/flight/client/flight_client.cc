@@ -329,6 +329,8 @@ Result<std::unique_ptr<FlightClient>> FlightClient::Connect(const std::string& a
   if (IsTlsFlightAddress(address)) {
     grpc::SslCredentialsOptions tls;
     tls.pem_root_certs = options.tls_roots_pem;
+    tls.pem_cert_chain = options.tls_cert_pem;
+    tls.pem_private_key = options.tls_key_pem;
     credentials = grpc::SslCredentials(tls);
   }
   impl->channel = grpc::CreateCustomChannel(host_port, credentials, args);

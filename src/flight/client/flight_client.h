@@ -38,6 +38,10 @@ struct FlightClientOptions {
   std::vector<std::pair<std::string, std::string>> headers;
   // For a grpc+tls:// address: the PEM certificates to trust ("": the system's roots).
   std::string tls_roots_pem;
+  // The client's own certificate chain and key (PEM), shown to a server that asks for one
+  // (mutual TLS); "": none.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
 };
 
 struct CallOptions {

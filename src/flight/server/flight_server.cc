@@ -374,11 +374,18 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& lis
   grpc::ServerBuilder builder;
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!options.tls_cert_file.empty()) {
-    auto files = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-        options.tls_key_file, options.tls_cert_file, FlightServerOptions::kTlsRefreshSeconds);
+    const bool mutual = !options.tls_client_ca_file.empty();
+    auto files = mutual ? std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+                              options.tls_key_file, options.tls_cert_file, options.tls_client_ca_file,
+                              FlightServerOptions::kTlsRefreshSeconds)
+                        : std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+                              options.tls_key_file, options.tls_cert_file,
+                              FlightServerOptions::kTlsRefreshSeconds);
     grpc::experimental::TlsServerCredentialsOptions tls(files);
     tls.watch_identity_key_cert_pairs();
-    tls.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+    if (mutual) tls.watch_root_certs();
+    tls.set_cert_request_type(mutual ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                                     : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
     credentials = grpc::experimental::TlsServerCredentials(tls);
   }
   builder.AddListeningPort(host_port, credentials, &impl->port);

@@ -29,6 +29,9 @@ struct FlightServerOptions {
   // kTlsRefreshSeconds, so a renewed certificate is served without a restart.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // Mutual TLS: PEM file of the certificate authorities a client's certificate must chain to;
+  // a client without one is refused in the handshake. Empty: no client certificate asked.
+  std::string tls_client_ca_file;
   static constexpr int kTlsRefreshSeconds = 5;
 };
 
