@@ -31,6 +31,7 @@ MINK_CHAOS_SECONDS sets the length of the schedule (default 150; the release mod
 Usage: chaos_test.py path/to/mink   (Debian's /usr/bin/python3)
 """
 
+import collections
 import json
 import os
 import random
@@ -359,12 +360,14 @@ def check_data(checks, cluster, when, idem, plain, incs, producer, seen_kafka):
         checks.ok(f"{when}: {SUMS} from node {n.node_id}: each sum is the sum of its acknowledged"
                   " increments", not wrong, f"(stored, acknowledged): {wrong}")
     if seen_kafka is not None:
-        dups = sorted(v for v in set(seen_kafka) if seen_kafka.count(v) > 1)
+        # Counted once (a count per value would be quadratic: the long mode reads ~500,000).
+        dups = sorted(v for v, k in collections.Counter(seen_kafka).items() if k > 1)
         lost = sorted(producer.acked - set(seen_kafka))
         where = {}
+        lost_set = set(lost)
         with producer.lock:
             for _, n, p in producer.ack_times:
-                if n in lost:
+                if n in lost_set:
                     where[p] = where.get(p, 0) + 1
         checks.ok(f"{when}: Kafka: every acknowledged record ({len(producer.acked)})", not lost,
                   f"{len(lost)} lost (by partition {where}), first {lost[:10]}")
