@@ -432,12 +432,15 @@ def main():
             acks = sorted((p, at) for at, _, p in producer.ack_times)
         # A partition's pause: a gap of over 0.5 s between its acknowledgements (records go out
         # every 10 ms), the time a fault kept its writes from being acknowledged.
-        pauses = sorted(g for g in (b[1] - a[1] for a, b in zip(acks, acks[1:]) if a[0] == b[0])
-                        if g > 0.5)
+        gaps = sorted((b[1] - a[1], a[1], a[0]) for a, b in zip(acks, acks[1:]) if a[0] == b[0])
+        pauses = [g for g, _, _ in gaps if g > 0.5]
         if pauses:
+            # The longest, stamped as the fault lines are, to match them to the fault before.
+            longest = ", ".join(f"{g:.1f} s from {at - minktest.STARTED:.1f}s (partition {p})"
+                                for g, at, p in reversed(gaps[-3:]))
             log(f"Kafka write pauses over 0.5 s under the schedule: {len(pauses)}, p50"
                 f" {pauses[len(pauses) // 2]:.2f} s, p99 {pauses[int(0.99 * (len(pauses) - 1))]:.2f} s,"
-                f" longest {pauses[-1]:.2f} s")
+                f" longest {pauses[-1]:.2f} s; the three longest: {longest}")
         checks.expect("every produced Kafka record was delivered or failed by the end", 0, undelivered)
         checks.ok("the idempotent Kafka producer ran to the end (no fatal error: librdkafka gives up on"
                   " answers it cannot reconcile, such as an out-of-order answer to a retry)",
