@@ -23,18 +23,6 @@ std::string CacheKey(const metadata::Segment& seg) {
 
 }  // namespace
 
-Result<CachedRunPtr> StreamReader::LoadSegment(const metadata::Segment& seg) {
-  std::string cache_key = CacheKey(seg);
-  // The cache holds only runs whose checksums and offsets were verified when they were fetched,
-  // decoded into batches, so a hit is served without checking or copying them again.
-  if (CachedRunPtr cached = blocks_->Get(cache_key)) {
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    ++stats_.cache_hits;
-    return cached;
-  }
-  return FetchSegment(seg, cache_key);
-}
-
 Result<CachedRunPtr> StreamReader::FetchSegment(const metadata::Segment& seg,
                                                 const std::string& cache_key) {
   auto store = stores_.find(seg.bucket_id);

@@ -57,13 +57,12 @@ class StreamReader {
   ReadStats stats() const;
 
  private:
-  // The verified batches of one segment: from the block cache, or fetched, checked and decoded
-  // (and then offered to the cache).
-  Result<CachedRunPtr> LoadSegment(const metadata::Segment& segment);
-  // The part of LoadSegment after a cache miss.
+  // The verified batches of one segment the block cache does not have: fetched, checked and
+  // decoded, then offered to the cache under `cache_key`.
   Result<CachedRunPtr> FetchSegment(const metadata::Segment& segment, const std::string& cache_key);
   // The runs of the longest prefix of `segments` loaded by `deadline` (at least the first, or
-  // its error); the misses are fetched at once on loads_.
+  // its error): from the block cache, which holds only runs verified when they were fetched,
+  // and the misses fetched at once on loads_.
   Result<std::vector<CachedRunPtr>> LoadSegments(const std::vector<metadata::Segment>& segments,
                                                  SteadyTime deadline);
 
