@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "base/log.h"
+#include "base/strings.h"
 
 namespace mink::tls {
 
@@ -118,6 +119,13 @@ Status RequireClientCertificates(ssl_ctx_st* ctx, const ServerFiles& files) {
 }
 
 Result<std::shared_ptr<CertificateReloader>> CertificateReloader::Open(const ServerFiles& files) {
+  // One per set of files in the process, shared by the listeners that serve them: the files
+  // are looked at, loaded and complained about once, not once per listener.
+  static std::mutex open_mutex;
+  static std::map<std::string, std::weak_ptr<CertificateReloader>> open;
+  const std::string id = files.cert + '\n' + files.key + '\n' + files.client_ca;
+  std::lock_guard<std::mutex> lock(open_mutex);
+  if (auto shared = open[id].lock()) return shared;
   MINK_RETURN_IF_ERROR(Check(files));
   if (!files.enabled()) return InvalidArgumentError("no certificate to serve (--tls-cert)");
   std::shared_ptr<CertificateReloader> reloader(new CertificateReloader(files));
@@ -125,6 +133,7 @@ Result<std::shared_ptr<CertificateReloader>> CertificateReloader::Open(const Ser
   reloader->key_time_ = ModifiedAt(files.key);
   MINK_ASSIGN_OR_RETURN(reloader->current_, LoadPair(files));
   reloader->last_check_ = SteadyNow();
+  open[id] = reloader;
   return reloader;
 }
 
@@ -142,6 +151,7 @@ CertificateReloader::~CertificateReloader() {
 }
 
 Status CertificateReloader::StartMirror() {
+  std::unique_lock<std::mutex> lock(mirror_mutex_);
   if (!mirror_dir_.empty()) return Status::Ok();
   std::error_code ec;
   std::string pattern = (std::filesystem::temp_directory_path(ec) / "mink-tls-XXXXXX").string();
@@ -152,14 +162,21 @@ Status CertificateReloader::StartMirror() {
   mirror_dir_ = pattern;
   std::shared_ptr<const Pair> pair;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> current(mutex_);
     pair = current_;
   }
-  MINK_RETURN_IF_ERROR(WriteMirror(*pair));
-  if (!files_.client_ca.empty()) {
-    MINK_ASSIGN_OR_RETURN(std::string client_ca, ReadPem(files_.client_ca, "--tls-client-ca"));
-    MINK_RETURN_IF_ERROR(WriteFileWhole(mirror_client_ca(), client_ca));
+  Status written = WriteMirrorLocked(*pair);
+  if (written.ok() && !files_.client_ca.empty()) {
+    auto client_ca = ReadPem(files_.client_ca, "--tls-client-ca");
+    written = client_ca.ok() ? WriteFileWhole(mirror_client_ca(), *client_ca) : client_ca.status();
   }
+  if (!written.ok()) {  // no half-made mirror: a later call starts afresh
+    std::error_code ignored;
+    std::filesystem::remove_all(mirror_dir_, ignored);
+    mirror_dir_.clear();
+    return written;
+  }
+  lock.unlock();
   watcher_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(watch_mutex_);
     while (!watch_cv_.wait_for(lock, kCheckInterval, [&] { return stopping_; })) {
@@ -171,8 +188,8 @@ Status CertificateReloader::StartMirror() {
   return Status::Ok();
 }
 
-Status CertificateReloader::WriteMirror(const Pair& pair) {
-  std::lock_guard<std::mutex> lock(mirror_mutex_);  // a handshake and the thread may both load
+Status CertificateReloader::WriteMirrorLocked(const Pair& pair) {
+  if (mirror_dir_.empty()) return Status::Ok();  // no mirror
   std::string identity = pair.key_pem;
   if (!identity.empty() && identity.back() != '\n') identity += '\n';
   return WriteFileWhole(mirror_file(), identity + pair.cert_pem);
@@ -219,8 +236,9 @@ bool CertificateReloader::MaybeReload(bool now) {
     cert_time_ = cert_time;
     key_time_ = key_time;
   }
-  if (!mirror_dir_.empty()) {
-    if (Status s = WriteMirror(*pair); !s.ok()) {
+  {
+    std::lock_guard<std::mutex> lock(mirror_mutex_);  // a handshake and the thread may both load
+    if (Status s = WriteMirrorLocked(*pair); !s.ok()) {
       MINK_LOG_WARN("tls", "the copy of the renewed certificate for gRPC: {}", s.ToString());
     }
   }
@@ -238,13 +256,7 @@ std::string CertificateReloader::Fingerprint() const {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   if (X509_digest(pair->leaf, EVP_sha256(), digest, &length) != 1) return "";
-  std::string hex;
-  char byte[3];
-  for (unsigned int i = 0; i < length; ++i) {
-    std::snprintf(byte, sizeof(byte), "%02x", digest[i]);
-    hex += byte;
-  }
-  return hex;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
 }  // namespace mink::tls

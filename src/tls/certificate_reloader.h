@@ -40,7 +40,9 @@ class CertificateReloader {
   // How often a handshake may look at the files.
   static constexpr std::chrono::seconds kCheckInterval{5};
 
-  // Checks and loads the files (InvalidArgument naming what is wrong, as Check).
+  // The reloader of these files: the one open already in this process (the node's listeners
+  // share it), else a new one once the files are checked and loaded (InvalidArgument naming
+  // what is wrong, as Check).
   static Result<std::shared_ptr<CertificateReloader>> Open(const ServerFiles& files);
   ~CertificateReloader();
 
@@ -51,7 +53,7 @@ class CertificateReloader {
   bool MaybeReload(bool now = false);
   // The SHA-256 fingerprint of the certificate served now (hex), for logs and tests.
   std::string Fingerprint() const;
-  // Writes the current pair to a private directory of its own (0700) as one file, the key
+  // Once per reloader (later calls do nothing). Writes the current pair to a private directory of its own (0700) as one file, the key
   // then the chain (0600), and looks at the files every kCheckInterval on a thread from now
   // on, writing each pair that loads there (renamed into place, so a reader sees one pair or
   // the other, never half of each). Give mirror_file() as both the key and the certificate
@@ -68,7 +70,8 @@ class CertificateReloader {
  private:
   explicit CertificateReloader(ServerFiles files) : files_(std::move(files)) {}
   static int OnHandshake(::ssl_st* ssl, void* reloader);
-  Status WriteMirror(const Pair& pair);
+  // Writes the mirror's identity file (nothing without a mirror); caller holds mirror_mutex_.
+  Status WriteMirrorLocked(const Pair& pair);
 
   const ServerFiles files_;
   mutable std::mutex mutex_;
@@ -76,8 +79,8 @@ class CertificateReloader {
   std::timespec cert_time_{}, key_time_{};  // modification times of what current_ was read from
   SteadyTime last_check_{};
 
-  std::string mirror_dir_;  // "" without a mirror
-  std::mutex mirror_mutex_;  // one writer of the copies at a time
+  std::mutex mirror_mutex_;  // guards mirror_dir_'s setting and the writes of the copies
+  std::string mirror_dir_;   // "" without a mirror
   std::mutex watch_mutex_;
   std::condition_variable watch_cv_;
   bool stopping_ = false;

@@ -128,6 +128,10 @@ TEST_F(TlsTest, TheReloaderServesRenewedFilesAndKeepsTheLastGoodPair) {
   ASSERT_TRUE(reloader.ok()) << reloader.status();
   const std::string first = (*reloader)->Fingerprint();
   EXPECT_EQ(first.size(), 64u);
+  auto again = CertificateReloader::Open(files);  // another listener of the same files
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->get(), reloader->get());
+  again->reset();
   EXPECT_FALSE((*reloader)->MaybeReload(/*now=*/true));  // nothing changed
   ASSERT_TRUE((*reloader)->StartMirror().ok());
   auto read = [](const std::string& path) {
