@@ -15,10 +15,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr int64_t kT0 = 1'700'000'000'000;  // record timestamps, ms
-
-int16_t Code(ErrorCode c) { return ToWire(c); }
-
 class BrokerTest : public BrokerFixture {};
 
 // ---- Produce and Fetch ----

@@ -28,6 +28,10 @@
 
 namespace mink::kafka::broker_test {
 
+inline constexpr int64_t kT0 = 1'700'000'000'000;  // record timestamps, ms
+
+inline int16_t Code(ErrorCode c) { return ToWire(c); }
+
 // A record as a test writes and reads it (offset: where it was read; ignored when building).
 struct Record {
   int64_t offset = -1;

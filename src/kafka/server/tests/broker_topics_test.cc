@@ -13,12 +13,6 @@
 namespace mink::kafka::broker_test {
 namespace {
 
-using std::chrono::milliseconds;
-
-constexpr int64_t kT0 = 1'700'000'000'000;  // record timestamps, ms
-
-int16_t Code(ErrorCode c) { return ToWire(c); }
-
 class BrokerTopicsTest : public BrokerFixture {};
 
 // ---- Metadata ----
