@@ -2,31 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
-#include <cstdio>
-#include <random>
-
 #include "base/strings.h"
 #include "lake/avro.h"
 #include "table/partition_name.h"
 
 namespace mink::lake {
-
-std::string NewUuid() {
-  thread_local std::mt19937_64 random{
-      std::random_device{}() ^
-      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
-  const uint64_t hi = (random() & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
-  const uint64_t lo = (random() & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
-  char buf[37];
-  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned long long>(hi & 0xFFFF),
-                static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return buf;
-}
 
 using nlohmann::json;
 using table::TypeKind;

@@ -13,15 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "base/random_id.h"
 #include "base/result.h"
 #include "metadata/state.h"
 #include "table/descriptor.h"
 #include "table/value.h"
 
 namespace mink::lake {
-
-// A random version 4 UUID (tables' uuids, files' names).
-std::string NewUuid();
 
 // A snapshot as table metadata and the REST API's add-snapshot write it (JSON).
 std::string SnapshotJson(const metadata::LakeSnapshot& snapshot);

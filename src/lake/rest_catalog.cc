@@ -19,19 +19,9 @@ using namespace rest;  // NOLINT: the REST catalog's shared helpers
 constexpr int kCommitAttempts = 5;
 
 // What a commit's change needs: write when it only adds, removes or points at snapshots and
-// statistics (what an engine's writes do); admin when it creates the table or changes its
-// schema, spec, location, properties or the like.
-auth::Operation CommitNeeds(const Json& change) {
-  static const std::set<std::string> kWrites = {"add-snapshot",      "set-snapshot-ref",         "remove-snapshot-ref",
-                                                "remove-snapshots",  "set-statistics",           "remove-statistics",
-                                                "set-partition-statistics", "remove-partition-statistics"};
-  for (const auto& r : change.value("requirements", Json::array())) {
-    if (r.is_object() && r.value("type", "") == "assert-create") return auth::Operation::kAdmin;
-  }
-  for (const auto& u : change.value("updates", Json::array())) {
-    if (!u.is_object() || kWrites.count(u.value("action", "")) == 0) return auth::Operation::kAdmin;
-  }
-  return auth::Operation::kWrite;
+// statistics (what an engine's writes do); admin otherwise.
+auth::Operation CommitNeeds(const TableChange& change) {
+  return change.OnlyWrites() ? auth::Operation::kWrite : auth::Operation::kAdmin;
 }
 
 // Where a table named in the catalog is.
@@ -266,19 +256,12 @@ class RestCatalog::Call {
   http::ServerResponse CreateNamespace() {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
-    auto space = NamespaceOf(body->value("namespace", Json()), "namespace");
-    if (!space.ok()) return ErrorFor(space.status());
-    if (auto no = Refused(RestAccess::NamespaceResource(*space), auth::Operation::kAdmin)) return *no;
-    Json properties = body->value("properties", Json::object());
-    if (properties.is_null()) properties = Json::object();
-    std::map<std::string, std::string> props;
-    for (const auto& [k, v] : properties.items()) {
-      if (!v.is_string()) return ErrorResponse(400, "BadRequestException", "property " + k + " is not a string");
-      props[k] = v.get<std::string>();
-    }
-    const Json response{{"namespace", *space}, {"properties", props}};
+    auto request = ReadCreateNamespace(*body);
+    if (!request.ok()) return ErrorFor(request.status());
+    if (auto no = Refused(RestAccess::NamespaceResource(request->space), auth::Operation::kAdmin)) return *no;
+    const Json response{{"namespace", request->space}, {"properties", request->properties}};
     auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
-      return metadata::Command(metadata::CreateLakeNamespace{*space, props, Outcome(200, response)});
+      return metadata::Command(metadata::CreateLakeNamespace{request->space, request->properties, Outcome(200, response)});
     });
     if (!seq.ok()) return Retried(seq.status(), "NoSuchNamespaceException");
     return JsonResponse(200, response);
@@ -327,17 +310,12 @@ class RestCatalog::Call {
   http::ServerResponse UpdateNamespace(const NamespaceName& space) {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
+    auto request = ReadUpdateNamespace(*body);
+    if (!request.ok()) return ErrorFor(request.status());
     metadata::UpdateLakeNamespace update;
     update.name = space;
-    for (const auto& k : body->value("removals", Json::array())) {
-      if (k.is_string()) update.removals.push_back(k.get<std::string>());
-    }
-    const Json updates = body->value("updates", Json::object());
-    if (!updates.is_object()) return ErrorResponse(400, "BadRequestException", "updates is not an object");
-    for (const auto& [k, v] : updates.items()) {
-      if (!v.is_string()) return ErrorResponse(400, "BadRequestException", "property " + k + " is not a string");
-      update.updates[k] = v.get<std::string>();
-    }
+    update.removals = std::move(request->removals);
+    update.updates = std::move(request->updates);
     Json response;
     auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
       std::map<std::string, std::string> current;
@@ -421,17 +399,15 @@ class RestCatalog::Call {
   http::ServerResponse CreateTable(const NamespaceName& space) {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
-    if (!body->contains("name") || !body->at("name").is_string() || body->at("name").get<std::string>().empty()) {
-      return ErrorResponse(400, "BadRequestException", "the create-table request has no name");
-    }
-    const std::string name = body->at("name").get<std::string>();
+    auto request = ReadCreateTable(*body);
+    if (!request.ok()) return ErrorFor(request.status());
+    const std::string& name = request->name;
     if (auto no = Refused(RestAccess::TableResource(space, name), auth::Operation::kAdmin)) return *no;
     auto exists = Find(space, name);
     if (exists.ok()) return ErrorResponse(409, "AlreadyExistsException", "table " + Dotted(space) + "." + name + " already exists");
     if (exists.status().message().rfind("namespace", 0) == 0) return ErrorFor(exists.status());
-    Result<std::string> location = body->contains("location") && body->at("location").is_string()
-                                       ? Result<std::string>(body->at("location").get<std::string>())
-                                       : DefaultLocation(space, name);
+    Result<std::string> location =
+        !request->location.empty() ? Result<std::string>(request->location) : DefaultLocation(space, name);
     if (!location.ok()) return ErrorFor(location.status());
     while (!location->empty() && location->back() == '/') location->pop_back();
     if (auto key = c_.warehouse_->KeyOf(*location); !key.ok()) {
@@ -443,7 +419,7 @@ class RestCatalog::Call {
     if (Status st = c_.locations_.CheckFreeNow(*c_.meta_, *location, self); !st.ok()) return ErrorFor(st);
     auto metadata = NewTableMetadata(*body, *location, NewUuid(), NowMs());
     if (!metadata.ok()) return ErrorFor(metadata.status());
-    if (body->value("stage-create", false)) return JsonResponse(200, LoadResult("", *metadata));
+    if (request->stage_create) return JsonResponse(200, LoadResult("", *metadata));
     const std::string file = NextMetadataFile(*location, "");
     if (Status s = c_.warehouse_->Write(file, metadata->dump(2)); !s.ok()) return ErrorFor(s);
     auto seq = Append([&](const metadata::State& s) -> Result<metadata::Command> {
@@ -458,11 +434,10 @@ class RestCatalog::Call {
   http::ServerResponse Register(const NamespaceName& space) {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
-    const std::string name = body->value("name", "");
-    const std::string location = body->value("metadata-location", "");
-    if (name.empty() || location.empty()) {
-      return ErrorResponse(400, "BadRequestException", "register needs a name and a metadata-location");
-    }
+    auto request = ReadRegisterTable(*body);
+    if (!request.ok()) return ErrorFor(request.status());
+    const std::string& name = request->name;
+    const std::string& location = request->metadata_location;
     if (auto no = Refused(RestAccess::TableResource(space, name), auth::Operation::kAdmin)) return *no;
     auto metadata = ReadMetadata(location);
     if (!metadata.ok()) {
@@ -471,9 +446,10 @@ class RestCatalog::Call {
     if (!metadata->contains("format-version") || !metadata->contains("table-uuid") || !metadata->contains("location")) {
       return ErrorResponse(400, "BadRequestException", location + " is not Iceberg table metadata");
     }
-    const bool overwrite = body->value("overwrite", false);
-    const std::string table_location = metadata->value("location", "");
-    if (!metadata->at("location").is_string() || !c_.warehouse_->KeyOf(table_location).ok()) {
+    const bool overwrite = request->overwrite;
+    const bool named = metadata->at("location").is_string();
+    const std::string table_location = named ? metadata->at("location").get<std::string>() : "";
+    if (!named || !c_.warehouse_->KeyOf(table_location).ok()) {
       return ErrorResponse(400, "BadRequestException",
                            "the table's location " + metadata->at("location").dump() + " is not in this catalog's warehouse " +
                                c_.warehouse_->base_uri());
@@ -502,15 +478,9 @@ class RestCatalog::Call {
     std::string claims;  // a location the table takes (created or moved), checked at the append
   };
 
-  Result<Prepared> Prepare(const NamespaceName& space, const std::string& name, const Json& change) {
+  Result<Prepared> Prepare(const NamespaceName& space, const std::string& name, const TableChange& change) {
     const std::string table = Dotted(space) + "." + name;
-    const Json requirements = change.value("requirements", Json::array());
-    const Json updates = change.value("updates", Json::array());
-    if (!requirements.is_array() || !updates.is_array()) {
-      return InvalidArgumentError("a commit's requirements and updates are arrays");
-    }
-    bool creates = false;
-    for (const auto& r : requirements) creates |= r.is_object() && r.value("type", "") == "assert-create";
+    const bool creates = change.Creates();
     auto ref = Find(space, name);
     if (!ref.ok() && !(creates && ref.status().code() == StatusCode::kNotFound &&
                        ref.status().message().rfind("table", 0) == 0)) {
@@ -523,17 +493,17 @@ class RestCatalog::Call {
     if (ref.ok()) {
       MINK_ASSIGN_OR_RETURN(base, ReadMetadata(ref->location));
     }
-    for (const auto& r : requirements) MINK_RETURN_IF_ERROR(CheckRequirement(base ? &*base : nullptr, r));
+    for (const auto& r : change.requirements) MINK_RETURN_IF_ERROR(CheckRequirement(base ? &*base : nullptr, r));
     if (!base && !creates) return NotFoundError("table " + table + " does not exist");
     MetadataUpdater updater(base ? *base : Json{{"format-version", 2}});
-    for (const auto& u : updates) MINK_RETURN_IF_ERROR(updater.Apply(u));
+    for (const auto& u : change.updates) MINK_RETURN_IF_ERROR(updater.Apply(u));
     const std::string previous = ref.ok() ? ref->location : "";
-    const int64_t previous_updated = base ? base->value("last-updated-ms", int64_t{0}) : 0;
+    const int64_t previous_updated = base ? IntOr(*base, "last-updated-ms", 0) : 0;
     MINK_ASSIGN_OR_RETURN(Json after, updater.Finish(previous, previous_updated, NowMs()));
     if (!base && !after.contains("location")) {
       MINK_ASSIGN_OR_RETURN(after["location"], DefaultLocation(space, name));
     }
-    std::string location = after.at("location").get<std::string>();
+    std::string location = StringOr(after, "location");
     while (!location.empty() && location.back() == '/') location.pop_back();
     if (!c_.warehouse_->KeyOf(location).ok()) {
       return InvalidArgumentError("location " + location + " is not in this catalog's warehouse " +
@@ -541,7 +511,7 @@ class RestCatalog::Call {
     }
     if (base && !updater.changed()) return Prepared{{space, name, previous, previous}, std::move(after), ""};
     std::string claims;
-    if (!base || base->value("location", "") != after.value("location", "")) {
+    if (!base || StringOr(*base, "location") != StringOr(after, "location")) {
       claims = location;
       MINK_RETURN_IF_ERROR(c_.locations_.CheckFreeNow(*c_.meta_, location, {space, name}));
     }
@@ -552,7 +522,7 @@ class RestCatalog::Call {
 
   // Prepares and appends the changes (each {identifier, requirements, updates}) as one command;
   // starts over from the newer metadata when a pointer moved meanwhile.
-  Result<std::vector<Prepared>> Commit(const std::vector<std::pair<metadata::LakeTableName, Json>>& changes,
+  Result<std::vector<Prepared>> Commit(const std::vector<IdentifiedChange>& changes,
                                        int status,
                                        const std::function<Json(const std::vector<Prepared>&)>& outcome_body) {
     Status last = Status::Ok();
@@ -588,14 +558,16 @@ class RestCatalog::Call {
   http::ServerResponse CommitTable(const NamespaceName& space, const std::string& name) {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
-    if (auto no = Refused(RestAccess::TableResource(space, name), CommitNeeds(*body))) return *no;
+    auto change = ReadTableChange(*body);
+    if (!change.ok()) return ErrorFor(change.status());
+    if (auto no = Refused(RestAccess::TableResource(space, name), CommitNeeds(*change))) return *no;
     if (auto ref = Find(space, name); ref.ok() && ref->tiered && space.size() == 1) {
-      auto commit = [&] { return CommitToTieredTable(c_.meta_, c_.tables_, c_.warehouse_, space[0] + "." + name, *body); };
+      auto commit = [&] { return CommitToTieredTable(c_.meta_, c_.tables_, c_.warehouse_, space[0] + "." + name, *change); };
       auto done = c_.tiering_ != nullptr ? c_.tiering_->Exclusive(commit) : commit();
       if (!done.ok()) return Retried(done.status(), "NoSuchTableException");
       return JsonResponse(200, Json{{"metadata-location", done->metadata_location}, {"metadata", done->metadata}});
     }
-    auto done = Commit({{{space, name}, *body}}, 200, [](const std::vector<Prepared>& p) {
+    auto done = Commit({{{space, name}, std::move(*change)}}, 200, [](const std::vector<Prepared>& p) {
       return Json{{"metadata-location", p[0].move.location}};
     });
     if (!done.ok()) return Retried(done.status(), "NoSuchTableException");
@@ -605,18 +577,12 @@ class RestCatalog::Call {
   http::ServerResponse CommitTransaction() {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
-    const Json changes = body->value("table-changes", Json::array());
-    if (!changes.is_array() || changes.empty()) {
-      return ErrorResponse(400, "BadRequestException", "a transaction has table-changes");
+    auto list = ReadTransaction(*body);
+    if (!list.ok()) return ErrorFor(list.status());
+    for (const auto& [id, change] : *list) {
+      if (auto no = Refused(RestAccess::TableResource(id.first, id.second), CommitNeeds(change))) return *no;
     }
-    std::vector<std::pair<metadata::LakeTableName, Json>> list;
-    for (const auto& change : changes) {
-      auto id = IdentifierOf(change.value("identifier", Json()), "a table change's identifier");
-      if (!id.ok()) return ErrorFor(id.status());
-      if (auto no = Refused(RestAccess::TableResource(id->first, id->second), CommitNeeds(change))) return *no;
-      list.push_back({*id, change});
-    }
-    auto done = Commit(list, 204, [](const std::vector<Prepared>&) { return Json(); });
+    auto done = Commit(*list, 204, [](const std::vector<Prepared>&) { return Json(); });
     if (!done.ok()) return Retried(done.status(), "NoSuchTableException");
     return NoContent();
   }
@@ -649,16 +615,16 @@ class RestCatalog::Call {
   http::ServerResponse Rename() {
     auto body = ParseBody(r_.body);
     if (!body.ok()) return ErrorFor(body.status());
-    auto from = IdentifierOf(body->value("source", Json()), "source");
-    auto to = IdentifierOf(body->value("destination", Json()), "destination");
-    if (!from.ok()) return ErrorFor(from.status());
-    if (!to.ok()) return ErrorFor(to.status());
-    for (const auto* id : {&*from, &*to}) {
+    auto request = ReadRename(*body);
+    if (!request.ok()) return ErrorFor(request.status());
+    const TableIdentifier& from = request->from;
+    const TableIdentifier& to = request->to;
+    for (const auto* id : {&from, &to}) {
       if (auto no = Refused(RestAccess::TableResource(id->first, id->second), auth::Operation::kAdmin)) return *no;
     }
     auto seq = Append([&](const metadata::State&) -> Result<metadata::Command> {
       return metadata::Command(
-          metadata::RenameLakeTable{from->first, from->second, to->first, to->second, Outcome(204, Json())});
+          metadata::RenameLakeTable{from.first, from.second, to.first, to.second, Outcome(204, Json())});
     });
     if (!seq.ok()) return Retried(seq.status(), "NoSuchTableException");
     return NoContent();

@@ -63,36 +63,6 @@ std::string Dotted(const metadata::NamespaceName& space) {
   return out;
 }
 
-Result<Json> ParseBody(const std::string& body) {
-  try {
-    Json j = Json::parse(body.empty() ? "{}" : body);
-    if (!j.is_object()) return InvalidArgumentError("the request body is not a JSON object");
-    return j;
-  } catch (const std::exception& e) {
-    return InvalidArgumentError(std::string("the request body is not JSON: ") + e.what());
-  }
-}
-
-Result<metadata::NamespaceName> NamespaceOf(const Json& j, const char* what) {
-  if (!j.is_array() || j.empty()) return InvalidArgumentError(std::string(what) + " is not a non-empty array of strings");
-  metadata::NamespaceName out;
-  for (const auto& level : j) {
-    if (!level.is_string() || level.get<std::string>().empty()) {
-      return InvalidArgumentError(std::string(what) + " has a level that is not a non-empty string");
-    }
-    out.push_back(level.get<std::string>());
-  }
-  return out;
-}
-
-Result<std::pair<metadata::NamespaceName, std::string>> IdentifierOf(const Json& j, const char* what) {
-  if (!j.is_object() || !j.contains("namespace") || !j.contains("name") || !j.at("name").is_string()) {
-    return InvalidArgumentError(std::string(what) + " is not a table identifier {namespace, name}");
-  }
-  MINK_ASSIGN_OR_RETURN(metadata::NamespaceName space, NamespaceOf(j.at("namespace"), what));
-  return std::make_pair(std::move(space), j.at("name").get<std::string>());
-}
-
 Result<Page> PageOf(const http::ServerRequest& request, const std::vector<std::string>& keys) {
   Page page{0, keys.size(), nullptr};
   if (request.query.count("pageToken") == 0) return page;

@@ -1,6 +1,6 @@
 #pragma once
 // What the Iceberg REST catalog's parts share (rest_catalog.cc, rest_access.cc): JSON answers in
-// the REST spec's error model, and the request bodies' names and identifiers.
+// the REST spec's error model and pages of lists (the request bodies are rest_requests.h's).
 
 #include <cstdint>
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "base/result.h"
 #include "http/http_server.h"
+#include "lake/rest_requests.h"
 #include "lake/table_metadata.h"
 #include "metadata/state.h"
 
@@ -24,10 +25,6 @@ http::ServerResponse ErrorResponse(int code, const std::string& type, const std:
 http::ServerResponse ErrorFor(const Status& s, const std::string& missing = "NoSuchTableException");
 std::vector<std::string> Split(const std::string& text, char separator);
 std::string Dotted(const metadata::NamespaceName& space);
-// A JSON object body ("" is {}); InvalidArgument otherwise.
-Result<Json> ParseBody(const std::string& body);
-Result<metadata::NamespaceName> NamespaceOf(const Json& j, const char* what);
-Result<std::pair<metadata::NamespaceName, std::string>> IdentifierOf(const Json& j, const char* what);
 
 // One page of a list (the spec's pageToken and pageSize) over items sorted by `keys`: all of
 // them when the request has no pageToken; else at most pageSize (default kDefaultPageSize, at

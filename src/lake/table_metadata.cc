@@ -1,10 +1,11 @@
 #include "lake/table_metadata.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <set>
 
-#include "lake/iceberg.h"
+#include "base/random_id.h"
 
 namespace mink::lake {
 namespace {
@@ -31,10 +32,6 @@ Result<std::string> StringMember(const Json& j, const char* name, const char* wh
   return v->get<std::string>();
 }
 
-int64_t IntOr(const Json& j, const char* name, int64_t fallback) {
-  return j.contains(name) && j.at(name).is_number_integer() ? j.at(name).get<int64_t>() : fallback;
-}
-
 // Removes the items of a JSON array that `drop` picks.
 template <typename Pred>
 void EraseIf(Json& array, Pred drop) {
@@ -50,31 +47,74 @@ Json& ArrayAt(Json& j, const char* name) {
   return j[name];
 }
 
+// How deep types nest at most: deeper ones are refused (and not walked, which recurses).
+constexpr int kMaxTypeDepth = 64;
+
 // Field ids of a type: struct fields, list elements, map keys and values.
-void CollectIds(const Json& type, std::vector<int32_t>* ids) {
-  if (!type.is_object()) return;
-  const std::string kind = type.value("type", "");
+void CollectIds(const Json& type, std::vector<int32_t>* ids, int depth = 0) {
+  if (!type.is_object() || depth > kMaxTypeDepth) return;
+  const std::string kind = StringOr(type, "type");
   if (kind == "struct") {
-    for (const auto& f : type.value("fields", Json::array())) {
+    auto fields = type.find("fields");
+    if (fields == type.end() || !fields->is_array()) return;
+    for (const auto& f : *fields) {
       ids->push_back(static_cast<int32_t>(IntOr(f, "id", 0)));
-      if (f.contains("type")) CollectIds(f.at("type"), ids);
+      if (f.is_object() && f.contains("type")) CollectIds(f.at("type"), ids, depth + 1);
     }
   } else if (kind == "list") {
     ids->push_back(static_cast<int32_t>(IntOr(type, "element-id", 0)));
-    if (type.contains("element")) CollectIds(type.at("element"), ids);
+    if (type.contains("element")) CollectIds(type.at("element"), ids, depth + 1);
   } else if (kind == "map") {
     ids->push_back(static_cast<int32_t>(IntOr(type, "key-id", 0)));
     ids->push_back(static_cast<int32_t>(IntOr(type, "value-id", 0)));
-    if (type.contains("key")) CollectIds(type.at("key"), ids);
-    if (type.contains("value")) CollectIds(type.at("value"), ids);
+    if (type.contains("key")) CollectIds(type.at("key"), ids, depth + 1);
+    if (type.contains("value")) CollectIds(type.at("value"), ids, depth + 1);
   }
 }
 
+// A type as the spec writes one: a primitive's name, or a struct, list or map object whose
+// members have the types they must.
+Status CheckType(const Json& type, int depth) {
+  if (type.is_string()) return Status::Ok();
+  auto refuse = [&](const std::string& why) {
+    return InvalidArgumentError("a schema's type " + type.dump(-1, ' ', false, Json::error_handler_t::replace).substr(0, 200) +
+                                " " + why);
+  };
+  if (depth > kMaxTypeDepth) return refuse("nests deeper than " + std::to_string(kMaxTypeDepth));
+  if (!type.is_object()) return refuse("is neither a name nor an object");
+  const std::string kind = StringOr(type, "type");
+  auto integer = [&](const char* name) { return type.contains(name) && type.at(name).is_number_integer(); };
+  if (kind == "struct") {
+    if (!type.contains("fields") || !type.at("fields").is_array()) return refuse("has no fields array");
+    for (const auto& f : type.at("fields")) {
+      if (!f.is_object() || !f.contains("id") || !f.at("id").is_number_integer() || !f.contains("name") ||
+          !f.at("name").is_string() || !f.contains("type")) {
+        return refuse("has a field without an integer id, a string name and a type");
+      }
+      MINK_RETURN_IF_ERROR(CheckType(f.at("type"), depth + 1));
+    }
+    return Status::Ok();
+  }
+  if (kind == "list") {
+    if (!integer("element-id") || !type.contains("element")) return refuse("has no integer element-id and element");
+    return CheckType(type.at("element"), depth + 1);
+  }
+  if (kind == "map") {
+    if (!integer("key-id") || !integer("value-id") || !type.contains("key") || !type.contains("value")) {
+      return refuse("has no integer key-id and value-id, key and value");
+    }
+    MINK_RETURN_IF_ERROR(CheckType(type.at("key"), depth + 1));
+    return CheckType(type.at("value"), depth + 1);
+  }
+  return refuse("is not a struct, list or map");
+}
+
 Status CheckSchema(const Json& schema) {
-  if (!schema.is_object() || schema.value("type", "struct") != "struct" ||
+  if (!schema.is_object() || StringOr(schema, "type", "struct") != "struct" ||
       !schema.contains("fields") || !schema.at("fields").is_array()) {
     return InvalidArgumentError("a schema is a struct with fields");
   }
+  MINK_RETURN_IF_ERROR(CheckType(Json{{"type", "struct"}, {"fields", schema.at("fields")}}, 0));
   std::vector<int32_t> ids;
   CollectIds(Json{{"type", "struct"}, {"fields", schema.at("fields")}}, &ids);
   std::set<int32_t> seen;
@@ -82,11 +122,6 @@ Status CheckSchema(const Json& schema) {
     if (id <= 0) return InvalidArgumentError("a schema's field ids are positive");
     if (!seen.insert(id).second) {
       return InvalidArgumentError("field id " + std::to_string(id) + " appears twice in the schema");
-    }
-  }
-  for (const auto& f : schema.at("fields")) {
-    if (!f.contains("name") || !f.at("name").is_string() || !f.contains("type")) {
-      return InvalidArgumentError("a schema field has an id, a name and a type");
     }
   }
   return Status::Ok();
@@ -101,25 +136,33 @@ bool SameSchema(const Json& a, const Json& b) {
 // A partition spec's fields with field ids, assigning new ones after `*last_partition_id`.
 Result<Json> SpecFields(const Json& spec, int32_t* last_partition_id) {
   Json fields = Json::array();
-  for (const auto& f : spec.value("fields", Json::array())) {
+  if (!spec.is_object()) return InvalidArgumentError("a partition spec is an object");
+  const Json given = spec.value("fields", Json::array());
+  if (!given.is_array()) return InvalidArgumentError("a partition spec's fields are an array");
+  for (const auto& f : given) {
     Json field = f;
-    if (!f.contains("source-id") || !f.contains("transform") || !f.contains("name")) {
+    if (!f.is_object() || !f.contains("source-id") || !f.contains("transform") || !f.contains("name")) {
       return InvalidArgumentError("a partition field has a source-id, a transform and a name");
     }
+    const int64_t id = IntOr(f, "field-id", -1);
     if (!f.contains("field-id") || f.at("field-id").is_null()) {
+      if (*last_partition_id == INT32_MAX) return InvalidArgumentError("a partition spec has no field-id left");
       field["field-id"] = ++*last_partition_id;
+    } else if (id < 0 || id > INT32_MAX) {
+      return InvalidArgumentError("a partition field's field-id is not an integer from 0 to 2^31 - 1");
     } else {
-      *last_partition_id = std::max(*last_partition_id, static_cast<int32_t>(f.at("field-id").get<int64_t>()));
+      *last_partition_id = std::max(*last_partition_id, static_cast<int32_t>(id));
     }
     fields.push_back(std::move(field));
   }
   return fields;
 }
 
+// One past the highest id of `items` (ids out of int32's range count as its ends).
 int32_t NextId(const Json& items, const char* id_name) {
-  int32_t next = 0;
-  for (const auto& item : items) next = std::max<int32_t>(next, static_cast<int32_t>(IntOr(item, id_name, -1)) + 1);
-  return next;
+  int64_t next = 0;
+  for (const auto& item : items) next = std::max(next, std::clamp<int64_t>(IntOr(item, id_name, -1), -1, INT32_MAX - 1) + 1);
+  return static_cast<int32_t>(next);
 }
 
 bool HasId(const Json& items, const char* id_name, int64_t id) {
@@ -134,7 +177,27 @@ Result<int64_t> Resolve(int64_t id, const std::optional<int32_t>& last_added, co
   return *last_added;
 }
 
+// nlohmann's accessors throw on a member of another type than they read. The checks in this file
+// name what they refuse; this catches what they miss, so JSON a caller sent is refused as
+// InvalidArgument (a 400), never thrown out of a request.
+template <typename F>
+auto Guarded(const std::string& what, F body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const Json::exception& e) {
+    return InvalidArgumentError(what + ": " + e.what());
+  }
+}
+
 }  // namespace
+
+int64_t IntOr(const Json& j, const char* name, int64_t fallback) {
+  return j.is_object() && j.contains(name) && j.at(name).is_number_integer() ? j.at(name).get<int64_t>() : fallback;
+}
+
+std::string StringOr(const Json& j, const char* name, const std::string& fallback) {
+  return j.is_object() && j.contains(name) && j.at(name).is_string() ? j.at(name).get<std::string>() : fallback;
+}
 
 int32_t MaxFieldId(const Json& type) {
   std::vector<int32_t> ids;
@@ -168,6 +231,7 @@ std::string NextMetadataFile(const std::string& location, const std::string& pre
 
 Result<Json> NewTableMetadata(const Json& request, const std::string& location,
                               const std::string& uuid, int64_t now_ms) {
+  return Guarded("the create-table request", [&]() -> Result<Json> {
   MINK_ASSIGN_OR_RETURN(const Json* schema_in, Member(request, "schema", "the create-table request"));
   Json schema = *schema_in;
   MINK_RETURN_IF_ERROR(CheckSchema(schema));
@@ -209,9 +273,12 @@ Result<Json> NewTableMetadata(const Json& request, const std::string& location,
               {"partition-statistics", Json::array()},
               {"snapshot-log", Json::array()},
               {"metadata-log", Json::array()}};
+  });
 }
 
-Status CheckRequirement(const Json* metadata, const Json& requirement) {
+namespace {
+
+Status CheckOneRequirement(const Json* metadata, const Json& requirement) {
   MINK_ASSIGN_OR_RETURN(std::string type, StringMember(requirement, "type", "a requirement"));
   if (type == "assert-create") {
     if (metadata != nullptr) return FailedPreconditionError("requirement failed: the table already exists");
@@ -269,8 +336,14 @@ Status CheckRequirement(const Json* metadata, const Json& requirement) {
   return InvalidArgumentError("unknown requirement type " + type);
 }
 
+}  // namespace
+
+Status CheckRequirement(const Json* metadata, const Json& requirement) {
+  return Guarded("requirement " + StringOr(requirement, "type"), [&] { return CheckOneRequirement(metadata, requirement); });
+}
+
 Status MetadataUpdater::Apply(const Json& update) {
-  Status s = ApplyOne(update);
+  Status s = Guarded("update " + StringOr(update, "action"), [&] { return ApplyOne(update); });
   if (s.ok()) changed_ = true;
   return s;
 }
@@ -537,6 +610,11 @@ Status MetadataUpdater::RemoveSnapshots(const Json& update) {
 
 Result<Json> MetadataUpdater::Finish(const std::string& previous_location, int64_t previous_updated_ms,
                                      int64_t now_ms) {
+  return Guarded("the table metadata", [&]() -> Result<Json> { return FinishUnguarded(previous_location, previous_updated_ms, now_ms); });
+}
+
+Result<Json> MetadataUpdater::FinishUnguarded(const std::string& previous_location, int64_t previous_updated_ms,
+                                              int64_t now_ms) {
   Json& m = metadata_;
   for (const char* required : {"table-uuid", "location", "schemas", "partition-specs"}) {
     if (!m.contains(required)) {
@@ -545,6 +623,7 @@ Result<Json> MetadataUpdater::Finish(const std::string& previous_location, int64
                                   "add-schema and add-spec)");
     }
   }
+  if (!m.at("location").is_string()) return InvalidArgumentError("the table metadata's location is not a string");
   if (!HasId(m.at("schemas"), "schema-id", IntOr(m, "current-schema-id", -1))) {
     return InvalidArgumentError("the table metadata's current schema is not one of its schemas");
   }

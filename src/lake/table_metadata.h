@@ -41,6 +41,7 @@ class MetadataUpdater {
 
  private:
   Status ApplyOne(const Json& update);
+  Result<Json> FinishUnguarded(const std::string& previous_location, int64_t previous_updated_ms, int64_t now_ms);
   Status AddSchema(const Json& update);
   Status AddSpec(const Json& update);
   Status AddSortOrder(const Json& update);
@@ -51,6 +52,11 @@ class MetadataUpdater {
   bool changed_ = false;
   std::optional<int32_t> last_schema_, last_spec_, last_order_;
 };
+
+// The member `name` of `j` when it is an integer (a string), else `fallback`: for JSON a caller
+// sent, where nlohmann's value() throws on a member of another type.
+int64_t IntOr(const Json& j, const char* name, int64_t fallback);
+std::string StringOr(const Json& j, const char* name, const std::string& fallback = "");
 
 // The highest field id a schema (or a nested type) uses: its fields, list elements, map keys
 // and values.

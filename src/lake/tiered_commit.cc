@@ -24,7 +24,7 @@ json OffsetsOf(const std::map<std::string, std::string>& summary) {
 }  // namespace
 
 Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::TableStore* tables,
-                                         Warehouse* warehouse, const std::string& name, const json& change) {
+                                         Warehouse* warehouse, const std::string& name, const rest::TableChange& change) {
   const std::string what = "commit to " + name;
   MINK_ASSIGN_OR_RETURN(auto table, tables->Resolve(name));
   MINK_ASSIGN_OR_RETURN(LakeLayout layout, LakeLayout::Of(table->d));
@@ -37,15 +37,10 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
   const json base = json::parse(text, nullptr, false);
   if (!base.is_object()) return DataLossError(lake.metadata_location + " is not JSON");
 
-  const json requirements = change.value("requirements", json::array());
-  const json updates = change.value("updates", json::array());
-  if (!requirements.is_array() || !updates.is_array()) {
-    return InvalidArgumentError("a commit's requirements and updates are arrays");
-  }
   bool asserts_main = false;
-  for (const auto& r : requirements) {
+  for (const auto& r : change.requirements) {
     MINK_RETURN_IF_ERROR(CheckRequirement(&base, r));
-    asserts_main |= r.value("type", "") == "assert-ref-snapshot-id" && r.value("ref", "") == "main";
+    asserts_main |= StringOr(r, "type") == "assert-ref-snapshot-id" && StringOr(r, "ref") == "main";
   }
   if (!asserts_main) {
     return FailedPreconditionError(what + ": a commit to a table Mink tiers asserts the main branch's snapshot "
@@ -53,11 +48,11 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
   }
   const json* added = nullptr;
   const json* moved = nullptr;
-  for (const auto& u : updates) {
-    const std::string action = u.value("action", "");
+  for (const auto& u : change.updates) {
+    const std::string action = StringOr(u, "action");
     if (action == "add-snapshot" && added == nullptr && u.contains("snapshot") && u["snapshot"].is_object()) {
       added = &u["snapshot"];
-    } else if (action == "set-snapshot-ref" && moved == nullptr && u.value("ref-name", "") == "main") {
+    } else if (action == "set-snapshot-ref" && moved == nullptr && StringOr(u, "ref-name") == "main") {
       moved = &u;
     } else {
       return FailedPreconditionError(what + ": update " + (action.empty() ? u.dump() : action) +
@@ -66,16 +61,16 @@ Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::Tab
     }
   }
   if (added == nullptr || moved == nullptr ||
-      moved->value("snapshot-id", int64_t{0}) != added->value("snapshot-id", int64_t{-1})) {
+      IntOr(*moved, "snapshot-id", 0) != IntOr(*added, "snapshot-id", -1)) {
     return FailedPreconditionError(what + ": a commit to a table Mink tiers adds one snapshot and moves main to it");
   }
-  if (added->value("parent-snapshot-id", int64_t{0}) != lake.snapshot_id ||
-      added->value("sequence-number", int64_t{0}) != lake.sequence_number + 1) {
+  if (IntOr(*added, "parent-snapshot-id", 0) != lake.snapshot_id ||
+      IntOr(*added, "sequence-number", 0) != lake.sequence_number + 1) {
     return AbortedError(what + ": the snapshot is not on top of the current one (snapshot " +
                         std::to_string(lake.snapshot_id) + ", sequence number " + std::to_string(lake.sequence_number) +
                         ")");
   }
-  if (added->contains("schema-id") && added->value("schema-id", int64_t{-1}) != layout.schema_id()) {
+  if (added->contains("schema-id") && IntOr(*added, "schema-id", -1) != layout.schema_id()) {
     return InvalidArgumentError(what + ": the snapshot's schema-id is not the current schema " +
                                 std::to_string(layout.schema_id()));
   }

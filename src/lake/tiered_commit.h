@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "lake/rest_requests.h"
 #include "lake/warehouse.h"
 #include "metadata/metadata_log.h"
 #include "table/table_store.h"
@@ -29,6 +30,6 @@ struct TieredCommit {
 // Commits `change` ({requirements, updates}) to the tiered table `name` (database.table).
 Result<TieredCommit> CommitToTieredTable(metadata::MetadataLog* meta, table::TableStore* tables,
                                          Warehouse* warehouse, const std::string& name,
-                                         const nlohmann::json& change);
+                                         const rest::TableChange& change);
 
 }  // namespace mink::lake

@@ -1,9 +1,8 @@
 #include "metadata/metadata_log.h"
 
-#include <random>
-
 #include "base/backoff.h"
 #include "base/log.h"
+#include "base/random_id.h"
 #include "base/strings.h"
 #include "base/thread_priority.h"
 #include "metadata/out_of_touch.h"
@@ -12,13 +11,6 @@ namespace mink::metadata {
 namespace {
 
 constexpr int kReadBatch = 1000;
-
-std::string NewAppendId() {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  uint64_t a = rng(), b = rng();
-  return HexEncode(std::string(reinterpret_cast<const char*>(&a), 8) +
-                   std::string(reinterpret_cast<const char*>(&b), 8));
-}
 
 }  // namespace
 
@@ -156,7 +148,7 @@ Status MetadataLog::CatchUpLocked(const std::string& our_id, int64_t* our_seq) {
 Result<int64_t> MetadataLog::Append(const Builder& build) { return AppendGuarded(build, nullptr); }
 
 Result<int64_t> MetadataLog::AppendGuarded(const Builder& build, const Guard& guard) {
-  const std::string id = NewAppendId();
+  const std::string id = RandomHex(16);
   const auto deadline = SteadyNow() + options_.append_timeout;
   Backoff backoff(std::chrono::milliseconds(2), std::chrono::milliseconds(200));
   Status last_error;

@@ -29,7 +29,8 @@ Status CheckActionAccess(const auth::AccessControl& access, const std::string& c
   }
   if (type == "list-nodes") return access.Check(caller, Resource::Cluster(), Operation::kDescribe);
   if (type == "continuous-sql") return CheckContinuousSqlAccess(access, caller, StringField(body, "sql"));
-  if (type == "create-user" && StringField(body, "name") == caller && body.value("replace", false)) {
+  if (type == "create-user" && StringField(body, "name") == caller && body.contains("replace") &&
+      body["replace"] == true) {
     return Status::Ok();  // a new password of one's own
   }
   if (type == "create-user" || type == "delete-user" || type == "list-users" || type == "grant-acl" ||

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "flight/service/action_access.h"
 #include "flight/service/continuous_action.h"
+#include "flight/service/request_json.h"
 #include "flight/service/user_actions.h"
 #include "table/arrow_rows.h"
 
@@ -16,56 +17,6 @@ namespace mink::flight {
 using nlohmann::json;
 
 namespace {
-
-Result<json> ParseJson(const std::string& text, const std::string& what) {
-  try {
-    json j = json::parse(text.empty() ? "{}" : text);
-    if (!j.is_object()) return InvalidArgumentError(what + " must be a JSON object");
-    return j;
-  } catch (const std::exception& e) {
-    return InvalidArgumentError(what + " is not valid JSON: " + e.what());
-  }
-}
-
-// Typed access to JSON fields with errors that name the field.
-class Fields {
- public:
-  Fields(const json& j, std::string what) : j_(j), what_(std::move(what)) {}
-
-  Result<std::string> String(const char* name, bool required = true) const {
-    if (!j_.contains(name) || j_[name].is_null()) {
-      if (required) return InvalidArgumentError(what_ + ": missing \"" + name + "\"");
-      return std::string();
-    }
-    if (!j_[name].is_string()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be a string");
-    return j_[name].get<std::string>();
-  }
-  Result<std::vector<std::string>> Strings(const char* name) const {
-    std::vector<std::string> out;
-    if (!j_.contains(name) || j_[name].is_null()) return out;
-    if (!j_[name].is_array()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be an array of strings");
-    for (const auto& v : j_[name]) {
-      if (!v.is_string()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be an array of strings");
-      out.push_back(v.get<std::string>());
-    }
-    return out;
-  }
-  Result<int64_t> Int(const char* name, int64_t fallback) const {
-    if (!j_.contains(name) || j_[name].is_null()) return fallback;
-    if (!j_[name].is_number_integer()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be an integer");
-    return j_[name].get<int64_t>();
-  }
-  Result<bool> Bool(const char* name) const {
-    if (!j_.contains(name) || j_[name].is_null()) return false;
-    if (!j_[name].is_boolean()) return InvalidArgumentError(what_ + ": \"" + name + "\" must be true or false");
-    return j_[name].get<bool>();
-  }
-  bool Has(const char* name) const { return j_.contains(name) && !j_[name].is_null(); }
-
- private:
-  const json& j_;
-  std::string what_;
-};
 
 std::string EngineName(table::MergeEngineKind k) {
   switch (k) {
@@ -106,107 +57,6 @@ json Describe(const table::TableInfo& info) {
           {"schema_id", d.schema.schema_id}};
 }
 
-Result<table::ReadRequest> ParseTicket(const std::string& ticket) {
-  MINK_ASSIGN_OR_RETURN(json j, ParseJson(ticket, "ticket"));
-  Fields f(j, "ticket");
-  table::ReadRequest r;
-  MINK_ASSIGN_OR_RETURN(r.table, f.String("table"));
-  MINK_ASSIGN_OR_RETURN(std::string mode, f.String("mode", false));
-  if (mode.empty() || mode == "log") r.mode = table::ReadMode::kLog;
-  else if (mode == "snapshot") r.mode = table::ReadMode::kSnapshot;
-  else if (mode == "union") r.mode = table::ReadMode::kUnion;
-  else return InvalidArgumentError("ticket: mode must be log, snapshot or union, not '" + mode + "'");
-  if (j.contains("from") && j["from"].is_number_integer()) {
-    r.from = std::to_string(j["from"].get<int64_t>());
-  } else {
-    MINK_ASSIGN_OR_RETURN(std::string from, f.String("from", false));
-    if (!from.empty()) r.from = from;
-  }
-  MINK_ASSIGN_OR_RETURN(r.limit, f.Int("limit", -1));
-  if (f.Has("end")) {
-    MINK_ASSIGN_OR_RETURN(int64_t end, f.Int("end", 0));
-    r.end = end;
-  }
-  MINK_ASSIGN_OR_RETURN(r.follow, f.Bool("follow"));
-  if (f.Has("partition")) {
-    MINK_ASSIGN_OR_RETURN(std::string p, f.String("partition"));
-    r.partition = p;
-  }
-  if (f.Has("bucket")) {
-    MINK_ASSIGN_OR_RETURN(int64_t b, f.Int("bucket", 0));
-    r.bucket = static_cast<int32_t>(b);
-  }
-  MINK_ASSIGN_OR_RETURN(r.columns, f.Strings("columns"));
-  MINK_ASSIGN_OR_RETURN(r.meta, f.Bool("meta"));
-  MINK_ASSIGN_OR_RETURN(r.timestamp, f.Bool("timestamp"));
-  if (f.Has("lake_filters")) {
-    if (!j["lake_filters"].is_array()) return InvalidArgumentError("ticket: \"lake_filters\" must be an array");
-    for (const auto& item : j["lake_filters"]) {
-      if (!item.is_object()) return InvalidArgumentError("ticket: \"lake_filters\" must be an array of objects");
-      Fields filter(item, "ticket: lake filter");
-      table::LakeFilter lf;
-      MINK_ASSIGN_OR_RETURN(lf.column, filter.String("column"));
-      MINK_ASSIGN_OR_RETURN(lf.op, filter.String("op"));
-      MINK_ASSIGN_OR_RETURN(lf.values, filter.Strings("values"));
-      r.lake_filters.push_back(std::move(lf));
-    }
-    if (r.mode != table::ReadMode::kUnion && !r.lake_filters.empty()) {
-      return InvalidArgumentError("ticket: \"lake_filters\" apply to union reads only");
-    }
-  }
-  return r;
-}
-
-// The alter-table action's body (docs/flight-api.md) as a TableAlteration.
-Result<table::TableAlteration> ParseAlteration(const json& body, const std::string& what) {
-  Fields f(body, what);
-  table::TableAlteration change;
-  auto array_of_objects = [&](const char* name) -> Result<json> {
-    if (!f.Has(name)) return json::array();
-    if (!body[name].is_array()) return InvalidArgumentError(what + ": \"" + name + "\" must be an array");
-    for (const auto& item : body[name]) {
-      if (!item.is_object()) {
-        return InvalidArgumentError(what + ": \"" + name + "\" must be an array of objects");
-      }
-    }
-    return body[name];
-  };
-  MINK_ASSIGN_OR_RETURN(json added, array_of_objects("add_columns"));
-  for (const auto& a : added) {
-    Fields af(a, what + " add_columns");
-    table::TableAlteration::AddedColumn column;
-    MINK_ASSIGN_OR_RETURN(column.column, af.String("column"));
-    MINK_ASSIGN_OR_RETURN(column.after, af.String("after", false));
-    change.add_columns.push_back(std::move(column));
-  }
-  MINK_ASSIGN_OR_RETURN(change.drop_columns, f.Strings("drop_columns"));
-  MINK_ASSIGN_OR_RETURN(json renamed, array_of_objects("rename_columns"));
-  for (const auto& r : renamed) {
-    Fields rf(r, what + " rename_columns");
-    MINK_ASSIGN_OR_RETURN(std::string from, rf.String("from"));
-    MINK_ASSIGN_OR_RETURN(std::string to, rf.String("to"));
-    change.rename_columns.emplace_back(std::move(from), std::move(to));
-  }
-  MINK_ASSIGN_OR_RETURN(change.modify_columns, f.Strings("modify_columns"));
-  if (f.Has("set_options")) {
-    if (!body["set_options"].is_object()) {
-      return InvalidArgumentError(what + ": \"set_options\" must be an object");
-    }
-    for (const auto& [k, v] : body["set_options"].items()) {
-      if (!v.is_string()) return InvalidArgumentError(what + ": option '" + k + "' must be a string");
-      change.set_options[k] = v.get<std::string>();
-    }
-  }
-  MINK_ASSIGN_OR_RETURN(change.reset_options, f.Strings("reset_options"));
-  return change;
-}
-
-// The ticket's "compressed": the reader takes record batches with compressed bodies.
-Result<bool> WantsCompressed(const std::string& ticket) {
-  MINK_ASSIGN_OR_RETURN(json j, ParseJson(ticket, "ticket"));
-  return Fields(j, "ticket").Bool("compressed");
-}
-
 }  // namespace
 
 Result<std::string> TableFlightService::TableOf(const FlightDescriptor& d) const {
@@ -217,8 +67,8 @@ Result<std::string> TableFlightService::TableOf(const FlightDescriptor& d) const
     return d.path[0] + "." + d.path[1];
   }
   if (d.type == FlightDescriptor::Type::kCmd) {
-    MINK_ASSIGN_OR_RETURN(json j, ParseJson(d.cmd, "descriptor command"));
-    return Fields(j, "descriptor command").String("table");
+    MINK_ASSIGN_OR_RETURN(json j, ParseJsonObject(d.cmd, "descriptor command"));
+    return JsonFields(j, "descriptor command").String("table");
   }
   return InvalidArgumentError("the flight descriptor names no table");
 }
@@ -337,23 +187,10 @@ Status TableFlightService::DoPut(FlightDataReader& reader, PutResultWriter& writ
   MINK_ASSIGN_OR_RETURN(bool more, reader.Next(&data));
   if (!more || !data.descriptor) return InvalidArgumentError("DoPut needs a descriptor naming the table");
   table::WriteRequest request;
-  {
-    if (data.descriptor->type == FlightDescriptor::Type::kPath) {
-      MINK_ASSIGN_OR_RETURN(request.table, TableOf(*data.descriptor));
-    } else {
-      MINK_ASSIGN_OR_RETURN(json j, ParseJson(data.descriptor->cmd, "DoPut descriptor"));
-      Fields f(j, "DoPut descriptor");
-      MINK_ASSIGN_OR_RETURN(request.table, f.String("table"));
-      MINK_ASSIGN_OR_RETURN(std::string mode, f.String("mode", false));
-      if (mode.empty() || mode == "upsert" || mode == "append") request.mode = table::WriteMode::kUpsert;
-      else if (mode == "delete") request.mode = table::WriteMode::kDelete;
-      else return InvalidArgumentError("DoPut descriptor: mode must be upsert or delete, not '" + mode + "'");
-      MINK_ASSIGN_OR_RETURN(request.columns, f.Strings("columns"));
-      MINK_ASSIGN_OR_RETURN(request.writer_id, f.Int("writer_id", -1));
-      MINK_ASSIGN_OR_RETURN(int64_t seq, f.Int("sequence", -1));
-      request.sequence = static_cast<int32_t>(seq);
-      MINK_ASSIGN_OR_RETURN(request.forwarded, f.Bool("forwarded"));
-    }
+  if (data.descriptor->type == FlightDescriptor::Type::kPath) {
+    MINK_ASSIGN_OR_RETURN(request.table, TableOf(*data.descriptor));
+  } else {
+    MINK_ASSIGN_OR_RETURN(request, ParsePutCommand(data.descriptor->cmd));
   }
   MINK_RETURN_IF_ERROR(Allow(request.table, auth::Operation::kWrite));
   // Every message first (the whole put is validated before anything is written).
@@ -397,19 +234,7 @@ Status TableFlightService::DoExchange(FlightDataReader& reader, FlightDataWriter
         "DoExchange needs a command descriptor first: {\"table\", \"lookup\": \"key\" or "
         "\"prefix\"}");
   }
-  MINK_ASSIGN_OR_RETURN(json j, ParseJson(data.descriptor->cmd, "DoExchange descriptor"));
-  Fields f(j, "DoExchange descriptor");
-  table::LookupRequest request;
-  MINK_ASSIGN_OR_RETURN(request.table, f.String("table"));
-  MINK_ASSIGN_OR_RETURN(std::string kind, f.String("lookup"));
-  if (kind == "prefix") {
-    request.prefix = true;
-  } else if (kind != "key") {
-    return InvalidArgumentError("DoExchange descriptor: lookup must be key or prefix, not '" +
-                                kind + "'");
-  }
-  MINK_ASSIGN_OR_RETURN(request.columns, f.Strings("columns"));
-  MINK_ASSIGN_OR_RETURN(request.forwarded, f.Bool("forwarded"));
+  MINK_ASSIGN_OR_RETURN(table::LookupRequest request, ParseLookupCommand(data.descriptor->cmd));
   MINK_RETURN_IF_ERROR(Allow(request.table, auth::Operation::kRead));
   MINK_ASSIGN_OR_RETURN(arrow::SchemaPtr schema, tables_->LookupSchema(request));
   if (!writer.Write(FlightData{std::nullopt, arrow::EncodeSchemaMessage(*schema).metadata, "", ""})) {
@@ -444,8 +269,8 @@ Status TableFlightService::DoExchange(FlightDataReader& reader, FlightDataWriter
 
 Status TableFlightService::DoAction(const Action& action, ActionResultWriter& writer) {
   const std::string what = "action " + action.type;
-  MINK_ASSIGN_OR_RETURN(json body, ParseJson(action.body, what + " body"));
-  Fields f(body, what);
+  MINK_ASSIGN_OR_RETURN(json body, ParseJsonObject(action.body, what + " body"));
+  JsonFields f(body, what);
   if (access_ != nullptr) MINK_RETURN_IF_ERROR(CheckActionAccess(*access_, CurrentCaller(), action.type, body));
   json out = json::object();
   if (action.type == "create-database") {
@@ -471,20 +296,7 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
     out = {{"databases", databases}};
   } else if (action.type == "create-table") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("table"));
-    table::TableSpec spec;
-    MINK_ASSIGN_OR_RETURN(spec.columns, f.Strings("columns"));
-    MINK_ASSIGN_OR_RETURN(spec.primary_key, f.Strings("primary_key"));
-    MINK_ASSIGN_OR_RETURN(spec.partition_by, f.Strings("partition_by"));
-    MINK_ASSIGN_OR_RETURN(spec.bucket_key, f.Strings("bucket_key"));
-    MINK_ASSIGN_OR_RETURN(int64_t buckets, f.Int("bucket_count", 0));
-    spec.bucket_count = static_cast<int32_t>(buckets);
-    if (f.Has("options")) {
-      if (!body["options"].is_object()) return InvalidArgumentError(what + ": \"options\" must be an object");
-      for (const auto& [k, v] : body["options"].items()) {
-        if (!v.is_string()) return InvalidArgumentError(what + ": option '" + k + "' must be a string");
-        spec.options[k] = v.get<std::string>();
-      }
-    }
+    MINK_ASSIGN_OR_RETURN(table::TableSpec spec, ParseTableSpec(body, what));
     MINK_ASSIGN_OR_RETURN(table::TableInfo info, tables_->CreateTable(name, spec));
     out = Describe(info);
   } else if (action.type == "alter-table") {
@@ -595,7 +407,8 @@ Status TableFlightService::DoAction(const Action& action, ActionResultWriter& wr
   } else if (action.type == "create-user") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("name"));
     MINK_ASSIGN_OR_RETURN(std::string password, f.String("password"));
-    MINK_ASSIGN_OR_RETURN(out, CreateUser(users_, name, password, body.value("replace", false)));
+    MINK_ASSIGN_OR_RETURN(bool replace, f.Bool("replace"));
+    MINK_ASSIGN_OR_RETURN(out, CreateUser(users_, name, password, replace));
   } else if (action.type == "delete-user") {
     MINK_ASSIGN_OR_RETURN(std::string name, f.String("name"));
     MINK_ASSIGN_OR_RETURN(out, DeleteUser(users_, name));

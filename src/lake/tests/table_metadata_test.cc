@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lake/rest_requests.h"
+
 namespace mink::lake {
 namespace {
 
@@ -105,6 +107,51 @@ TEST(TableMetadata, MetadataFilesAreNumberedInOrder) {
   EXPECT_EQ(NextMetadataFile("file:///w/t", first).rfind("file:///w/t/metadata/00001-", 0), 0u);
   EXPECT_EQ(NextMetadataFile("file:///w/t", "file:///w/t/metadata/v7.metadata.json")
                 .rfind("file:///w/t/metadata/00008-", 0), 0u);
+}
+
+// A caller's JSON of the wrong shape is refused as InvalidArgument, never thrown: types nested
+// wrongly or too deep, ids of the wrong type or beyond int32, a change whose parts are not
+// objects with a kind (these threw nlohmann's type_error out of the request: a 500).
+TEST(TableMetadata, JsonOfTheWrongShapeIsRefusedNotThrown) {
+  const Json m = *NewTableMetadata(CreateRequest(), "file:///w/ext/events", "u-1", 1000);
+  auto add_schema = [&](Json field_type) {
+    MetadataUpdater updater(m);
+    return updater.Apply(Json{{"action", "add-schema"},
+                              {"schema", {{"type", "struct"}, {"fields", {{{"id", 9}, {"name", "y"}, {"type", field_type}}}}}}});
+  };
+  EXPECT_EQ(add_schema(Json{{"type", 7}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(add_schema(Json{{"type", "list"}, {"element-id", "10"}, {"element", "int"}}).code(),
+            StatusCode::kInvalidArgument);
+  Json deep = "int";
+  for (int i = 0; i < 100; ++i) deep = Json{{"type", "list"}, {"element-id", 10 + i}, {"element", deep}};
+  Status too_deep = add_schema(deep);
+  EXPECT_EQ(too_deep.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(too_deep.message().find("nests deeper"), std::string::npos) << too_deep;
+  EXPECT_TRUE(add_schema("string").ok());
+
+  MetadataUpdater spec(m);
+  EXPECT_EQ(spec.Apply(Json::parse(R"({"action": "add-spec", "spec": {"fields": [
+      {"source-id": 1, "transform": "identity", "name": "x", "field-id": "1000"}]}})")).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(spec.Apply(Json::parse(R"({"action": "add-spec", "spec": {"fields": [
+      {"source-id": 1, "transform": "identity", "name": "x", "field-id": 4294967296}]}})")).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(NewTableMetadata(Json{{"schema", CreateRequest()["schema"]}, {"partition-spec", 5}}, "l", "u", 1).status().code(),
+            StatusCode::kInvalidArgument);
+
+  EXPECT_EQ(rest::ReadTableChange(Json{{"updates", {7}}}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(rest::ReadTableChange(Json{{"requirements", {{{"type", 1}}}}}).status().code(),
+            StatusCode::kInvalidArgument);
+  auto writes = rest::ReadTableChange(Json::parse(R"({"updates": [{"action": "add-snapshot"}]})"));
+  ASSERT_TRUE(writes.ok()) << writes.status();
+  EXPECT_TRUE(writes->OnlyWrites());
+  auto creates = rest::ReadTableChange(Json::parse(R"({"requirements": [{"type": "assert-create"}]})"));
+  ASSERT_TRUE(creates.ok()) << creates.status();
+  EXPECT_TRUE(creates->Creates());
+  EXPECT_FALSE(creates->OnlyWrites()) << "creating a table needs admin";
+  EXPECT_EQ(rest::ReadTransaction(Json{{"table-changes", {5}}}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(rest::ReadCreateTable(Json{{"name", "t"}, {"stage-create", "yes"}}).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 }  // namespace

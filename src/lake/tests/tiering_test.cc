@@ -427,12 +427,12 @@ TEST_F(TieringTest, AnotherEnginesCommitToATieredTableKeepsItsOffsets) {
     nlohmann::json snapshot = {{"snapshot-id", id}, {"parent-snapshot-id", parent},
                                {"sequence-number", lake.sequence_number + 1}, {"timestamp-ms", 1},
                                {"manifest-list", list}, {"summary", summary}, {"schema-id", 0}};
-    return nlohmann::json{
+    return *rest::ReadTableChange(nlohmann::json{
         {"requirements", {{{"type", "assert-ref-snapshot-id"}, {"ref", "main"}, {"snapshot-id", lake.snapshot_id}}}},
         {"updates", {{{"action", "add-snapshot"}, {"snapshot", snapshot}},
-                     {{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"}, {"snapshot-id", id}}}}};
+                     {{"action", "set-snapshot-ref"}, {"ref-name", "main"}, {"type", "branch"}, {"snapshot-id", id}}}}});
   };
-  auto commit = [&](const nlohmann::json& c) {
+  auto commit = [&](const rest::TableChange& c) {
     return CommitToTieredTable(node_->meta.get(), node_->tables.get(), warehouse_.get(), "shop.t", c);
   };
   const nlohmann::json keeps = {{"operation", "replace"}, {"mink-offsets", offsets}};
@@ -442,10 +442,10 @@ TEST_F(TieringTest, AnotherEnginesCommitToATieredTableKeepsItsOffsets) {
   EXPECT_NE(no_offsets.status().message().find("mink-offsets {} are not the current " + offsets), std::string::npos)
       << no_offsets.status();
   auto unasserted = change(keeps);
-  unasserted["requirements"] = nlohmann::json::array();
+  unasserted.requirements = nlohmann::json::array();
   EXPECT_EQ(commit(unasserted).status().code(), StatusCode::kFailedPrecondition);
   auto more = change(keeps);
-  more["updates"].push_back({{"action", "set-properties"}, {"updates", {{"a", "b"}}}});
+  more.updates.push_back({{"action", "set-properties"}, {"updates", {{"a", "b"}}}});
   EXPECT_EQ(commit(more).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(commit(change(keeps, 99)).status().code(), StatusCode::kAborted) << "not on top of the current one";
 

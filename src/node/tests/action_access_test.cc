@@ -29,5 +29,21 @@ TEST(ActionAccess, AnActionTheListDoesNotNameNeedsAdminOnTheCluster) {
       << "the anonymous caller is nobody";
 }
 
+// A stranger's body of the wrong shape is judged, not thrown on: "replace": "yes" is no own
+// password change, so a create-user needs admin (it used to throw nlohmann's type_error out of
+// the handler).
+TEST(ActionAccess, AMemberOfTheWrongTypeIsNoPrivilege) {
+  auto meta = metadata::MetadataLog::Open("sqlite:" + testing_env::MakeTempDir("action-access") + "/meta.db");
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  auth::AccessControl access(meta->get(), {"root"});
+  const auto body = nlohmann::json{{"name", "bo"}, {"password", "x"}, {"replace", "yes"}};
+  EXPECT_EQ(CheckActionAccess(access, "bo", "create-user", body).code(), StatusCode::kPermissionDenied);
+  const auto own = nlohmann::json{{"name", "bo"}, {"password", "x"}, {"replace", true}};
+  EXPECT_TRUE(CheckActionAccess(access, "bo", "create-user", own).ok()) << "a new password of one's own";
+  const auto typed = nlohmann::json{{"table", 5}, {"sql", nlohmann::json::array()}};
+  EXPECT_EQ(CheckActionAccess(access, "bo", "drop-table", typed).code(), StatusCode::kPermissionDenied);
+  EXPECT_TRUE(CheckActionAccess(access, "bo", "continuous-sql", typed).ok()) << "an empty statement list";
+}
+
 }  // namespace
 }  // namespace mink::flight
