@@ -321,9 +321,13 @@ def read_sums(node):
     return {row["id"]: row["qty"] for row in map(json.loads, r.stdout.splitlines())}
 
 
-def read_all(node, acked, seconds=240):
+def read_all(node, acked):
     """The topic's records from the start through `node`, read until every acknowledged one is
-    there or `seconds` pass (a read that stalls is slow, not lost: the check says which)."""
+    there or the budget passes: 2 minutes and a millisecond a record (the long mode reads ~500,000
+    over a WAL of small objects). Returns (values, whether the budget ran out with records still
+    coming in its last 10 s): such a read is slow, not proof of a loss, and the check says so; one
+    that went quiet before its end found the missing records nowhere."""
+    seconds = 120 + len(acked) / 1000
     c = Consumer({"bootstrap.servers": node.broker, "group.id": f"chaos-reader-{time.time()}",
                   "auto.offset.reset": "earliest", "enable.auto.commit": False})
     c.assign([TopicPartition(TOPIC, p, 0) for p in range(PARTITIONS)])
@@ -341,10 +345,19 @@ def read_all(node, acked, seconds=240):
         elif not missing and time.monotonic() - quiet_since > 2:
             break
     threading.Thread(target=c.close, daemon=True).start()
-    return seen
+    return seen, bool(missing) and time.monotonic() - quiet_since < 10
 
 
-def check_data(checks, cluster, when, idem, plain, incs, producer, seen_kafka):
+def stored_records(node):
+    """How many records the topic stores: the sum of its partitions' end offsets (each acknowledged
+    record once, with any record whose write was answered "may be stored")."""
+    r = node.mink("table", "offsets", f"kafka.{TOPIC}", check=False, timeout=60)
+    if r.returncode != 0:
+        return f"unknown ({r.stderr.strip()[:200]})"
+    return sum(json.loads(line)["end"] - json.loads(line)["start"] for line in r.stdout.splitlines())
+
+
+def check_data(checks, cluster, when, idem, plain, incs, producer, read_kafka):
     acked = {k for ids, rc, _ in idem.writes + plain.writes if rc == 0 for k in ids}
     for n in cluster.nodes:
         count = read_events(n)
@@ -359,7 +372,8 @@ def check_data(checks, cluster, when, idem, plain, incs, producer, seen_kafka):
                  if not (v <= sums.get(k, 0) <= v + incs.unknown.get(k, 0))}
         checks.ok(f"{when}: {SUMS} from node {n.node_id}: each sum is the sum of its acknowledged"
                   " increments", not wrong, f"(stored, acknowledged): {wrong}")
-    if seen_kafka is not None:
+    if read_kafka is not None:
+        seen_kafka, ran_out = read_kafka
         # Counted once (a count per value would be quadratic: the long mode reads ~500,000).
         dups = sorted(v for v, k in collections.Counter(seen_kafka).items() if k > 1)
         lost = sorted(producer.acked - set(seen_kafka))
@@ -370,7 +384,9 @@ def check_data(checks, cluster, when, idem, plain, incs, producer, seen_kafka):
                 if n in lost_set:
                     where[p] = where.get(p, 0) + 1
         checks.ok(f"{when}: Kafka: every acknowledged record ({len(producer.acked)})", not lost,
-                  f"{len(lost)} lost (by partition {where}), first {lost[:10]}")
+                  f"{len(lost)} not read (by partition {where}), first {lost[:10]}; "
+                  + (f"the read ran out of its time with records still coming (slow, not proof of a loss); the topic"
+                     f" stores {stored_records(cluster.nodes[0])} records" if ran_out else "lost: the read went quiet"))
         checks.ok(f"{when}: Kafka: no record twice (idempotent producer)", not dups,
                   f"{len(dups)}: {dups[:10]}")
 
@@ -458,7 +474,8 @@ def main():
 
         read_at = time.monotonic()
         seen = read_all(n1, producer.acked)
-        log(f"the topic read back in {time.monotonic() - read_at:.1f} s; object-store requests over"
+        log(f"the topic read back in {time.monotonic() - read_at:.1f} s ({len(seen[0])} records);"
+            f" object-store requests over"
             f" 5 s (not injected): {cluster.s3.slow_requests[:10]}")
         check_data(checks, cluster, "after the schedule", idem, plain, incs, producer, seen)
         time.sleep(GC_GRACE_S + 5)  # replaced objects are deleted: none the log references
