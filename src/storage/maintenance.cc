@@ -6,6 +6,7 @@
 
 #include "base/backoff.h"
 #include "base/log.h"
+#include "base/thread_pool.h"
 #include "storage/object_format.h"
 #include "storage/object_keys.h"
 #include "storage/stream_store.h"
@@ -22,6 +23,10 @@ namespace {
 // several rounds).
 constexpr size_t kMaxDeletesPerPass = 1000;
 constexpr size_t kMaxRunSegments = 512;
+// A round's segments are fetched this many at once (ranged GETs on compaction_loads_), then
+// copied in order: a run of tiny WAL segments costs a GET's latency per window, not per segment,
+// and what a window holds is bounded.
+constexpr size_t kFetchWindow = 32;
 
 // Uploads a compaction output (paced where the store paces background puts), retrying
 // transient object-store failures a few times.
@@ -117,11 +122,25 @@ Result<bool> StreamStore::CompactStream(uint64_t stream_id) {
   builder.BeginRun(stream_id);
   // Each block's record-time bound: the largest bound of the segments it copies from.
   std::vector<int64_t> block_record_time{std::numeric_limits<int64_t>::min()};
-  for (const auto& seg : run) {
-    if (Stopping()) return false;  // nothing uploaded yet: the next owner compacts it
-    auto bytes =
-        StoreFor(seg.bucket_id)->GetRangeBuffer(seg.object_key, seg.position, seg.length,
-                                                object_store::Reuse::kFirstRead);
+  std::vector<Result<object_store::Buffer>> window;
+  for (size_t i = 0; i < run.size(); ++i) {
+    const metadata::Segment& seg = run[i];
+    if (i % kFetchWindow == 0) {
+      if (Stopping()) return false;  // nothing uploaded yet: the next owner compacts it
+      const size_t n = std::min(kFetchWindow, run.size() - i);
+      window.clear();
+      for (size_t k = 0; k < n; ++k) window.emplace_back(UnavailableError("not fetched"));
+      std::vector<std::function<void()>> fetches;
+      for (size_t k = 0; k < n; ++k) {
+        fetches.push_back([&, k] {
+          const metadata::Segment& s = run[i + k];
+          window[k] = StoreFor(s.bucket_id)->GetRangeBuffer(s.object_key, s.position, s.length,
+                                                            object_store::Reuse::kFirstRead);
+        });
+      }
+      RunTogether(&compaction_loads_, std::move(fetches));
+    }
+    auto& bytes = window[i % kFetchWindow];
     if (!bytes.ok()) return bytes.status().WithContext("compaction of stream " + std::to_string(stream_id));
     if (bytes->size() != seg.length) {
       return DataLossError("object " + seg.object_key + " is truncated");

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "base/thread_pool.h"
 #include "metadata/metadata_log.h"
 #include "object_store/object_store.h"
 #include "storage/caches.h"
@@ -177,6 +178,9 @@ class StreamStore {
   std::function<bool()> gc_gate_;  // under mutex_
   std::function<bool()> fenced_;   // set once, before appends
   uint64_t next_object_seq_ = 0;
+  // Compaction's ranged GETs, a window at a time (maintenance.cc); before maintenance_, which
+  // uses it and is joined first.
+  ThreadPool compaction_loads_{8, "compaction-load"};
   std::thread maintenance_;
 };
 

@@ -90,6 +90,29 @@ TEST_F(StreamStoreTest, OneCompactionRunCatchesUpWithMoreThanOneObjectOfWal) {
   }
 }
 
+// A round's segments are fetched a window at a time, in parallel: a run of 100 WAL segments
+// (over three windows) becomes one stream object with every batch in its place.
+TEST_F(StreamStoreTest, ARunOfManySegmentsIsFetchedInWindowsAndCopiedInOrder) {
+  options_.compaction_min_age = std::chrono::milliseconds(0);
+  auto node = Node(1);
+  uint64_t s = NewOpenStream(node.get());
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(node->store->AppendAndWait(s, Records("record " + std::to_string(i))).ok());
+  }
+  ASSERT_TRUE(node->store->RunCompaction().ok());
+  EXPECT_EQ(node->store->maintenance_stats().compactions, 1u);
+  node->meta->Read([&](const metadata::State& st) {
+    ASSERT_EQ(st.FindStream(s)->segments.size(), 1u);
+    EXPECT_FALSE(IsWalKey(st.FindStream(s)->segments.begin()->second.object_key));
+  });
+  auto batches = ReadAll(node->store.get(), s);
+  ASSERT_EQ(batches.size(), 100u);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(batches[i]->base_offset, i);
+    EXPECT_EQ(batches[i]->payload.view(), "record " + std::to_string(i));
+  }
+}
+
 TEST_F(StreamStoreTest, NeverCommittedObjectsAreSweptAfterTheGrace) {
   options_.orphan_grace = std::chrono::milliseconds(400);
   auto node = Node(1);
