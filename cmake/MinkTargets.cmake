@@ -94,3 +94,15 @@ function(mink_write_layer_graph)
   endforeach()
   file(WRITE ${CMAKE_BINARY_DIR}/layers.txt "${text}")
 endfunction()
+
+# mink_fuzz_target(NAME <name> SRCS <files...> DEPS <targets...>): a libFuzzer target built with
+# ASan and UBSan, from the parsing sources it names (scripts/fuzz configures the clang build).
+# Call it only where MINK_BUILD_FUZZ is on and the compiler is clang.
+function(mink_fuzz_target)
+  cmake_parse_arguments(F "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_executable(${F_NAME} ${F_SRCS})
+  target_compile_options(${F_NAME} PRIVATE ${MINK_WARNINGS} -fsanitize=fuzzer)
+  target_link_options(${F_NAME} PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_include_directories(${F_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${F_NAME} PRIVATE ${F_DEPS})
+endfunction()
