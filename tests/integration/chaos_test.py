@@ -457,6 +457,10 @@ def main():
             log(f"Kafka write pauses over 0.5 s under the schedule: {len(pauses)}, p50"
                 f" {pauses[len(pauses) // 2]:.2f} s, p99 {pauses[int(0.99 * (len(pauses) - 1))]:.2f} s,"
                 f" longest {pauses[-1]:.2f} s; the three longest: {longest}")
+        if undelivered:
+            # Polled once more so the statistics are of now, not of up to 5 s before.
+            producer.poll_for(6)
+            log(f"undelivered Kafka records: {producer.stuck()}")
         checks.expect("every produced Kafka record was delivered or failed by the end", 0, undelivered)
         checks.ok("the idempotent Kafka producer ran to the end (no fatal error: librdkafka gives up on"
                   " answers it cannot reconcile, such as an out-of-order answer to a retry)",

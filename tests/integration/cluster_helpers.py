@@ -143,9 +143,13 @@ class NumberedProducer:
 
         config = {"bootstrap.servers": bootstrap, "enable.idempotence": True,
                   "linger.ms": 5, "message.timeout.ms": message_timeout_ms,
-                  "topic.metadata.refresh.interval.ms": 1000}
+                  "topic.metadata.refresh.interval.ms": 1000,
+                  # librdkafka's own account of each partition's queues, kept for a stop that
+                  # leaves records undelivered (stuck()).
+                  "statistics.interval.ms": 5000, "stats_cb": self.note_stats}
         if os.environ.get("MINK_RDKAFKA_DEBUG"):  # e.g. eos,msg: librdkafka's own account, on stderr
             config["debug"] = os.environ["MINK_RDKAFKA_DEBUG"]
+        self.stats = None  # the newest statistics JSON (a str)
         self.p = Producer(config)
         self.topic = topic
         self.rate = rate_per_s
@@ -166,6 +170,26 @@ class NumberedProducer:
                 n = int(msg.value())
                 self.acked.add(n)
                 self.ack_times.append((time.monotonic(), n, msg.partition()))
+
+    def note_stats(self, stats_json):
+        self.stats = stats_json
+
+    def stuck(self):
+        """librdkafka's last account of where undelivered records wait: per partition its leader,
+        queued, in-transmit and in-flight counts; the idempotence state; each broker's state and
+        requests waiting for an answer. A line to print beside a failed check."""
+        if not self.stats:
+            return "no statistics yet"
+        s = json.loads(self.stats)
+        parts = s.get("topics", {}).get(self.topic, {}).get("partitions", {})
+        # Partition -1: records not yet given a partition (no metadata for the topic).
+        queued = {p: (v.get("leader"), v.get("msgq_cnt"), v.get("xmit_msgq_cnt"), v.get("msgs_inflight"))
+                  for p, v in parts.items()
+                  if v.get("msgq_cnt") or v.get("xmit_msgq_cnt") or v.get("msgs_inflight")}
+        brokers = {b.get("nodeid"): (b.get("state"), b.get("outbuf_cnt"), b.get("waitresp_cnt"))
+                   for b in s.get("brokers", {}).values() if b.get("nodeid", -1) >= 0}
+        return (f"partitions (leader, queued, in transmit, in flight): {queued}; eos {s.get('eos')};"
+                f" brokers (state, to send, awaiting answer): {brokers}")
 
     def run(self):
         try:
@@ -190,6 +214,12 @@ class NumberedProducer:
         self.stopping = True
         self.thread.join(timeout=30)
         return self.p.flush(flush_s)
+
+    def poll_for(self, seconds):
+        """Serves callbacks for `seconds` (a single poll returns at the first event)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.p.poll(0.5)
 
     def acked_after(self, t):
         """The numbers acknowledged after monotonic time t."""
