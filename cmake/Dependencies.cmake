@@ -21,6 +21,7 @@ pkg_check_modules(RDKAFKA REQUIRED IMPORTED_TARGET rdkafka)  # librdkafka-dev: K
 find_package(Snappy CONFIG REQUIRED)  # Snappy::snappy (libsnappy-dev)
 find_package(prometheus-cpp CONFIG REQUIRED)  # prometheus-cpp::core (prometheus-cpp-dev): metrics
 find_package(FlatBuffers CONFIG REQUIRED)  # flatbuffers::flatbuffers and flatbuffers::flatc
+find_package(RocksDB CONFIG REQUIRED)  # RocksDB::rocksdb-shared (librocksdb-dev): primary-key working copies
 if(MINK_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
 endif()

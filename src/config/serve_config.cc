@@ -189,6 +189,16 @@ const std::vector<Setting>& Settings() {
       {{"kv.snapshot-interval", "Every bucket that changed is snapshotted at least this often",
         "10m"},
        Duration(&ServeConfig::kv_snapshot_interval)},
+      {{"cache-dir",
+        "Where primary-key buckets keep their working copies (RocksDB) and the snapshot files "
+        "they fetched; never the only copy of anything, deleting it costs only time",
+        "./data/cache"},
+       Text(&ServeConfig::cache_dir)},
+      {{"kv.memory",
+        "Memory the working copies of every primary-key bucket share (block cache and "
+        "memtables); their state may be many times larger",
+        "256MiB"},
+       Bytes(&ServeConfig::kv_memory_bytes)},
       {{"gc.delete-grace", "Replaced objects are deleted this long after", "5m"},
        Duration(&ServeConfig::gc_delete_grace)},
       {{"gc.orphan-grace", "Never-committed objects are deleted once this old", "1h"},

@@ -62,6 +62,10 @@ struct ServeConfig {
   std::chrono::milliseconds session_timeout{9'000};
   std::chrono::milliseconds compaction_interval{30'000};
   int64_t kv_snapshot_records = 100'000;
+  // The working copies of primary-key buckets (never durable: deleting it loses nothing) and
+  // the memory all of them share (RocksDB's block cache and memtables).
+  std::string cache_dir = "./data/cache";
+  uint64_t kv_memory_bytes = 256ULL << 20;
   std::chrono::milliseconds kv_snapshot_interval{10 * 60'000};
   std::chrono::milliseconds gc_delete_grace{5 * 60'000};
   std::chrono::milliseconds gc_orphan_grace{60 * 60'000};

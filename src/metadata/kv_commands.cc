@@ -3,8 +3,15 @@
 namespace mink::metadata {
 
 json ToJson(const CommitKvSnapshot& c) {
-  return {{"stream", c.stream_id}, {"key", c.key}, {"bucket", c.bucket_id},
-          {"size", c.size},        {"offset", c.offset}};
+  json j = {{"stream", c.stream_id}, {"key", c.key}, {"bucket", c.bucket_id},
+            {"size", c.size},        {"offset", c.offset}};
+  if (c.stream_epoch != 0) j["epoch"] = c.stream_epoch;
+  if (!c.files.empty()) {
+    json files = json::array();
+    for (const auto& f : c.files) files.push_back({f.key, f.size});
+    j["files"] = std::move(files);
+  }
+  return j;
 }
 
 void FromJson(const json& j, CommitKvSnapshot* c) {
@@ -13,6 +20,12 @@ void FromJson(const json& j, CommitKvSnapshot* c) {
   c->bucket_id = j.at("bucket").get<int32_t>();
   c->size = j.at("size").get<uint64_t>();
   c->offset = j.at("offset").get<int64_t>();
+  c->stream_epoch = j.value("epoch", int64_t{0});
+  if (j.contains("files")) {
+    for (const auto& f : j.at("files")) {
+      c->files.push_back({f.at(0).get<std::string>(), f.at(1).get<uint64_t>()});
+    }
+  }
 }
 
 }  // namespace mink::metadata

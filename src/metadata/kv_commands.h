@@ -6,11 +6,22 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mink::metadata {
 
+// A file a KV snapshot shares with other snapshots of its bucket (an SST of the working copy):
+// each snapshot that names it holds a reference, and it is deleted after the last goes.
+struct KvSnapshotFile {
+  std::string key;
+  uint64_t size = 0;
+
+  bool operator==(const KvSnapshotFile&) const = default;
+};
+
 // A KV snapshot of a primary-key bucket: the KV state after every changelog record below
-// `offset`. The previous snapshot object of the stream is released.
+// `offset`, in the object `key` (the manifest) and the `files` it names. The previous snapshot
+// of the stream is released: its object, and its reference on each of its files.
 struct CommitKvSnapshot {
   static constexpr std::string_view kKind = "kv.snapshot";
   uint64_t stream_id = 0;
@@ -18,6 +29,10 @@ struct CommitKvSnapshot {
   int32_t bucket_id = 0;
   uint64_t size = 0;
   int64_t offset = 0;
+  std::vector<KvSnapshotFile> files;  // none: the whole state is in `key` (the format before)
+  // The stream's epoch the writer holds: a snapshot of an owner since replaced is refused, so a
+  // stale node never names files the new owner's snapshots released (0: not checked).
+  int64_t stream_epoch = 0;
 
   bool operator==(const CommitKvSnapshot&) const = default;
 };

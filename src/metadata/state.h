@@ -147,8 +147,9 @@ struct IdempotentRecord {
 struct KvSnapshotState {
   std::string key;
   int32_t bucket_id = 0;
-  uint64_t size = 0;
+  uint64_t size = 0;  // of the object `key` and every file
   int64_t offset = 0;
+  std::vector<KvSnapshotFile> files;  // shared with other snapshots of the stream
 };
 
 class State {
@@ -299,6 +300,8 @@ class State {
   Status CheckNewObject(const ObjectEntry& object) const;
   void AddObject(const ObjectEntry& object, int64_t time_ms);
   void Unreference(const std::string& key, int64_t time_ms);
+  // Drops a KV snapshot's references: its object and each of its files.
+  void ReleaseKvSnapshot(const KvSnapshotState& snapshot, int64_t time_ms);
   // Creates `count` streams from `first`, open and owned at epoch 1 (owner 0 = unowned).
   std::vector<uint64_t> AddStreams(uint64_t first, int32_t count, const std::string& prefix,
                                    int32_t owner, int64_t owner_epoch);

@@ -54,6 +54,19 @@ void AppendJsonString(std::string* out, std::string_view text) {
 }
 
 void AppendJsonValue(std::string* out, const std::string& text) { AppendJsonString(out, text); }
+// [[key,size],...]
+void AppendJsonValue(std::string* out, const std::vector<KvSnapshotFile>& files) {
+  out->push_back('[');
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    out->push_back('[');
+    AppendJsonString(out, files[i].key);
+    out->push_back(',');
+    AppendJsonInt(out, files[i].size);
+    out->push_back(']');
+  }
+  out->push_back(']');
+}
 template <typename Int>
   requires std::is_integral_v<Int>
 void AppendJsonValue(std::string* out, Int value) {
@@ -122,7 +135,7 @@ std::string State::Serialize() const {
   out += ",\"kv_snapshots\":[";
   bool first = true;
   for (const auto& [id, k] : kv_snapshots_) {
-    AppendJsonTuple(&out, &first, id, k.key, k.bucket_id, k.size, k.offset);
+    AppendJsonTuple(&out, &first, id, k.key, k.bucket_id, k.size, k.offset, k.files);
   }
   json lakes = json::array();
   for (const auto& [id, l] : lake_tables_) {
@@ -320,9 +333,14 @@ Result<State> State::Deserialize(const std::string& text) {
       s.tables_[t.table_id] = std::move(t);
     }
     for (const auto& k : j.at("kv_snapshots")) {
-      s.kv_snapshots_[k.at(0).get<uint64_t>()] =
-          KvSnapshotState{k.at(1).get<std::string>(), k.at(2).get<int32_t>(),
-                          k.at(3).get<uint64_t>(), k.at(4).get<int64_t>()};
+      KvSnapshotState& snapshot = s.kv_snapshots_[k.at(0).get<uint64_t>()];
+      snapshot = KvSnapshotState{k.at(1).get<std::string>(), k.at(2).get<int32_t>(),
+                                 k.at(3).get<uint64_t>(), k.at(4).get<int64_t>(), {}};
+      if (k.size() > 5) {
+        for (const auto& f : k.at(5)) {
+          snapshot.files.push_back({f.at(0).get<std::string>(), f.at(1).get<uint64_t>()});
+        }
+      }
     }
     for (const auto& jl : j.value("lake_tables", json::array())) {
       LakeTableState l;

@@ -268,7 +268,7 @@ void State::RemoveStream(uint64_t stream_id, int64_t time_ms) {
   for (const auto& key : keys) Unreference(key, time_ms);
   auto snapshot = kv_snapshots_.find(stream_id);
   if (snapshot != kv_snapshots_.end()) {
-    Unreference(snapshot->second.key, time_ms);
+    ReleaseKvSnapshot(snapshot->second, time_ms);
     kv_snapshots_.erase(snapshot);
   }
 }

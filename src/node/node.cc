@@ -176,6 +176,8 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
   table_options.default_log_ttl = config.retention;
   table_options.kv_snapshot_records = config.kv_snapshot_records;
   table_options.kv_snapshot_interval = config.kv_snapshot_interval;
+  table_options.kv_cache_dir = config.cache_dir;
+  table_options.kv_memory_bytes = config.kv_memory_bytes;
   node->tables_ = std::make_unique<table::TableStore>(node->meta_.get(), node->storage_.get(),
                                                       table_options, node->assignment_.get(),
                                                       node->forwarder_.get());

@@ -1,13 +1,18 @@
 #include "table/bucket_state.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <future>
 #include <optional>
 
 #include "base/log.h"
+#include "kv/kv_snapshot.h"
 #include "storage/object_keys.h"
 #include "table/arrow_rows.h"
 #include "table/changelog.h"
+#include "table/kv_state.h"
 #include "table/payload.h"
 #include "table/row_codec.h"
 #include "table/schema_evolution.h"
@@ -22,6 +27,10 @@ namespace {
 // Segments read at once while replaying: a bucket written by many small WAL objects (one per
 // flush) is hundreds of ranged GETs, each a round trip to the object store.
 constexpr size_t kParallelSegmentReads = 16;
+// Changes written to a working copy in one batch while it is converted or upgraded.
+constexpr size_t kChangesPerBatch = 4096;
+// The memory budget of the temporary working copies of a BucketStates given no environment.
+constexpr uint64_t kTemporaryKvMemory = 64 << 20;
 
 }  // namespace
 
@@ -84,6 +93,66 @@ Status BucketStates::Replay(uint64_t stream_id, int64_t from, int64_t end,
   }
   // Anything after the segments known when the replay started.
   return read_on(end);
+}
+
+BucketStates::~BucketStates() {
+  // The working copies close before their environment, which removes their directories.
+  buckets_.clear();
+  kv_env_.reset();
+  std::error_code ec;
+  if (!temporary_cache_.empty()) std::filesystem::remove_all(temporary_cache_, ec);
+}
+
+void BucketStates::SetKvEnvironment(std::unique_ptr<kv::KvEnvironment> env) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  kv_env_ = std::move(env);
+}
+
+Result<kv::KvEnvironment*> BucketStates::KvEnv() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!kv_env_) {
+    std::string dir = (std::filesystem::temp_directory_path() / "mink-kv-XXXXXX").string();
+    if (mkdtemp(dir.data()) == nullptr) return UnavailableError("cannot create a directory for working copies");
+    temporary_cache_ = dir;
+    MINK_ASSIGN_OR_RETURN(kv_env_, kv::KvEnvironment::Open(dir, kTemporaryKvMemory));
+  }
+  return kv_env_.get();
+}
+
+Result<std::shared_ptr<kv::KvStore>> BucketStates::OpenSnapshot(const BucketState& bucket, bool keyed,
+                                                                const std::string& object_key,
+                                                                const std::string& bytes,
+                                                                int64_t* covered, int32_t* schema_id,
+                                                                std::string* writers) {
+  MINK_ASSIGN_OR_RETURN(kv::KvEnvironment * env, KvEnv());
+  if (kv::IsManifest(bytes)) {
+    MINK_ASSIGN_OR_RETURN(kv::SnapshotManifest manifest, kv::DecodeManifest(bytes, object_key));
+    *covered = manifest.offset;
+    *schema_id = manifest.schema_id;
+    *writers = std::move(manifest.writers);
+    if (!keyed) return std::shared_ptr<kv::KvStore>();
+    kv::RestoreStats stats;
+    auto store = kv::RestoreSnapshot(storage_->data_store(), env, bucket.stream_id, manifest, &stats);
+    if (store.ok() && stats.fetched_files > 0) {
+      MINK_LOG_INFO("table", "restored {} from {}: {} of {} files fetched ({} bytes)", bucket.label,
+                    object_key, stats.fetched_files, stats.files, stats.fetched_bytes);
+    }
+    return store;
+  }
+  // A snapshot of the format before manifests: its entries go into a new working copy.
+  MINK_ASSIGN_OR_RETURN(KvState legacy, KvState::Load(bytes, object_key, covered, schema_id, writers));
+  if (!keyed) return std::shared_ptr<kv::KvStore>();
+  MINK_ASSIGN_OR_RETURN(std::shared_ptr<kv::KvStore> store, env->Create(bucket.stream_id));
+  std::vector<kv::KvChange> changes;
+  for (const auto& [key, value] : legacy.entries()) {
+    changes.push_back({key, value});
+    if (changes.size() >= kChangesPerBatch) {
+      MINK_RETURN_IF_ERROR(store->Apply(changes));
+      changes.clear();
+    }
+  }
+  MINK_RETURN_IF_ERROR(store->Apply(changes));
+  return store;
 }
 
 BucketState* BucketStates::Get(uint64_t stream_id, const std::string& label) {
@@ -162,7 +231,7 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   }
   if (bucket->loaded) return UpgradeKv(table, bucket);
   // Rebuilt from nothing: what was here may be older than the stream (another node wrote it).
-  bucket->kv = KvState();
+  bucket->kv.reset();
   bucket->writers.Clear();
   bucket->snapshot_offset = 0;
   int64_t start = 0, end = 0, epoch = 0;
@@ -190,8 +259,9 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
     int64_t covered = 0;
     int32_t schema_id = 0;
     std::string writers;
-    MINK_ASSIGN_OR_RETURN(KvState kv,
-                          KvState::Load(bytes, snapshot->key, &covered, &schema_id, &writers));
+    MINK_ASSIGN_OR_RETURN(std::shared_ptr<kv::KvStore> kv,
+                          OpenSnapshot(*bucket, keyed, snapshot->key, bytes, &covered, &schema_id,
+                                       &writers));
     if (!writers.empty()) {
       int64_t at = 0;
       MINK_ASSIGN_OR_RETURN(bucket->writers, WriterStates::DecodeCheckpoint(writers, &at));
@@ -211,6 +281,9 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   } else if (!keyed) {
     // A log bucket never snapshotted (written before its writers were): the trailing offsets.
     writers_from = std::max(start, end - writer_replay_offsets_);
+  } else {
+    MINK_ASSIGN_OR_RETURN(kv::KvEnvironment * env, KvEnv());
+    MINK_ASSIGN_OR_RETURN(bucket->kv, env->Create(bucket->stream_id));
   }
   if (!keyed) {
     from = writers_from;
@@ -252,6 +325,7 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
                                             " offset " + std::to_string(b->base_offset));
       }
       std::vector<Row> rows = BatchToRows(**decoded, table.types);
+      std::vector<kv::KvChange> changes;
       for (size_t i = 0; i < rows.size(); ++i) {
         if (b->base_offset + static_cast<int64_t>(i) < from) continue;
         auto type = static_cast<ChangeType>(i < b->change_types.size() ? b->change_types[i] : 1);
@@ -260,13 +334,14 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
         for (int k : table.pk) key_values.push_back(rows[i][static_cast<size_t>(k)]);
         MINK_ASSIGN_OR_RETURN(std::string key, EncodeCompactedKey(key_values, table.pk_types));
         if (type == ChangeType::kDelete) {
-          bucket->kv.Erase(key);
+          changes.push_back({std::move(key), std::nullopt});
         } else {
           std::string value;
           EncodeRow(rows[i], table.types, &value);
-          bucket->kv.Put(key, std::move(value));
+          changes.push_back({std::move(key), std::move(value)});
         }
       }
+      MINK_RETURN_IF_ERROR(bucket->kv->Apply(changes));
     }
     return Status::Ok();
   }));
@@ -277,7 +352,7 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   if (!used_checkpoint.empty()) (void)storage_->data_store()->Delete(used_checkpoint);
   if (keyed) {
     MINK_LOG_INFO("table", "rebuilt {} {} : {} keys, snapshot at {}, replayed {}..{}", table.name,
-                  bucket->label, bucket->kv.size(), bucket->snapshot_offset, from, end);
+                  bucket->label, bucket->kv->ApproximateKeys(), bucket->snapshot_offset, from, end);
   }
   return Status::Ok();
 }
@@ -289,16 +364,48 @@ Status BucketStates::WriteSnapshot(BucketState* bucket, int64_t offset) {
                           std::to_string(node.node_epoch) + "s" +
                           std::to_string(bucket->snapshot_seq++);
   bucket->writers.Expire(meta_->clock()->NowMillis() - WriterStates::kIdleExpiryMs);
-  const std::string data =
-      bucket->kv.Snapshot(offset, bucket->kv_schema_id, bucket->writers.EncodeCheckpoint(offset));
-  MINK_RETURN_IF_ERROR(storage_->data_store()->Put(key, data));
-  auto seq = meta_->Append(Command(metadata::CommitKvSnapshot{
-      bucket->stream_id, key, storage_->data_bucket_id(), data.size(), offset}));
+  std::string writers = bucket->writers.EncodeCheckpoint(offset);
+  object_store::ObjectStore* objects = storage_->data_store();
+  kv::UploadedSnapshot up;
+  if (bucket->keyed && bucket->kv) {
+    // The working copy's files: those the object store holds already are named, not uploaded.
+    MINK_ASSIGN_OR_RETURN(kv::KvEnvironment * env, KvEnv());
+    MINK_ASSIGN_OR_RETURN(auto checkpoint, bucket->kv->MakeCheckpoint());
+    MINK_ASSIGN_OR_RETURN(up, kv::UploadCheckpoint(objects, env, *bucket->kv, *checkpoint, offset,
+                                                   bucket->kv_schema_id, std::move(writers)));
+  } else {
+    up.manifest.offset = offset;
+    up.manifest.schema_id = bucket->kv_schema_id;
+    up.manifest.writers = std::move(writers);
+  }
+  const std::string data = kv::EncodeManifest(up.manifest);
+  // Objects nobody will reference: the files just uploaded (keys of their own, never reused).
+  auto drop_new = [&] {
+    for (const auto& k : up.new_keys) (void)objects->Delete(k);
+  };
+  if (Status put = objects->Put(key, data); !put.ok()) {
+    drop_new();
+    return put;
+  }
+  metadata::CommitKvSnapshot commit{bucket->stream_id, key, storage_->data_bucket_id(), data.size(), offset};
+  commit.stream_epoch = bucket->loaded_epoch > 0 ? bucket->loaded_epoch : 0;
+  for (const auto& [name, f] : up.manifest.files) commit.files.push_back({f.key, f.size});
+  auto seq = meta_->Append(Command(std::move(commit)));
   if (!seq.ok()) {
     // Refused: nobody references the snapshot. Outcome unknown: the log may, so it stays.
-    if (!IsOutcomeUnknown(seq.status())) (void)storage_->data_store()->Delete(key);
+    if (!IsOutcomeUnknown(seq.status())) {
+      (void)objects->Delete(key);
+      drop_new();
+    }
     return seq.status();
   }
+  // Confirmed: from now on these files are in the store for the next snapshot to name.
+  if (bucket->kv) {
+    bucket->kv->set_stored_files(
+        std::map<std::string, kv::StoredFile>(up.manifest.files.begin(), up.manifest.files.end()));
+  }
+  MINK_LOG_DEBUG("table", "KV snapshot {} of {}: {} files, {} of {} bytes uploaded", key, bucket->label,
+                 up.manifest.files.size(), up.uploaded_bytes, up.state_bytes);
   bucket->snapshot_offset = std::max(bucket->snapshot_offset, offset);
   return Status::Ok();
 }
@@ -316,14 +423,21 @@ Status BucketStates::UpgradeKv(const ResolvedTable& table, BucketState* bucket) 
   }
   std::vector<LogicalType> from_types;
   for (const auto& c : from->columns) from_types.push_back(c.type);
-  KvState upgraded;
-  for (const auto& [key, value] : bucket->kv.entries()) {
-    MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(value, from_types));
+  // Every row rewritten in place, read from a view taken before the first rewrite.
+  std::vector<kv::KvChange> changes;
+  auto cursor = bucket->kv->Scan();
+  for (; cursor->Valid(); cursor->Next()) {
+    MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(cursor->value(), from_types));
     std::string encoded;
     EncodeRow(UpgradeRow(row, *from, table.d.schema), table.types, &encoded);
-    upgraded.Put(key, std::move(encoded));
+    changes.push_back({std::string(cursor->key()), std::move(encoded)});
+    if (changes.size() >= kChangesPerBatch) {
+      MINK_RETURN_IF_ERROR(bucket->kv->Apply(changes));
+      changes.clear();
+    }
   }
-  bucket->kv = std::move(upgraded);
+  MINK_RETURN_IF_ERROR(cursor->status());
+  MINK_RETURN_IF_ERROR(bucket->kv->Apply(changes));
   bucket->kv_schema_id = current;
   return Status::Ok();
 }

@@ -14,10 +14,10 @@
 #include <mutex>
 #include <string>
 
+#include "kv/kv_store.h"
 #include "metadata/metadata_log.h"
 #include "storage/stream_store.h"
 #include "table/catalog.h"
-#include "table/kv_state.h"
 #include "table/writer_state.h"
 
 namespace mink::table {
@@ -29,7 +29,8 @@ struct BucketState {
   bool loaded = false;
   bool keyed = false;  // a primary-key bucket (set by Load)
   std::atomic<bool> writers_stale{false};  // an append failed: rebuild the writer states
-  KvState kv;
+  // The KV state's working copy (a primary-key bucket's, once loaded; kv/kv_store.h).
+  std::shared_ptr<kv::KvStore> kv;
   WriterStates writers;
   int32_t kv_schema_id = 0;
   // The auto-increment values this bucket may still hand out here: [next, end), a range taken
@@ -58,6 +59,11 @@ class BucketStates {
         storage_(storage),
         snapshot_records_(snapshot_records),
         writer_replay_offsets_(writer_replay_offsets) {}
+  ~BucketStates();
+
+  // Where working copies live: the node's cache directory and memory budget. Until set (and in
+  // tests that set none), a temporary directory with a 64 MB budget, made on first use.
+  void SetKvEnvironment(std::unique_ptr<kv::KvEnvironment> env);
 
   // The state of the bucket with this stream, created empty (not loaded) on first use.
   BucketState* Get(uint64_t stream_id, const std::string& label);
@@ -109,6 +115,13 @@ class BucketStates {
  private:
   // Brings a loaded KV state's rows to the table's current schema.
   Status UpgradeKv(const ResolvedTable& table, BucketState* bucket);
+  Result<kv::KvEnvironment*> KvEnv();
+  // The working copy of the snapshot object `bytes` (a manifest, or the format before it,
+  // converted), with the offset it covers, its rows' schema id and its writers section.
+  Result<std::shared_ptr<kv::KvStore>> OpenSnapshot(const BucketState& bucket, bool keyed,
+                                                    const std::string& object_key,
+                                                    const std::string& bytes, int64_t* covered,
+                                                    int32_t* schema_id, std::string* writers);
   // Visits the batches of [from, end) of a stream in offset order, reading up to 16 segments at
   // once (the first batch may start before `from`).
   Status Replay(uint64_t stream_id, int64_t from, int64_t end,
@@ -120,6 +133,8 @@ class BucketStates {
   const int64_t writer_replay_offsets_;
   mutable std::mutex mutex_;
   std::map<uint64_t, std::unique_ptr<BucketState>> buckets_;  // by stream id
+  std::unique_ptr<kv::KvEnvironment> kv_env_;  // guarded by mutex_
+  std::string temporary_cache_;                // removed at the end when kv_env_ made it
 };
 
 }  // namespace mink::table

@@ -192,24 +192,29 @@ Result<arrow::RecordBatchPtr> KeyLookup::Lookup(const LookupRequest& request,
     if (!storage_->Writes(ref.stream_id)) bucket->writers_stale = true;
     MINK_RETURN_IF_ERROR(buckets_->Load(*table, bucket));
     if (!request.prefix) {
-      for (size_t i : indexes) {
-        if (const std::string* value = bucket->kv.Get(parsed[i].match)) {
-          MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*value, table->types));
-          found[i].emplace_back(parsed[i].match, std::move(row));
-        }
+      // One multi-get for the bucket's keys.
+      std::vector<std::string> keys;
+      for (size_t i : indexes) keys.push_back(parsed[i].match);
+      MINK_ASSIGN_OR_RETURN(auto values, bucket->kv->MultiGet(keys));
+      for (size_t j = 0; j < indexes.size(); ++j) {
+        if (!values[j]) continue;
+        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*values[j], table->types));
+        found[indexes[j]].emplace_back(parsed[indexes[j]].match, std::move(row));
       }
       continue;
     }
     // A prefix: one pass over the bucket for all of its keys.
     std::unordered_map<std::string, std::vector<size_t>> wanted;
     for (size_t i : indexes) wanted[parsed[i].match].push_back(i);
-    for (const auto& [kv_key, value] : bucket->kv.entries()) {
-      MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(value, table->types));
+    auto cursor = bucket->kv->Scan();
+    for (; cursor->Valid(); cursor->Next()) {
+      MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(cursor->value(), table->types));
       MINK_ASSIGN_OR_RETURN(std::string match, MatchKey(*table, row, true));
       auto it = wanted.find(match);
       if (it == wanted.end()) continue;
-      for (size_t i : it->second) found[i].emplace_back(kv_key, row);
+      for (size_t i : it->second) found[i].emplace_back(std::string(cursor->key()), row);
     }
+    MINK_RETURN_IF_ERROR(cursor->status());
   }
   Status failure;
   for (auto& [indexes, answer] : sent) {

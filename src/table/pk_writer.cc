@@ -78,9 +78,12 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       auto pending = w.updates.find(r->key);
       if (pending != w.updates.end()) {
         old = pending->second;
-      } else if (const std::string* stored = w.bucket->kv.Get(r->key)) {
-        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*stored, table.types));
-        old = std::move(row);
+      } else {
+        MINK_ASSIGN_OR_RETURN(std::optional<std::string> stored, w.bucket->kv->Get(r->key));
+        if (stored) {
+          MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*stored, table.types));
+          old = std::move(row);
+        }
       }
       if (auto_column >= 0 && !is_delete) {
         const auto c = static_cast<size_t>(auto_column);
@@ -135,19 +138,29 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       if (failure.ok()) failure = s;
       // The commit may still have landed (an ambiguous failure): rebuild from the log.
       w.bucket->loaded = false;
-      w.bucket->kv = KvState();
+      w.bucket->kv.reset();
       w.bucket->writers = WriterStates();
       continue;
     }
     // Committed: the KV state takes the new values.
+    std::vector<kv::KvChange> changes;
+    changes.reserve(w.updates.size());
     for (auto& [key, value] : w.updates) {
       if (value) {
         std::string encoded;
         EncodeRow(*value, table.types, &encoded);
-        w.bucket->kv.Put(key, std::move(encoded));
+        changes.push_back({key, std::move(encoded)});
       } else {
-        w.bucket->kv.Erase(key);
+        changes.push_back({key, std::nullopt});
       }
+    }
+    if (Status applied = w.bucket->kv->Apply(changes); !applied.ok()) {
+      // The write stands (its changelog is committed); the working copy is rebuilt from it.
+      MINK_LOG_WARN("table", "{} {}: the working copy is rebuilt: {}", table.name, w.label,
+                    applied.ToString());
+      w.bucket->loaded = false;
+      w.bucket->kv.reset();
+      w.bucket->writers = WriterStates();
     }
     w.bucket->applied_offset = w.pending.end;
     if (request.writer_id >= 0) {
@@ -198,7 +211,7 @@ Status PrimaryKeyWriter::MaybeSnapshot(const ResolvedTable& table, BucketState* 
   if (pending <= 0 || (!force && pending < kv_snapshot_records_)) return Status::Ok();
   MINK_RETURN_IF_ERROR(buckets_->WriteSnapshot(bucket, bucket->applied_offset));
   MINK_LOG_DEBUG("table", "KV snapshot of {} {} at offset {} ({} keys)", table.name, bucket->label,
-                 bucket->applied_offset, bucket->kv.size());
+                 bucket->applied_offset, bucket->kv ? bucket->kv->ApproximateKeys() : 0);
   return Status::Ok();
 }
 

@@ -277,25 +277,24 @@ Status TableReader::ReadSnapshot(const ResolvedTable& table, const ReadRequest& 
   int64_t remaining = request.limit < 0 ? INT64_MAX : request.limit;
   for (const auto& t : targets) {
     BucketState* bucket = buckets_->Get(t.stream_id, t.label);
-    std::vector<std::pair<std::string, std::string>> entries;
+    std::unique_ptr<kv::KvCursor> cursor;
     {
       std::lock_guard<std::mutex> lock(bucket->mutex);
       // Another node writes it: what was loaded here may be behind, so it is rebuilt.
       if (!storage_->Writes(t.stream_id)) bucket->writers_stale = true;
       MINK_RETURN_IF_ERROR(buckets_->Load(table, bucket));
-      entries.assign(bucket->kv.entries().begin(), bucket->kv.entries().end());
+      // A view of the state now, in key order; writes go on while it is read.
+      cursor = bucket->kv->Scan();
     }
-    std::sort(entries.begin(), entries.end());
-    size_t i = 0;
-    while (i < entries.size() && remaining > 0) {
-      size_t n = static_cast<size_t>(std::min<int64_t>(
-          {snapshot_batch_rows_, remaining, static_cast<int64_t>(entries.size() - i)}));
+    while (cursor->Valid() && remaining > 0) {
       std::vector<Row> rows;
-      rows.reserve(n);
-      for (size_t j = i; j < i + n; ++j) {
-        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(entries[j].second, table.types));
+      for (; cursor->Valid() && static_cast<int64_t>(rows.size()) < std::min(snapshot_batch_rows_, remaining);
+           cursor->Next()) {
+        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(cursor->value(), table.types));
         rows.push_back(std::move(row));
       }
+      MINK_RETURN_IF_ERROR(cursor->status());
+      const size_t n = rows.size();
       std::vector<const Row*> pointers;
       for (const auto& r : rows) pointers.push_back(&r);
       MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(pointers, table.schema, table.types));
@@ -309,8 +308,8 @@ Status TableReader::ReadSnapshot(const ResolvedTable& table, const ReadRequest& 
                                                                std::move(columns)));
       if (!sink(out)) return Status::Ok();
       remaining -= static_cast<int64_t>(n);
-      i += n;
     }
+    MINK_RETURN_IF_ERROR(cursor->status());
     if (remaining <= 0) break;
   }
   return Status::Ok();

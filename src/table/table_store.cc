@@ -69,6 +69,10 @@ void TableStore::Preload(uint64_t stream) {
 }
 
 Status TableStore::Start() {
+  if (!options_.kv_cache_dir.empty()) {
+    MINK_ASSIGN_OR_RETURN(auto env, kv::KvEnvironment::Open(options_.kv_cache_dir, options_.kv_memory_bytes));
+    buckets_.SetKvEnvironment(std::move(env));
+  }
   MINK_ASSIGN_OR_RETURN(size_t taken, ownership_.TakeAssigned());
   if (taken > 0) MINK_LOG_INFO("table", "took back {} bucket streams", taken);
   storage_->SetRetentionPolicy(TableRetentionPolicy(meta_, options_.default_log_ttl.count()));

@@ -63,6 +63,10 @@ struct TableOptions {
   std::chrono::milliseconds kv_snapshot_interval{10 * 60'000};
   // The log TTL of tables that set no `table.log.ttl` (`mink serve --retention`; 0 = forever).
   std::chrono::milliseconds default_log_ttl{7LL * 24 * 3600 * 1000};
+  // The working copies of primary-key buckets (kv/kv_store.h): their directory ("": a temporary
+  // one) and the memory all of them share.
+  std::string kv_cache_dir;
+  uint64_t kv_memory_bytes = 256ULL << 20;
 };
 
 class TableStore {

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "table/kv_state.h"
+#include "kv/kv_snapshot.h"
 #include "table/row_codec.h"
 #include "table_test_node.h"
 
@@ -101,21 +101,23 @@ class PkWriterTest : public testing::RoomsTest {
     auto bytes = objects_->Get(key);
     EXPECT_TRUE(bytes.ok()) << bytes.status();
     if (!bytes.ok()) return {};
-    int32_t schema_id = -1;
-    std::string writers;
-    auto kv = KvState::Load(*bytes, key, covered, &schema_id, &writers);
-    EXPECT_EQ(schema_id, 0);
+    auto manifest = kv::DecodeManifest(*bytes, key);
+    EXPECT_TRUE(manifest.ok()) << manifest.status();
+    if (!manifest.ok()) return {};
+    EXPECT_EQ(manifest->schema_id, 0);
+    *covered = manifest->offset;
+    // Restored elsewhere, as a new owner would: from the object store alone.
+    auto env = kv::KvEnvironment::Open(testing_env::MakeTempDir("restore"), 8 << 20);
+    EXPECT_TRUE(env.ok()) << env.status();
+    auto kv = kv::RestoreSnapshot(objects_.get(), env->get(), 0, *manifest, nullptr);
     EXPECT_TRUE(kv.ok()) << kv.status();
     if (!kv.ok()) return {};
     auto info = rooms_->catalog.DescribeTable(table);
     std::vector<LogicalType> types;
     for (const auto& c : info->descriptor.schema.columns) types.push_back(c.type);
-    std::vector<std::pair<std::string, std::string>> entries(kv->entries().begin(),
-                                                             kv->entries().end());
-    std::sort(entries.begin(), entries.end());
     std::vector<Row> rows;
-    for (const auto& [k, v] : entries) {
-      auto row = DecodeRow(v, types);
+    for (auto c = (*kv)->Scan(); c->Valid(); c->Next()) {
+      auto row = DecodeRow(c->value(), types);
       EXPECT_TRUE(row.ok()) << row.status();
       if (row.ok()) rows.push_back(*row);
     }
