@@ -260,17 +260,21 @@ Result<std::shared_ptr<KvStore>> RestoreSnapshot(object_store::ObjectStore* obje
     stats->fetched_files = fetched_files;
     stats->fetched_bytes = fetched_bytes;
   }
-  // Cached files of this stream the snapshot no longer names are of snapshots gone by.
+  PruneCachedFiles(env, stream_id, manifest);
+  return store;
+}
+
+void PruneCachedFiles(KvEnvironment* env, uint64_t stream_id, const SnapshotManifest& manifest) {
   std::set<std::string> live;
   for (const auto& [name, f] : manifest.files) live.insert(fs::path(env->CachedFilePath(f.key)).filename());
   const std::string mine = fs::path(env->CachedFilePath("kv/" + std::to_string(stream_id) + "/")).filename();
+  std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(env->cache_dir()) / "files", ec)) {
     const std::string file = entry.path().filename().string();
     if (file.starts_with(mine) && !live.count(file) && file.find(".part-") == std::string::npos) {
       fs::remove(entry.path(), ec);
     }
   }
-  return store;
 }
 
 }  // namespace mink::kv

@@ -66,4 +66,8 @@ Result<std::shared_ptr<KvStore>> RestoreSnapshot(object_store::ObjectStore* obje
                                                  const SnapshotManifest& manifest,
                                                  RestoreStats* stats);
 
+// Removes the cached files of stream `stream_id` that `manifest` (its newest snapshot) does not
+// name: they belong to snapshots gone by.
+void PruneCachedFiles(KvEnvironment* env, uint64_t stream_id, const SnapshotManifest& manifest);
+
 }  // namespace mink::kv

@@ -357,7 +357,9 @@ Status BucketStates::Load(const ResolvedTable& table, BucketState* bucket) {
   return Status::Ok();
 }
 
-Status BucketStates::WriteSnapshot(BucketState* bucket, int64_t offset) {
+Status BucketStates::WriteSnapshot(BucketState* bucket, int64_t offset,
+                                   std::unique_lock<std::mutex>& lock) {
+  if (bucket->snapshotting) return Status::Ok();
   const auto& node = storage_->node();
   const std::string key = "kv/" + std::to_string(bucket->stream_id) + "/" +
                           std::to_string(offset) + "-n" + std::to_string(node.node_id) + "e" +
@@ -365,17 +367,39 @@ Status BucketStates::WriteSnapshot(BucketState* bucket, int64_t offset) {
                           std::to_string(bucket->snapshot_seq++);
   bucket->writers.Expire(meta_->clock()->NowMillis() - WriterStates::kIdleExpiryMs);
   std::string writers = bucket->writers.EncodeCheckpoint(offset);
+  const int32_t schema_id = bucket->kv_schema_id;
+  const int64_t stream_epoch = bucket->loaded_epoch > 0 ? bucket->loaded_epoch : 0;
+  // The working copy at `offset`: its files, hard-linked while the mutex keeps writes out.
+  std::shared_ptr<kv::KvStore> store = bucket->keyed ? bucket->kv : nullptr;
+  std::unique_ptr<kv::Checkpoint> checkpoint;
+  if (store) {
+    MINK_ASSIGN_OR_RETURN(checkpoint, store->MakeCheckpoint());
+  }
+  bucket->snapshotting = true;
+  lock.unlock();
+  Status written = CommitSnapshot(bucket->stream_id, bucket->label, key, offset, schema_id,
+                                  stream_epoch, std::move(writers), store.get(), checkpoint.get());
+  checkpoint.reset();
+  lock.lock();
+  bucket->snapshotting = false;
+  if (written.ok()) bucket->snapshot_offset = std::max(bucket->snapshot_offset, offset);
+  return written;
+}
+
+Status BucketStates::CommitSnapshot(uint64_t stream_id, const std::string& label,
+                                    const std::string& key, int64_t offset, int32_t schema_id,
+                                    int64_t stream_epoch, std::string writers, kv::KvStore* store,
+                                    const kv::Checkpoint* checkpoint) {
   object_store::ObjectStore* objects = storage_->data_store();
   kv::UploadedSnapshot up;
-  if (bucket->keyed && bucket->kv) {
+  if (store != nullptr) {
     // The working copy's files: those the object store holds already are named, not uploaded.
     MINK_ASSIGN_OR_RETURN(kv::KvEnvironment * env, KvEnv());
-    MINK_ASSIGN_OR_RETURN(auto checkpoint, bucket->kv->MakeCheckpoint());
-    MINK_ASSIGN_OR_RETURN(up, kv::UploadCheckpoint(objects, env, *bucket->kv, *checkpoint, offset,
-                                                   bucket->kv_schema_id, std::move(writers)));
+    MINK_ASSIGN_OR_RETURN(up, kv::UploadCheckpoint(objects, env, *store, *checkpoint, offset,
+                                                   schema_id, std::move(writers)));
   } else {
     up.manifest.offset = offset;
-    up.manifest.schema_id = bucket->kv_schema_id;
+    up.manifest.schema_id = schema_id;
     up.manifest.writers = std::move(writers);
   }
   const std::string data = kv::EncodeManifest(up.manifest);
@@ -387,8 +411,8 @@ Status BucketStates::WriteSnapshot(BucketState* bucket, int64_t offset) {
     drop_new();
     return put;
   }
-  metadata::CommitKvSnapshot commit{bucket->stream_id, key, storage_->data_bucket_id(), data.size(), offset};
-  commit.stream_epoch = bucket->loaded_epoch > 0 ? bucket->loaded_epoch : 0;
+  metadata::CommitKvSnapshot commit{stream_id, key, storage_->data_bucket_id(), data.size(), offset};
+  commit.stream_epoch = stream_epoch;
   for (const auto& [name, f] : up.manifest.files) commit.files.push_back({f.key, f.size});
   auto seq = meta_->Append(Command(std::move(commit)));
   if (!seq.ok()) {
@@ -400,13 +424,13 @@ Status BucketStates::WriteSnapshot(BucketState* bucket, int64_t offset) {
     return seq.status();
   }
   // Confirmed: from now on these files are in the store for the next snapshot to name.
-  if (bucket->kv) {
-    bucket->kv->set_stored_files(
+  if (store != nullptr) {
+    store->set_stored_files(
         std::map<std::string, kv::StoredFile>(up.manifest.files.begin(), up.manifest.files.end()));
+    if (auto env = KvEnv(); env.ok()) kv::PruneCachedFiles(*env, stream_id, up.manifest);
   }
-  MINK_LOG_DEBUG("table", "KV snapshot {} of {}: {} files, {} of {} bytes uploaded", key, bucket->label,
+  MINK_LOG_DEBUG("table", "KV snapshot {} of {}: {} files, {} of {} bytes uploaded", key, label,
                  up.manifest.files.size(), up.uploaded_bytes, up.state_bytes);
-  bucket->snapshot_offset = std::max(bucket->snapshot_offset, offset);
   return Status::Ok();
 }
 

@@ -43,6 +43,7 @@ struct BucketState {
   // committed by that epoch's owner and the ones before it (the log orders them).
   int64_t loaded_epoch = -1;
   uint64_t snapshot_seq = 0;
+  bool snapshotting = false;  // a snapshot's upload and commit run (with the mutex released)
   // A log bucket whose writers moved kv_snapshot_records offsets past its last snapshot: the
   // periodic snapshotter takes one at its next look (the appender does not wait for it).
   std::atomic<bool> snapshot_due{false};
@@ -102,10 +103,13 @@ class BucketStates {
 
   // Writes a snapshot of the bucket at `offset` (every batch below it is committed): its KV
   // state (a primary-key bucket's; a log bucket has none) and its writers that wrote within
-  // WriterStates::kIdleExpiryMs, committed to the metadata log. The caller holds
-  // bucket->mutex. When the commit's outcome is unknown the object stays (the log may
-  // reference it; the orphan sweep removes it if not).
-  Status WriteSnapshot(BucketState* bucket, int64_t offset);
+  // WriterStates::kIdleExpiryMs, committed to the metadata log. The caller holds `lock` on
+  // bucket->mutex: the state is checkpointed under it (a memtable flush at most), then it is
+  // released while the files upload and the commit runs, so writes to the bucket go on, and
+  // held again on return. Ok without a snapshot while another of the bucket runs. When the
+  // commit's outcome is unknown the objects stay (the log may reference them; the orphan sweep
+  // removes them if not).
+  Status WriteSnapshot(BucketState* bucket, int64_t offset, std::unique_lock<std::mutex>& lock);
   // A log bucket's idempotent writer wrote up to `end`: marks it snapshot_due when that is
   // snapshot_records past its last snapshot.
   void NoteWritten(BucketState* bucket, int64_t end) const {
@@ -116,6 +120,12 @@ class BucketStates {
   // Brings a loaded KV state's rows to the table's current schema.
   Status UpgradeKv(const ResolvedTable& table, BucketState* bucket);
   Result<kv::KvEnvironment*> KvEnv();
+  // WriteSnapshot's part without the bucket's mutex: uploads the files of `checkpoint` the
+  // store does not hold yet (none for a log bucket: `store` null), puts the manifest `key` and
+  // commits it.
+  Status CommitSnapshot(uint64_t stream_id, const std::string& label, const std::string& key,
+                        int64_t offset, int32_t schema_id, int64_t stream_epoch,
+                        std::string writers, kv::KvStore* store, const kv::Checkpoint* checkpoint);
   // The working copy of the snapshot object `bytes` (a manifest, or the format before it,
   // converted), with the offset it covers, its rows' schema id and its writers section.
   Result<std::shared_ptr<kv::KvStore>> OpenSnapshot(const BucketState& bucket, bool keyed,

@@ -169,8 +169,11 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
     }
     result.buckets.push_back({w.label, w.pending.base, w.pending.end});
   }
+  // The buckets are released first: a snapshot's upload runs without its bucket's mutex.
+  locks.clear();
   for (auto& w : work) {
-    Status snap = MaybeSnapshot(table, w.bucket, false);
+    std::unique_lock<std::mutex> lock(w.bucket->mutex);
+    Status snap = MaybeSnapshot(table, w.bucket, false, lock);
     (void)snap;  // a failed snapshot is retried at the next threshold; the write stands
   }
   if (!failure.ok()) return failure;
@@ -205,13 +208,13 @@ Result<int64_t> PrimaryKeyWriter::NextAutoIncrement(const ResolvedTable& table,
 }
 
 Status PrimaryKeyWriter::MaybeSnapshot(const ResolvedTable& table, BucketState* bucket,
-                                       bool force) {
+                                       bool force, std::unique_lock<std::mutex>& lock) {
   if (!table.d.has_primary_key() || !bucket->loaded) return Status::Ok();
   int64_t pending = bucket->applied_offset - bucket->snapshot_offset;
   if (pending <= 0 || (!force && pending < kv_snapshot_records_)) return Status::Ok();
-  MINK_RETURN_IF_ERROR(buckets_->WriteSnapshot(bucket, bucket->applied_offset));
-  MINK_LOG_DEBUG("table", "KV snapshot of {} {} at offset {} ({} keys)", table.name, bucket->label,
-                 bucket->applied_offset, bucket->kv ? bucket->kv->ApproximateKeys() : 0);
+  const int64_t offset = bucket->applied_offset;
+  MINK_RETURN_IF_ERROR(buckets_->WriteSnapshot(bucket, offset, lock));
+  MINK_LOG_DEBUG("table", "KV snapshot of {} {} at offset {}", table.name, bucket->label, offset);
   return Status::Ok();
 }
 
@@ -231,16 +234,23 @@ Status PrimaryKeyWriter::SnapshotAll(bool only_due) {
       MINK_RETURN_IF_ERROR(SnapshotLogWriters(bucket));
       continue;
     }
-    std::lock_guard<std::mutex> lock(bucket->mutex);
+    std::unique_lock<std::mutex> lock(bucket->mutex);
     // A bucket that moved to another node is that node's to snapshot.
     if (bucket->writers_stale || !storage_->Writes(bucket->stream_id)) continue;
-    MINK_RETURN_IF_ERROR(MaybeSnapshot(*table, bucket, true));
+    Status s = MaybeSnapshot(*table, bucket, true, lock);
+    if (s.code() == StatusCode::kAborted) {
+      // Refused (the stream's epoch moved on since this state was loaded): rebuilt before its
+      // next use; the other buckets go on.
+      bucket->writers_stale = true;
+      continue;
+    }
+    MINK_RETURN_IF_ERROR(s);
   }
   return Status::Ok();
 }
 
 Status PrimaryKeyWriter::SnapshotLogWriters(BucketState* bucket) {
-  std::lock_guard<std::mutex> lock(bucket->mutex);
+  std::unique_lock<std::mutex> lock(bucket->mutex);
   bucket->snapshot_due = false;
   // The committed end first, then staleness: a failed append marks the writers stale before
   // a later batch can commit at its offsets, so writers not stale now hold no batch that failed
@@ -253,7 +263,7 @@ Status PrimaryKeyWriter::SnapshotLogWriters(BucketState* bucket) {
       !storage_->Writes(bucket->stream_id) || committed <= bucket->snapshot_offset) {
     return Status::Ok();
   }
-  MINK_RETURN_IF_ERROR(buckets_->WriteSnapshot(bucket, committed));
+  MINK_RETURN_IF_ERROR(buckets_->WriteSnapshot(bucket, committed, lock));
   MINK_LOG_DEBUG("table", "writers snapshot of {} at offset {} ({} writers)", bucket->label,
                  committed, bucket->writers.writers());
   return Status::Ok();

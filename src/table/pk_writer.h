@@ -55,7 +55,9 @@ class PrimaryKeyWriter {
   Result<int64_t> NextAutoIncrement(const ResolvedTable& table, BucketState* bucket);
   // Writes a KV snapshot of the bucket when enough changelog has passed since the last (or,
   // with `force`, any). The caller holds bucket->mutex.
-  Status MaybeSnapshot(const ResolvedTable& table, BucketState* bucket, bool force);
+  // The caller holds `lock` on bucket->mutex (released during the upload, held on return).
+  Status MaybeSnapshot(const ResolvedTable& table, BucketState* bucket, bool force,
+                       std::unique_lock<std::mutex>& lock);
   // Snapshots a log bucket's writers at its committed end, if it moved since the last.
   Status SnapshotLogWriters(BucketState* bucket);
 

@@ -194,6 +194,9 @@ class MinkNode:
         self.broker = f"{advertise_host}:{self.kafka_port}"
         self.flight = f"grpc://{advertise_host}:{self.flight_port}"
         self.env = dict(os.environ, **(env or {}))
+        # The working copies of primary-key buckets: in the node's directory, not the runner's.
+        self.cache_dir = os.path.join(self.work, "cache")
+        self.env.setdefault("MINK_CACHE_DIR", self.cache_dir)
         self.proc = None
         self.flags = []
         self.log_path = os.path.join(self.work, "node.log")
