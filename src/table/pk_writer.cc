@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -71,6 +74,19 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
         continue;
       }
     }
+    // The stored rows of the write's keys, in one multi-get.
+    std::vector<std::string> keys;
+    {
+      std::unordered_set<std::string_view> seen;
+      for (RoutedRow* r : w.rows) {
+        if (seen.insert(r->key).second) keys.push_back(r->key);
+      }
+    }
+    MINK_ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> values, w.bucket->kv->MultiGet(keys));
+    std::unordered_map<std::string_view, const std::string*> stored;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (values[i]) stored.emplace(keys[i], &*values[i]);
+    }
     // The merge engine sees the bucket's state plus the earlier rows of this write.
     std::vector<ChangeRecord> changes;
     for (RoutedRow* r : w.rows) {
@@ -78,12 +94,9 @@ Result<WriteResult> PrimaryKeyWriter::Write(const ResolvedTable& table,
       auto pending = w.updates.find(r->key);
       if (pending != w.updates.end()) {
         old = pending->second;
-      } else {
-        MINK_ASSIGN_OR_RETURN(std::optional<std::string> stored, w.bucket->kv->Get(r->key));
-        if (stored) {
-          MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*stored, table.types));
-          old = std::move(row);
-        }
+      } else if (auto found = stored.find(r->key); found != stored.end()) {
+        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(*found->second, table.types));
+        old = std::move(row);
       }
       if (auto_column >= 0 && !is_delete) {
         const auto c = static_cast<size_t>(auto_column);
