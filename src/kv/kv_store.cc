@@ -189,13 +189,17 @@ Status KvStore::Put(std::string_view key, std::string_view value) {
                    "writing the working copy of stream " + std::to_string(stream_id_));
 }
 
-std::unique_ptr<KvCursor> KvStore::Scan() const {
+std::unique_ptr<KvCursor> KvStore::Scan(std::string_view from) const {
   const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
   rocksdb::ReadOptions read;
   read.snapshot = snapshot;
   read.fill_cache = false;  // a scan of everything would evict what lookups use
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
-  it->SeekToFirst();
+  if (from.empty()) {
+    it->SeekToFirst();
+  } else {
+    it->Seek(rocksdb::Slice(from.data(), from.size()));
+  }
   return std::unique_ptr<KvCursor>(new KvCursor(shared_from_this(), snapshot, std::move(it)));
 }
 

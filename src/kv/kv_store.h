@@ -126,8 +126,8 @@ class KvStore : public std::enable_shared_from_this<KvStore> {
   // Applies the changes atomically.
   Status Apply(const std::vector<KvChange>& changes);
   Status Put(std::string_view key, std::string_view value);
-  // Every entry, in key order, from a consistent view.
-  std::unique_ptr<KvCursor> Scan() const;
+  // Every entry from `from` on (all of them when empty), in key order, from a consistent view.
+  std::unique_ptr<KvCursor> Scan(std::string_view from = {}) const;
   // RocksDB's estimate of the keys held (exact when nothing was overwritten or deleted since the
   // last compaction).
   uint64_t ApproximateKeys() const;

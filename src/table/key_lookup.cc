@@ -50,6 +50,13 @@ Result<std::string> MatchKey(const ResolvedTable& table, const Row& row, bool pr
                 : EncodeCompactedKey(ValuesOf(row, table.pk), table.pk_types);
 }
 
+// Whether the bucket key is the primary key's first columns, in order: then a prefix lookup's
+// encoded bucket key is a byte prefix of the stored keys it matches.
+bool BucketKeyLeadsPrimaryKey(const ResolvedTable& table) {
+  if (table.bucket_key.size() > table.pk.size()) return false;
+  return std::equal(table.bucket_key.begin(), table.bucket_key.end(), table.pk.begin());
+}
+
 // One key of a lookup: where its rows are and what they match on.
 struct ParsedKey {
   Row key_row;  // the key batch's values, in its column order
@@ -203,9 +210,24 @@ Result<arrow::RecordBatchPtr> KeyLookup::Lookup(const LookupRequest& request,
       }
       continue;
     }
-    // A prefix: one pass over the bucket for all of its keys.
     std::unordered_map<std::string, std::vector<size_t>> wanted;
     for (size_t i : indexes) wanted[parsed[i].match].push_back(i);
+    if (BucketKeyLeadsPrimaryKey(*table)) {
+      // The bucket key's encoding begins every key it is a prefix of (the compacted encoding
+      // concatenates the fields): a seek to it, then on while the keys start with it.
+      for (const auto& [match, those] : wanted) {
+        auto cursor = bucket->kv->Scan(match);
+        for (; cursor->Valid() && cursor->key().starts_with(match); cursor->Next()) {
+          MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(cursor->value(), table->types));
+          MINK_ASSIGN_OR_RETURN(std::string matched, MatchKey(*table, row, true));
+          if (matched != match) continue;
+          for (size_t i : those) found[i].emplace_back(std::string(cursor->key()), row);
+        }
+        MINK_RETURN_IF_ERROR(cursor->status());
+      }
+      continue;
+    }
+    // Otherwise one pass over the bucket for all of its keys.
     auto cursor = bucket->kv->Scan();
     for (; cursor->Valid(); cursor->Next()) {
       MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(cursor->value(), table->types));
