@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/bytes.h"
+#include "table/arrow_rows.h"
 
 namespace mink::table {
 
@@ -226,6 +227,35 @@ Status DecodeValue(std::string_view* in, const LogicalType& t, Value* out, int d
 
 void EncodeRow(const Row& row, const std::vector<LogicalType>& types, std::string* out) {
   EncodeFields(row, types, out);
+}
+
+Status AppendEncodedRow(std::string_view data, const std::vector<LogicalType>& types,
+                        const std::vector<arrow::ArrayBuilder*>& builders) {
+  const size_t bitmap = (types.size() + 7) / 8;
+  if (data.size() < bitmap) return Truncated();
+  const std::string_view bits = data.substr(0, bitmap);
+  data.remove_prefix(bitmap);
+  for (size_t i = 0; i < types.size(); ++i) {
+    arrow::ArrayBuilder* b = builders[i];
+    if (static_cast<uint8_t>(bits[i / 8]) & (1 << (i % 8))) {
+      if (b != nullptr) b->AppendNull();
+      continue;
+    }
+    const LogicalType& t = types[i];
+    if (t.kind == TypeKind::kString || t.kind == TypeKind::kBytes) {
+      // The bytes go from the row to the column, never through a std::string.
+      uint64_t n = 0;
+      if (!GetVarint64(&data, &n) || n > data.size()) return Truncated();
+      if (b != nullptr) MINK_RETURN_IF_ERROR(static_cast<arrow::BinaryBuilder*>(b)->Append(data.substr(0, n)));
+      data.remove_prefix(n);
+      continue;
+    }
+    Value v;
+    MINK_RETURN_IF_ERROR(DecodeValue(&data, t, &v, 1));
+    if (b != nullptr) MINK_RETURN_IF_ERROR(AppendValue(b, v, t));
+  }
+  if (!data.empty()) return DataLossError("KV row has trailing bytes");
+  return Status::Ok();
 }
 
 Result<Row> DecodeRow(std::string_view data, const std::vector<LogicalType>& types) {

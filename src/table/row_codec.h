@@ -14,12 +14,17 @@
 
 #include "base/result.h"
 #include "table/types.h"
+#include "arrow_format/builder.h"
 #include "table/value.h"
 
 namespace mink::table {
 
 void EncodeRow(const Row& row, const std::vector<LogicalType>& types, std::string* out);
 Result<Row> DecodeRow(std::string_view data, const std::vector<LogicalType>& types);
+// Decodes an encoded row straight into Arrow builders, one per column (null: the column is
+// skipped), without a Row between: what snapshot reads use.
+Status AppendEncodedRow(std::string_view data, const std::vector<LogicalType>& types,
+                        const std::vector<arrow::ArrayBuilder*>& builders);
 
 // Appends/reads unsigned LEB128 varints (shared with the key encoders).
 void PutVarint64(std::string* out, uint64_t v);

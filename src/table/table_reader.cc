@@ -287,19 +287,27 @@ Status TableReader::ReadSnapshot(const ResolvedTable& table, const ReadRequest& 
       cursor = bucket->kv->Scan();
     }
     while (cursor->Valid() && remaining > 0) {
-      std::vector<Row> rows;
-      for (; cursor->Valid() && static_cast<int64_t>(rows.size()) < std::min(snapshot_batch_rows_, remaining);
-           cursor->Next()) {
-        MINK_ASSIGN_OR_RETURN(Row row, DecodeRow(cursor->value(), table.types));
-        rows.push_back(std::move(row));
+      // The projected columns' builders, by table column; the rows decode straight into them.
+      std::vector<std::unique_ptr<arrow::ArrayBuilder>> owned(table.types.size());
+      std::vector<arrow::ArrayBuilder*> builders(table.types.size(), nullptr);
+      for (int c : proj.columns) {
+        const auto i = static_cast<size_t>(c);
+        if (owned[i]) continue;  // a column projected twice is decoded once
+        MINK_ASSIGN_OR_RETURN(owned[i], arrow::MakeBuilder(table.schema->field(c).type()));
+        builders[i] = owned[i].get();
+      }
+      int64_t n = 0;
+      for (; cursor->Valid() && n < std::min(snapshot_batch_rows_, remaining); cursor->Next(), ++n) {
+        MINK_RETURN_IF_ERROR(AppendEncodedRow(cursor->value(), table.types, builders));
       }
       MINK_RETURN_IF_ERROR(cursor->status());
-      const size_t n = rows.size();
-      std::vector<const Row*> pointers;
-      for (const auto& r : rows) pointers.push_back(&r);
-      MINK_ASSIGN_OR_RETURN(auto batch, RowsToBatch(pointers, table.schema, table.types));
-      MINK_ASSIGN_OR_RETURN(auto projected, batch->SelectColumns(proj.columns));
-      std::vector<arrow::ArrayDataPtr> columns = projected->columns();
+      std::vector<arrow::ArrayDataPtr> finished(table.types.size());
+      for (size_t i = 0; i < owned.size(); ++i) {
+        if (!owned[i]) continue;
+        MINK_ASSIGN_OR_RETURN(finished[i], owned[i]->Finish());
+      }
+      std::vector<arrow::ArrayDataPtr> columns;
+      for (int c : proj.columns) columns.push_back(finished[static_cast<size_t>(c)]);
       if (request.meta) {
         MINK_ASSIGN_OR_RETURN(auto label, ConstantString(t.label, static_cast<int64_t>(n)));
         columns.push_back(label);
