@@ -18,10 +18,13 @@ using metadata::State;
 
 namespace {
 
-// A pass is bounded, so a stop never waits long for it: deletes per GC pass (one request each),
+// A pass is bounded, so a stop never waits long for it: deletes per GC pass (one request each,
+// run on the maintenance loads' threads; a backlog is worked off by passes back to back),
 // segments per compaction round (one ranged GET each; a backlog of tiny WAL segments takes
 // several rounds).
-constexpr size_t kMaxDeletesPerPass = 1000;
+constexpr size_t kMaxDeletesPerPass = 8000;
+// Keys per ForgetObjects command: a pass's deletes are recorded in a few commands of bounded size.
+constexpr size_t kForgetPerCommand = 1000;
 constexpr size_t kMaxRunSegments = 512;
 // A round's segments are fetched this many at once (ranged GETs on compaction_loads_), then
 // copied in order: a run of tiny WAL segments costs a GET's latency per window, not per segment,
@@ -213,30 +216,51 @@ Status StreamStore::RunGarbageCollection() {
       if (since + options_.delete_grace.count() <= now) expired.push_back(key);
     }
   });
-  std::vector<std::string> deleted;
-  for (const auto& key : expired) {
-    // Bounded, and over when the node stops: what was deleted is forgotten below either way, so
-    // the next pass (here or on the next coordinator) goes on from there.
-    if (deleted.size() >= kMaxDeletesPerPass || Stopping()) break;
-    Status s = (IsWalKey(key) ? stores_.wal : stores_.data)->Delete(key);
-    if (s.ok()) deleted.push_back(key);
+  // Bounded, and over when the node stops: what was deleted is forgotten below either way, so
+  // the next pass (here or on the next coordinator) goes on from there.
+  const size_t attempted = std::min(expired.size(), kMaxDeletesPerPass);
+  std::vector<char> gone(attempted, 0);
+  std::vector<std::function<void()>> deletes;
+  for (size_t i = 0; i < attempted; ++i) {
+    deletes.push_back([this, &expired, &gone, i] {
+      if (Stopping()) return;
+      const std::string& key = expired[i];
+      gone[i] = (IsWalKey(key) ? stores_.wal : stores_.data)->Delete(key).ok();
+    });
   }
-  if (!deleted.empty()) {
+  // Many at once: a delete is a round trip to the object store, and a busy cluster's WAL
+  // objects expire faster than one at a time can remove them.
+  RunTogether(&compaction_loads_, std::move(deletes));
+  std::vector<std::string> deleted;
+  for (size_t i = 0; i < attempted; ++i) {
+    if (gone[i]) deleted.push_back(expired[i]);
+  }
+  // More expired than a pass takes, and deletes work: the next pass runs at once.
+  gc_backlog_ = expired.size() > attempted && !deleted.empty();
+  for (size_t first = 0; first < deleted.size(); first += kForgetPerCommand) {
+    const size_t last = std::min(deleted.size(), first + kForgetPerCommand);
     auto seq = meta_->Append([&](const State& s) -> Result<Command> {
       metadata::ForgetObjects forget;
-      for (const auto& key : deleted) {
-        if (s.unreferenced().count(key)) forget.keys.push_back(key);
+      for (size_t i = first; i < last; ++i) {
+        if (s.unreferenced().count(deleted[i])) forget.keys.push_back(deleted[i]);
       }
       if (forget.keys.empty()) return AbortedError("already forgotten");
       return Command(forget);
     });
     if (!seq.ok() && !IsAborted(seq.status())) return seq.status();
+  }
+  if (!deleted.empty()) {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.objects_deleted += deleted.size();
   }
 
   if (Stopping()) return Status::Ok();
-  // 2. Objects uploaded but never committed. List first, then read the state: an object
+  // 2. Objects uploaded but never committed, looked for a few times per orphan grace: the
+  // listing reads every key of the WAL and data prefixes, and an orphan waits a grace anyway.
+  const auto since_sweep = SteadyNow() - last_orphan_sweep_;
+  if (last_orphan_sweep_ != SteadyTime{} && since_sweep < options_.orphan_grace / 4) return Status::Ok();
+  last_orphan_sweep_ = SteadyNow();
+  // List first, then read the state: an object
   // committed after the listing is in that state. Writers never commit an object older than
   // half the orphan grace, so one older than the grace can no longer become referenced.
   struct Listing {

@@ -284,7 +284,8 @@ void StreamStore::MaintenanceLoop() {
         gate = gc_gate_;
       }
       if (!gate || gate()) run("garbage collection", RunGarbageCollection());
-      next_gc = SteadyNow() + options_.gc_interval;
+      // A backlog left by a bounded pass is worked on at once, not a gc interval later.
+      next_gc = SteadyNow() + (gc_backlog_ ? std::chrono::milliseconds(0) : options_.gc_interval);
     }
     if (now >= next_retention) {
       run("retention", RunRetention());

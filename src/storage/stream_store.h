@@ -178,9 +178,13 @@ class StreamStore {
   std::function<bool()> gc_gate_;  // under mutex_
   std::function<bool()> fenced_;   // set once, before appends
   uint64_t next_object_seq_ = 0;
-  // Compaction's ranged GETs, a window at a time (maintenance.cc); before maintenance_, which
-  // uses it and is joined first.
+  // Compaction's ranged GETs, a window at a time, and garbage collection's deletes
+  // (maintenance.cc); before maintenance_, which uses it and is joined first.
   ThreadPool compaction_loads_{8, "compaction-load"};
+  // Garbage collection, on the maintenance thread only: whether the last pass left expired
+  // objects for the next (which then runs at once), and when the orphan sweep last listed.
+  bool gc_backlog_ = false;
+  SteadyTime last_orphan_sweep_{};
   std::thread maintenance_;
 };
 
