@@ -124,6 +124,9 @@ Result<std::shared_ptr<KvStore>> KvEnvironment::OpenAt(uint64_t stream_id, std::
   options.avoid_flush_during_shutdown = true;  // the copy is dropped anyway
   options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
   options.keep_log_file_num = 1;
+  // A node holds many buckets, each with many SSTs: files past this are closed and reopened on
+  // use, so working copies never run the process out of descriptors.
+  options.max_open_files = 256;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache_;
   table.cache_index_and_filter_blocks = true;  // inside the budget too
