@@ -10,7 +10,9 @@
 
 #include <filesystem>
 #include <iostream>
+#include <atomic>
 #include <random>
+#include <thread>
 #include <string>
 
 #include "bench_util.h"
@@ -45,11 +47,13 @@ int main(int argc, char** argv) {
   CLI::App app{"kv_bench: RocksDB working copies and incremental snapshots"};
   uint64_t keys = 1'000'000, value_bytes = 200, memory_mib = 256;
   double lookup_seconds = 3;
+  int lookup_threads = 2;
   std::string dir = "/tmp/kv-bench";
   app.add_option("--keys", keys);
   app.add_option("--value-bytes", value_bytes);
   app.add_option("--memory-mib", memory_mib);
   app.add_option("--lookup-seconds", lookup_seconds);
+  app.add_option("--lookup-threads", lookup_threads);
   app.add_option("--dir", dir);
   CLI11_PARSE(app, argc, argv);
   std::filesystem::remove_all(dir);
@@ -105,22 +109,35 @@ int main(int argc, char** argv) {
   std::cout << "restore from file:// of " << second->state_bytes << " bytes: " << bench::Seconds(t0, SteadyNow())
             << " s (" << stats.fetched_files << " files fetched)\n";
 
-  // 4. Point lookups, 1000 keys a multi-get, for --lookup-seconds.
-  uint64_t looked = 0, found = 0;
+  // 4. Point lookups, 1000 keys a multi-get, for --lookup-seconds, on --lookup-threads threads
+  // (a node serves concurrent lookup requests on as many).
+  std::atomic<uint64_t> looked{0}, found{0};
+  std::atomic<bool> failed{false};
   t0 = SteadyNow();
   const auto until = t0 + std::chrono::milliseconds(static_cast<int64_t>(lookup_seconds * 1000));
-  while (SteadyNow() < until) {
-    std::vector<std::string> batch;
-    for (int i = 0; i < 1000; ++i) batch.push_back(Key(rng() % keys));
-    auto got = (*restored)->MultiGet(batch);
-    if (!got.ok()) return Fail(got.status());
-    for (const auto& v : *got) found += v.has_value();
-    looked += batch.size();
+  std::vector<std::thread> lookers;
+  for (int t = 0; t < lookup_threads; ++t) {
+    lookers.emplace_back([&, t] {
+      std::mt19937_64 mine(1000 + t);
+      while (SteadyNow() < until && !failed) {
+        std::vector<std::string> batch;
+        for (int i = 0; i < 1000; ++i) batch.push_back(Key(mine() % keys));
+        auto got = (*restored)->MultiGet(batch);
+        if (!got.ok()) {
+          failed = true;
+          return;
+        }
+        for (const auto& v : *got) found += v.has_value();
+        looked += batch.size();
+      }
+    });
   }
+  for (auto& t : lookers) t.join();
+  if (failed) return Fail(InternalError("a multi-get failed"));
   const double lookup_s = bench::Seconds(t0, SteadyNow());
   std::cout << "lookups: " << looked << " keys (" << found << " found) in " << lookup_s << " s = " << looked / lookup_s
-            << " keys/s in batches of 1000; memory used " << ((*other)->MemoryUsage() >> 20) << " MiB of "
-            << memory_mib << "\n";
+            << " keys/s in batches of 1000 on " << lookup_threads << " threads; memory used "
+            << ((*other)->MemoryUsage() >> 20) << " MiB of " << memory_mib << "\n";
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::cout << "rss: " << (usage.ru_maxrss >> 10) << " MiB peak\n";
