@@ -301,6 +301,7 @@ Result<std::unique_ptr<Node>> Node::Start(const config::ServeConfig& config) {
     sources.meta = node->meta_.get();
     sources.storage = node->storage_.get();
     sources.membership = node->membership_.get();
+    sources.tables = node->tables_.get();
     sources.group_offsets = node->groups_ ? node->meta_->store()->group_offsets() : nullptr;
     OperationsEndpoint::Authenticate authenticate;
     OperationsEndpoint::Authorize authorize;

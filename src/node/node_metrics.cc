@@ -125,6 +125,21 @@ std::vector<Family> GatherNodeMetrics(const MetricSources& s) {
   trims.samples.push_back({{}, static_cast<double>(m.trims)});
   for (Family* f : {&hits, &misses, &read_bytes, &compactions, &deleted, &trims}) out.push_back(std::move(*f));
 
+  // The working copies of primary-key buckets (--cache-dir, --kv-memory).
+  if (s.tables != nullptr) {
+    const table::KvStats kv_stats = s.tables->kv_stats();
+    Family kv_memory = Gauge("mink_kv_memory_bytes",
+                             "Memory the working copies of primary-key buckets use (block cache and memtables).");
+    kv_memory.samples.push_back({{}, static_cast<double>(kv_stats.memory_bytes)});
+    Family kv_limit = Gauge("mink_kv_memory_limit_bytes", "Their budget (--kv-memory).");
+    kv_limit.samples.push_back({{}, static_cast<double>(kv_stats.memory_limit_bytes)});
+    Family kv_moved = Counter("mink_kv_snapshot_file_bytes_total",
+                              "SST bytes KV snapshots uploaded, and restores fetched (the rest came from the cache directory).");
+    kv_moved.samples.push_back({{{"direction", "uploaded"}}, static_cast<double>(kv_stats.uploaded_bytes)});
+    kv_moved.samples.push_back({{{"direction", "fetched"}}, static_cast<double>(kv_stats.fetched_bytes)});
+    for (Family* f : {&kv_memory, &kv_limit, &kv_moved}) out.push_back(std::move(*f));
+  }
+
   if (s.membership != nullptr) {
     auto members = s.membership->Members();
     if (members.ok()) {

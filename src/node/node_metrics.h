@@ -13,6 +13,7 @@
 #include "metadata/metadata_log.h"
 #include "metrics/metrics.h"
 #include "storage/stream_store.h"
+#include "table/table_store.h"
 
 namespace mink::node {
 
@@ -22,6 +23,7 @@ struct MetricSources {
   storage::StreamStore* storage = nullptr;
   const cluster::Membership* membership = nullptr;
   metadata::GroupOffsetStore* group_offsets = nullptr;  // null without a Kafka listener
+  const table::TableStore* tables = nullptr;
 };
 
 std::vector<metrics::Family> GatherNodeMetrics(const MetricSources& sources);

@@ -108,6 +108,20 @@ void BucketStates::SetKvEnvironment(std::unique_ptr<kv::KvEnvironment> env) {
   kv_env_ = std::move(env);
 }
 
+KvStats BucketStates::kv_stats() const {
+  KvStats stats;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (kv_env_) {
+      stats.memory_bytes = kv_env_->MemoryUsage();
+      stats.memory_limit_bytes = kv_env_->memory_bytes();
+    }
+  }
+  stats.uploaded_bytes = uploaded_bytes_;
+  stats.fetched_bytes = fetched_bytes_;
+  return stats;
+}
+
 Result<kv::KvEnvironment*> BucketStates::KvEnv() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!kv_env_) {
@@ -133,6 +147,7 @@ Result<std::shared_ptr<kv::KvStore>> BucketStates::OpenSnapshot(const BucketStat
     if (!keyed) return std::shared_ptr<kv::KvStore>();
     kv::RestoreStats stats;
     auto store = kv::RestoreSnapshot(storage_->data_store(), env, bucket.stream_id, manifest, &stats);
+    fetched_bytes_ += stats.fetched_bytes;
     if (store.ok() && stats.fetched_files > 0) {
       MINK_LOG_INFO("table", "restored {} from {}: {} of {} files fetched ({} bytes)", bucket.label,
                     object_key, stats.fetched_files, stats.files, stats.fetched_bytes);
@@ -423,6 +438,7 @@ Status BucketStates::CommitSnapshot(uint64_t stream_id, const std::string& label
     }
     return seq.status();
   }
+  uploaded_bytes_ += up.uploaded_bytes;
   // Confirmed: from now on these files are in the store for the next snapshot to name.
   if (store != nullptr) {
     store->set_stored_files(

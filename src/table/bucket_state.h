@@ -49,6 +49,14 @@ struct BucketState {
   std::atomic<bool> snapshot_due{false};
 };
 
+// What the working copies of primary-key buckets hold and move (the node's metrics).
+struct KvStats {
+  uint64_t memory_bytes = 0;        // block cache and memtables in use
+  uint64_t memory_limit_bytes = 0;  // their budget
+  uint64_t uploaded_bytes = 0;      // SST bytes snapshots uploaded
+  uint64_t fetched_bytes = 0;       // SST bytes restores fetched (the rest came from the cache)
+};
+
 class BucketStates {
  public:
   // A log bucket is due for a snapshot of its writers every `snapshot_records` offsets. Writer
@@ -65,6 +73,7 @@ class BucketStates {
   // Where working copies live: the node's cache directory and memory budget. Until set (and in
   // tests that set none), a temporary directory with a 64 MB budget, made on first use.
   void SetKvEnvironment(std::unique_ptr<kv::KvEnvironment> env);
+  KvStats kv_stats() const;
 
   // The state of the bucket with this stream, created empty (not loaded) on first use.
   BucketState* Get(uint64_t stream_id, const std::string& label);
@@ -145,6 +154,8 @@ class BucketStates {
   std::map<uint64_t, std::unique_ptr<BucketState>> buckets_;  // by stream id
   std::unique_ptr<kv::KvEnvironment> kv_env_;  // guarded by mutex_
   std::string temporary_cache_;                // removed at the end when kv_env_ made it
+  std::atomic<uint64_t> uploaded_bytes_{0};
+  std::atomic<uint64_t> fetched_bytes_{0};
 };
 
 }  // namespace mink::table

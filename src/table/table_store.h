@@ -215,6 +215,7 @@ class TableStore {
   // Snapshots every primary-key bucket this node writes whose state moved since its last
   // snapshot (also done automatically every kv_snapshot_records).
   Status SnapshotAll() { return pk_writer_.SnapshotAll(); }
+  KvStats kv_stats() const { return buckets_.kv_stats(); }
 
  private:
   int32_t StreamOwner(uint64_t stream_id) const;

@@ -110,7 +110,8 @@ def check_log(checks, node):
 
 def run(checks, node):
     node.start(default_partitions=2,
-               extra=["--http-listen", node.http_listen, "--log-format", "json", "--log-level", "debug"])
+               extra=["--http-listen", node.http_listen, "--log-format", "json", "--log-level", "debug",
+                      "--kv-memory", "64MiB", "--kv-snapshot-records", "2"])
     status, _, body = get(node, "/health")
     checks.expect("GET /health answers 200 ok", (200, "ok"), (status, body.strip()))
     ready = minktest.wait_until(15, lambda: get(node, "/ready")[0] == 200)
@@ -119,6 +120,10 @@ def run(checks, node):
 
     delivered, detail = produce(node)
     checks.ok("the known load was produced", delivered, detail)
+    # A primary-key table whose write crosses the snapshot threshold: a KV snapshot uploads SSTs.
+    node.mink("db", "create", "ops")
+    node.mink("table", "create", "ops.kv", "-C", "id BIGINT NOT NULL", "-C", "v STRING", "--primary-key", "id")
+    node.mink("write", "ops.kv", input="".join(f'{{"id": {i}, "v": "row {i}"}}\n' for i in range(100)))
     commit_group(node)
     for _ in range(2):
         node.mink("read", f"kafka.{TOPIC}")
@@ -155,6 +160,16 @@ def run(checks, node):
     checks.expect("no object store call failed", 0.0,
                   sum(v for (name, _), v in samples.items() if name == "mink_object_store_errors_total"))
     checks.expect("the metadata lag is 0", 0.0, value(samples, "mink_metadata_lag_commands"))
+    checks.expect("the working copies' memory budget is --kv-memory", float(64 << 20),
+                  value(samples, "mink_kv_memory_limit_bytes"))
+    kv_memory = value(samples, "mink_kv_memory_bytes")
+    checks.ok("the working copies report the memory they use, within the budget",
+              kv_memory is not None and 0 <= kv_memory <= 64 << 20, repr(kv_memory))
+    checks.ok("the KV snapshot's SST bytes were counted as uploaded",
+              (value(samples, "mink_kv_snapshot_file_bytes_total", direction="uploaded") or 0) > 0,
+              repr(value(samples, "mink_kv_snapshot_file_bytes_total", direction="uploaded")))
+    checks.ok("the KV snapshot's size is reported",
+              (value(samples, "mink_kv_snapshot_bytes", table="ops.kv", bucket="b0") or 0) > 0)
     checks.ok("the process reports its memory", (value(samples, "process_resident_memory_bytes") or 0) > 1e6)
     checks.ok("the process reports its CPU time", (value(samples, "process_cpu_seconds_total") or 0) > 0)
     checks.ok("the process reports its open files", (value(samples, "process_open_fds") or 0) > 3)
