@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <future>
 #include <optional>
+#include <thread>
 
 #include "base/log.h"
 #include "kv/kv_snapshot.h"
@@ -190,8 +191,27 @@ void BucketStates::Invalidate(const std::vector<uint64_t>& streams) {
 }
 
 void BucketStates::Forget(const std::vector<uint64_t>& streams) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (uint64_t s : streams) buckets_.erase(s);
+  std::vector<std::unique_ptr<BucketState>> gone;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (uint64_t s : streams) {
+      auto it = buckets_.find(s);
+      if (it == buckets_.end()) continue;
+      gone.push_back(std::move(it->second));
+      buckets_.erase(it);
+    }
+  }
+  // A snapshot uploads without the bucket's mutex and takes it again at the end: a state goes
+  // only once no snapshot of it runs (bounded: a minute).
+  for (const auto& bucket : gone) {
+    for (int waited = 0; waited < 6000; ++waited) {
+      {
+        std::lock_guard<std::mutex> lock(bucket->mutex);
+        if (!bucket->snapshotting) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
 }
 
 Status BucketStates::LoadToWrite(const ResolvedTable& table, BucketState* bucket) {
