@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <future>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -20,9 +19,6 @@ namespace mink::kv {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Files moved to or from the object store at once.
-constexpr size_t kParallelTransfers = 8;
 
 void PutString(std::string* out, std::string_view s) {
   PutU32(out, static_cast<uint32_t>(s.size()));
@@ -70,19 +66,13 @@ Status LinkOrCopy(const std::string& from, const std::string& to) {
   return Status::Ok();
 }
 
-// Runs `work(i)` for i in [0, n), kParallelTransfers at a time; the first error.
-Status InParallel(size_t n, const std::function<Status(size_t)>& work) {
-  for (size_t first = 0; first < n; first += kParallelTransfers) {
-    const size_t last = std::min(n, first + kParallelTransfers);
-    std::vector<std::future<Status>> running;
-    for (size_t i = first; i < last; ++i) running.push_back(std::async(std::launch::async, work, i));
-    Status failure;
-    for (auto& r : running) {
-      Status s = r.get();
-      if (!s.ok() && failure.ok()) failure = s;
-    }
-    MINK_RETURN_IF_ERROR(failure);
-  }
+// Runs `work(i)` for i in [0, n) on the environment's transfer threads; the first error.
+Status InParallel(KvEnvironment* env, size_t n, const std::function<Status(size_t)>& work) {
+  std::vector<Status> results(n);
+  std::vector<std::function<void()>> tasks;
+  for (size_t i = 0; i < n; ++i) tasks.push_back([&, i] { results[i] = work(i); });
+  RunTogether(env->transfers(), std::move(tasks));
+  for (const Status& s : results) MINK_RETURN_IF_ERROR(s);
   return Status::Ok();
 }
 
@@ -180,8 +170,10 @@ Result<UploadedSnapshot> UploadCheckpoint(object_store::ObjectStore* objects, Kv
     MINK_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
     out.manifest.inline_files.emplace_back(name, std::move(bytes));
   }
+  std::error_code ec;
+  fs::create_directories(env->CachedFilesDir(store.stream_id()), ec);  // best effort: a cache
   std::vector<StoredFile> uploaded(to_upload.size());
-  MINK_RETURN_IF_ERROR(InParallel(to_upload.size(), [&](size_t i) -> Status {
+  MINK_RETURN_IF_ERROR(InParallel(env, to_upload.size(), [&](size_t i) -> Status {
     const std::string path = checkpoint.dir + "/" + to_upload[i];
     MINK_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
     // A key of its own per upload: a file uploaded for a snapshot whose commit failed is an
@@ -191,7 +183,7 @@ Result<UploadedSnapshot> UploadCheckpoint(object_store::ObjectStore* objects, Kv
                  codec::Crc32c(bytes)};
     MINK_RETURN_IF_ERROR(objects->Put(f.key, bytes));
     // Kept for the next restore on this machine (the SST never changes).
-    (void)LinkOrCopy(path, env->CachedFilePath(f.key));
+    (void)LinkOrCopy(path, env->CachedFilePath(store.stream_id(), f.key));
     uploaded[i] = std::move(f);
     return Status::Ok();
   }));
@@ -225,9 +217,10 @@ Result<std::shared_ptr<KvStore>> RestoreSnapshot(object_store::ObjectStore* obje
     }
   } cleanup{dir};
   std::atomic<uint64_t> fetched_files{0}, fetched_bytes{0};
-  MINK_RETURN_IF_ERROR(InParallel(manifest.files.size(), [&](size_t i) -> Status {
+  fs::create_directories(env->CachedFilesDir(stream_id), ec);
+  MINK_RETURN_IF_ERROR(InParallel(env, manifest.files.size(), [&](size_t i) -> Status {
     const auto& [name, f] = manifest.files[i];
-    const std::string cached = env->CachedFilePath(f.key);
+    const std::string cached = env->CachedFilePath(stream_id, f.key);
     std::error_code size_ec;
     if (fs::file_size(cached, size_ec) != f.size || size_ec) {
       MINK_ASSIGN_OR_RETURN(std::string bytes, objects->Get(f.key));
@@ -253,7 +246,7 @@ Result<std::shared_ptr<KvStore>> RestoreSnapshot(object_store::ObjectStore* obje
     MINK_RETURN_IF_ERROR(WriteWholeFile(dir + "/" + name, bytes));
   }
   std::map<std::string, StoredFile> stored(manifest.files.begin(), manifest.files.end());
-  MINK_ASSIGN_OR_RETURN(auto store, env->OpenRestored(stream_id, dir, stored));
+  MINK_ASSIGN_OR_RETURN(auto store, env->OpenRestored(stream_id, dir, lineage, stored));
   cleanup.keep = true;
   if (stats != nullptr) {
     stats->files = manifest.files.size();
@@ -266,14 +259,11 @@ Result<std::shared_ptr<KvStore>> RestoreSnapshot(object_store::ObjectStore* obje
 
 void PruneCachedFiles(KvEnvironment* env, uint64_t stream_id, const SnapshotManifest& manifest) {
   std::set<std::string> live;
-  for (const auto& [name, f] : manifest.files) live.insert(fs::path(env->CachedFilePath(f.key)).filename());
-  const std::string mine = fs::path(env->CachedFilePath("kv/" + std::to_string(stream_id) + "/")).filename();
+  for (const auto& [name, f] : manifest.files) live.insert(env->CachedFilePath(stream_id, f.key));
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(env->cache_dir()) / "files", ec)) {
-    const std::string file = entry.path().filename().string();
-    if (file.starts_with(mine) && !live.count(file) && file.find(".part-") == std::string::npos) {
-      fs::remove(entry.path(), ec);
-    }
+  for (const auto& entry : fs::directory_iterator(env->CachedFilesDir(stream_id), ec)) {
+    const std::string file = entry.path().string();
+    if (!live.count(file) && file.find(".part-") == std::string::npos) fs::remove(entry.path(), ec);
   }
 }
 

@@ -86,12 +86,17 @@ std::string KvEnvironment::NewDirectory(uint64_t stream_id, std::string* lineage
   return (fs::path(work_dir_) / (std::to_string(stream_id) + "-" + *lineage)).string();
 }
 
-std::string KvEnvironment::CachedFilePath(std::string_view key) const {
+std::string KvEnvironment::CachedFilesDir(uint64_t stream_id) const {
+  return (fs::path(cache_dir_) / "files" / std::to_string(stream_id)).string();
+}
+
+std::string KvEnvironment::CachedFilePath(uint64_t stream_id, std::string_view key) const {
+  // One file name per key: a key from a manifest never names a path outside the directory.
   std::string name(key);
   for (char& c : name) {
     if (c == '/') c = '_';
   }
-  return (fs::path(cache_dir_) / "files" / name).string();
+  return (fs::path(CachedFilesDir(stream_id)) / name).string();
 }
 
 Result<std::shared_ptr<KvStore>> KvEnvironment::Create(uint64_t stream_id) {
@@ -102,10 +107,8 @@ Result<std::shared_ptr<KvStore>> KvEnvironment::Create(uint64_t stream_id) {
 
 Result<std::shared_ptr<KvStore>> KvEnvironment::OpenRestored(uint64_t stream_id,
                                                              const std::string& dir,
+                                                             std::string lineage,
                                                              std::map<std::string, StoredFile> stored) {
-  // The directory's name carries the lineage NewDirectory gave it.
-  std::string name = fs::path(dir).filename().string();
-  std::string lineage = name.substr(name.find('-') + 1);
   return OpenAt(stream_id, dir, std::move(lineage), false, std::move(stored));
 }
 
@@ -183,12 +186,6 @@ Status KvStore::Apply(const std::vector<KvChange>& changes) {
     }
   }
   return FromRocks(db_->Write(Unlogged(), &batch),
-                   "writing the working copy of stream " + std::to_string(stream_id_));
-}
-
-Status KvStore::Put(std::string_view key, std::string_view value) {
-  return FromRocks(db_->Put(Unlogged(), rocksdb::Slice(key.data(), key.size()),
-                            rocksdb::Slice(value.data(), value.size())),
                    "writing the working copy of stream " + std::to_string(stream_id_));
 }
 

@@ -24,6 +24,7 @@
 
 #include "base/file_lock.h"
 #include "base/result.h"
+#include "base/thread_pool.h"
 
 namespace rocksdb {
 class Cache;
@@ -47,7 +48,7 @@ class KvStore;
 class KvEnvironment {
  public:
   // `cache_dir` holds the working copies (work/) and the snapshot files fetched or uploaded
-  // (files/), created if missing; `memory_bytes` bounds the block cache and the memtables of
+  // (files/<stream>/), created if missing; `memory_bytes` bounds the block cache and the memtables of
   // every store together. Working copies left by processes that ended are removed.
   static Result<std::unique_ptr<KvEnvironment>> Open(const std::string& cache_dir,
                                                      uint64_t memory_bytes);
@@ -55,14 +56,19 @@ class KvEnvironment {
 
   // A new, empty store for stream `stream_id`.
   Result<std::shared_ptr<KvStore>> Create(uint64_t stream_id);
-  // A store opened over `dir` (a directory this environment's NewDirectory made and filled
-  // with a RocksDB checkpoint's files).
+  // A store opened over `dir` (a directory NewDirectory made, with `lineage`, and filled with
+  // a RocksDB checkpoint's files).
   Result<std::shared_ptr<KvStore>> OpenRestored(uint64_t stream_id, const std::string& dir,
+                                                std::string lineage,
                                                 std::map<std::string, StoredFile> stored);
-  // A fresh directory for a store of `stream_id` (its name: the store's lineage id).
+  // A fresh directory for a store of `stream_id`, and the new store's lineage id.
   std::string NewDirectory(uint64_t stream_id, std::string* lineage);
-  // Where a snapshot file with object key `key` is kept once fetched or uploaded.
-  std::string CachedFilePath(std::string_view key) const;
+  // The directory where the snapshot files of `stream_id` are kept once fetched or uploaded.
+  std::string CachedFilesDir(uint64_t stream_id) const;
+  // Where the snapshot file with object key `key` of `stream_id` is kept.
+  std::string CachedFilePath(uint64_t stream_id, std::string_view key) const;
+  // Moves snapshot files to and from the object store, several at once.
+  ThreadPool* transfers() { return &transfers_; }
   const std::string& cache_dir() const { return cache_dir_; }
   uint64_t memory_bytes() const { return memory_bytes_; }
   // Bytes the block cache and memtables of every store use now.
@@ -79,7 +85,7 @@ class KvEnvironment {
   std::unique_ptr<FileLock> lock_;  // held while this process uses work_dir_
   std::shared_ptr<rocksdb::Cache> cache_;
   std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;
-  std::atomic<uint64_t> next_dir_{0};
+  ThreadPool transfers_{8, "kv-transfer"};
 };
 
 // One change of a write: a new value for the key, or none (deleted).
@@ -125,7 +131,6 @@ class KvStore : public std::enable_shared_from_this<KvStore> {
   Result<std::vector<std::optional<std::string>>> MultiGet(const std::vector<std::string>& keys) const;
   // Applies the changes atomically.
   Status Apply(const std::vector<KvChange>& changes);
-  Status Put(std::string_view key, std::string_view value);
   // Every entry from `from` on (all of them when empty), in key order, from a consistent view.
   std::unique_ptr<KvCursor> Scan(std::string_view from = {}) const;
   // RocksDB's estimate of the keys held (exact when nothing was overwritten or deleted since the

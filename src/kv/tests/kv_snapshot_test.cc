@@ -7,16 +7,11 @@
 #include <string>
 
 #include "object_store/memory_store.h"
+#include "kv_test_keys.h"
 #include "test_env.h"
 
 namespace mink::kv {
 namespace {
-
-std::string Key(int i) {
-  char buf[16];
-  snprintf(buf, sizeof(buf), "k%08d", i);
-  return buf;
-}
 
 class KvSnapshotTest : public ::testing::Test {
  protected:
@@ -29,7 +24,7 @@ class KvSnapshotTest : public ::testing::Test {
   static void Fill(KvStore* store, int from, int to, const std::string& tag) {
     for (int first = from; first < to; first += 1000) {
       std::vector<KvChange> changes;
-      for (int i = first; i < std::min(to, first + 1000); ++i) changes.push_back({Key(i), tag + std::string(180, 'x')});
+      for (int i = first; i < std::min(to, first + 1000); ++i) changes.push_back({TestKey(i), tag + std::string(180, 'x')});
       ASSERT_TRUE(store->Apply(changes).ok());
     }
   }
@@ -79,7 +74,7 @@ TEST_F(KvSnapshotTest, ARestoreOnAnotherMachineEqualsTheStateAndAReopenFetchesNo
   auto store = *env_->Create(5);
   Fill(store.get(), 0, 20'000, "a");
   Fill(store.get(), 100, 200, "b");
-  ASSERT_TRUE(store->Apply({{Key(5), std::nullopt}}).ok());
+  ASSERT_TRUE(store->Apply({{TestKey(5), std::nullopt}}).ok());
   UploadedSnapshot up = Snapshot(store.get(), 42);
   const std::string encoded = EncodeManifest(up.manifest);
   auto manifest = DecodeManifest(encoded, "m");

@@ -7,16 +7,11 @@
 #include <map>
 #include <string>
 
+#include "kv_test_keys.h"
 #include "test_env.h"
 
 namespace mink::kv {
 namespace {
-
-std::string Key(int i) {
-  char buf[16];
-  snprintf(buf, sizeof(buf), "k%08d", i);
-  return buf;
-}
 
 class KvStoreTest : public ::testing::Test {
  protected:
@@ -44,7 +39,7 @@ TEST_F(KvStoreTest, ChangesAreReadBackByGetMultiGetAndAScanInKeyOrder) {
   EXPECT_FALSE(many[3].has_value());
   // A scan sees the state when it began, not writes after.
   auto cursor = store->Scan();
-  ASSERT_TRUE(store->Put("0", "late").ok());
+  ASSERT_TRUE(store->Apply({{"0", "late"}}).ok());
   std::string seen;
   for (; cursor->Valid(); cursor->Next()) seen += std::string(cursor->key()) + "=" + std::string(cursor->value()) + ";";
   EXPECT_TRUE(cursor->status().ok());
@@ -53,7 +48,7 @@ TEST_F(KvStoreTest, ChangesAreReadBackByGetMultiGetAndAScanInKeyOrder) {
 
 TEST_F(KvStoreTest, AStoreDroppedRemovesItsDirectoryAndACursorKeepsItOpenUntilThen) {
   auto store = *env_->Create(1);
-  ASSERT_TRUE(store->Put("k", "v").ok());
+  ASSERT_TRUE(store->Apply({{"k", "v"}}).ok());
   const std::string dir = store->dir();
   auto cursor = store->Scan();
   store.reset();
@@ -73,7 +68,7 @@ TEST_F(KvStoreTest, StateManyTimesTheMemoryBudgetIsKeptWhole) {
   constexpr int kKeys = 200'000;
   for (int first = 0; first < kKeys; first += 1000) {
     std::vector<KvChange> changes;
-    for (int i = first; i < first + 1000; ++i) changes.push_back({Key(i), value + std::to_string(i)});
+    for (int i = first; i < first + 1000; ++i) changes.push_back({TestKey(i), value + std::to_string(i)});
     ASSERT_TRUE(store->Apply(changes).ok());
   }
   // Once the memtables are flushed (a checkpoint flushes them), the cache holds no more than
@@ -81,7 +76,7 @@ TEST_F(KvStoreTest, StateManyTimesTheMemoryBudgetIsKeptWhole) {
   ASSERT_TRUE(store->MakeCheckpoint().ok());
   EXPECT_LE(env_->MemoryUsage(), uint64_t{4} << 20);
   for (int i = 0; i < kKeys; i += 997) {
-    auto got = store->Get(Key(i));
+    auto got = store->Get(TestKey(i));
     ASSERT_TRUE(got.ok() && got->has_value()) << i;
     EXPECT_EQ(**got, value + std::to_string(i));
   }
